@@ -1,0 +1,217 @@
+"""The authoring tool: instructors write lessons, questions and quizzes here.
+
+Problem is registered by the grading app, which owns the engine that previews its variants.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin
+from django.db.models import Count
+from django.utils.html import format_html, format_html_join
+
+from .bank import choice_set_problems, quiz_policy_problems
+from .markup import MarkupError, check_markup, render_markup
+from .models import Choice, Course, KeyTerm, Lesson, Misconception, Question, Quiz, QuizItem
+
+
+def markup_preview(text: str):
+    """Rendered Markdown + math for a read-only admin field, or the reason it cannot render."""
+    try:
+        return format_html('<div class="sg-preview">{}</div>', render_markup(text))
+    except MarkupError as exc:
+        return format_html('<p class="errornote">Cannot render: {}</p>', exc)
+
+
+class MarkupFieldsForm(forms.ModelForm):
+    """Rejects text whose formulas latex2mathml cannot render, naming the formula."""
+
+    markup_fields: tuple[str, ...] = ()
+
+    def clean(self):
+        cleaned = super().clean()
+        for name in self.markup_fields:
+            for problem in check_markup(cleaned.get(name) or ""):
+                self.add_error(name, problem)
+        return cleaned
+
+
+@admin.register(Course)
+class CourseAdmin(admin.ModelAdmin):
+    list_display = ["title", "slug", "updated_at"]
+    search_fields = ["title", "slug"]
+    prepopulated_fields = {"slug": ["title"]}
+
+
+class KeyTermInline(admin.TabularInline):
+    model = KeyTerm
+    extra = 0
+    fields = ["order", "slug", "term", "definition"]
+
+
+class LessonForm(MarkupFieldsForm):
+    markup_fields = ("body", "title")
+
+    class Meta:
+        model = Lesson
+        fields = "__all__"
+
+
+@admin.register(Lesson)
+class LessonAdmin(admin.ModelAdmin):
+    form = LessonForm
+    list_display = ["title", "course", "order", "minutes", "updated_at"]
+    list_filter = ["course"]
+    search_fields = ["title", "slug", "body"]
+    prepopulated_fields = {"slug": ["title"]}
+    inlines = [KeyTermInline]
+    readonly_fields = ["body_preview"]
+    fieldsets = [
+        (None, {"fields": ["course", "title", "slug", "order", "minutes", "summary"]}),
+        ("Body", {"fields": ["body", "body_preview"]}),
+    ]
+
+    @admin.display(description="Preview")
+    def body_preview(self, obj: Lesson):
+        return markup_preview(obj.body) if obj.pk else "Save to see the rendered lesson."
+
+
+@admin.register(KeyTerm)
+class KeyTermAdmin(admin.ModelAdmin):
+    list_display = ["term", "slug", "lesson"]
+    list_filter = ["lesson"]
+    search_fields = ["term", "definition"]
+
+
+@admin.register(Misconception)
+class MisconceptionAdmin(admin.ModelAdmin):
+    list_display = ["code", "title", "lesson"]
+    list_filter = ["lesson"]
+    search_fields = ["code", "title", "explanation"]
+    readonly_fields = ["explanation_preview"]
+
+    @admin.display(description="Preview")
+    def explanation_preview(self, obj: Misconception):
+        return markup_preview(obj.explanation) if obj.pk else "-"
+
+
+class ChoiceInlineFormSet(forms.BaseInlineFormSet):
+    """Checks the choices as a set: each wrong one explained, the right number correct."""
+
+    def clean(self):
+        super().clean()
+        correct = []
+        for number, form in enumerate(self.forms, start=1):
+            if not hasattr(form, "cleaned_data") or not form.cleaned_data:
+                continue
+            if form.cleaned_data.get("DELETE"):
+                continue
+            is_correct = bool(form.cleaned_data.get("is_correct"))
+            correct.append(is_correct)
+            if not is_correct and not form.cleaned_data.get("misconception"):
+                raise forms.ValidationError(f"Choice {number} is wrong but names no misconception.")
+            for problem in check_markup(form.cleaned_data.get("text") or ""):
+                raise forms.ValidationError(f"Choice {number}: {problem}")
+        kind = self.instance.kind if self.instance else Question.Kind.SINGLE
+        problems = choice_set_problems(kind, correct)
+        if problems:
+            raise forms.ValidationError([p[0].upper() + p[1:] + "." for p in problems])
+
+
+class ChoiceInline(admin.TabularInline):
+    model = Choice
+    formset = ChoiceInlineFormSet
+    extra = 0
+    fields = ["order", "text", "is_correct", "misconception", "feedback"]
+    autocomplete_fields = ["misconception"]
+
+
+class QuestionForm(MarkupFieldsForm):
+    markup_fields = ("prompt", "explanation")
+
+    class Meta:
+        model = Question
+        fields = "__all__"
+
+
+@admin.register(Question)
+class QuestionAdmin(admin.ModelAdmin):
+    form = QuestionForm
+    list_display = ["slug", "kind", "lesson", "choice_count"]
+    list_filter = ["lesson", "kind"]
+    search_fields = ["slug", "prompt", "choices__text"]
+    inlines = [ChoiceInline]
+    readonly_fields = ["prompt_preview"]
+    fields = ["lesson", "slug", "kind", "order", "prompt", "prompt_preview", "explanation"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(n_choices=Count("choices"))
+
+    @admin.display(description="Choices", ordering="n_choices")
+    def choice_count(self, obj: Question) -> int:
+        return obj.n_choices
+
+    @admin.display(description="Preview")
+    def prompt_preview(self, obj: Question):
+        if not obj.pk:
+            return "Save to see the rendered question."
+        choices = format_html_join(
+            "",
+            "<li>{} {}</li>",
+            (("✓" if c.is_correct else "✗", markup_preview(c.text)) for c in obj.choices.all()),
+        )
+        return format_html("{}<ul>{}</ul>", markup_preview(obj.prompt), choices)
+
+
+class QuizItemInlineFormSet(forms.BaseInlineFormSet):
+    def clean(self):
+        super().clean()
+        for number, form in enumerate(self.forms, start=1):
+            data = getattr(form, "cleaned_data", None)
+            if not data or data.get("DELETE"):
+                continue
+            if bool(data.get("question")) == bool(data.get("problem")):
+                raise forms.ValidationError(
+                    f"Item {number} must name exactly one of a question or a problem."
+                )
+
+
+class QuizItemInline(admin.TabularInline):
+    model = QuizItem
+    formset = QuizItemInlineFormSet
+    extra = 0
+    fields = ["order", "question", "problem", "points"]
+    autocomplete_fields = ["question", "problem"]
+
+
+class QuizForm(forms.ModelForm):
+    class Meta:
+        model = Quiz
+        fields = "__all__"
+
+    def clean(self):
+        cleaned = super().clean()
+        for problem in quiz_policy_problems(
+            mode=cleaned.get("mode"),
+            show_feedback=cleaned.get("show_feedback"),
+            release_answers=cleaned.get("release_answers"),
+            has_close=cleaned.get("closes_at") is not None,
+        ):
+            raise forms.ValidationError(problem[0].upper() + problem[1:] + ".")
+        return cleaned
+
+
+@admin.register(Quiz)
+class QuizAdmin(admin.ModelAdmin):
+    form = QuizForm
+    list_display = ["title", "mode", "lesson", "time_limit_minutes", "attempts_allowed"]
+    list_filter = ["lesson", "mode"]
+    search_fields = ["title", "slug"]
+    prepopulated_fields = {"slug": ["title"]}
+    inlines = [QuizItemInline]
+    fieldsets = [
+        (None, {"fields": ["lesson", "title", "slug", "description", "mode"]}),
+        ("Limits", {"fields": ["time_limit_minutes", "attempts_allowed", "tries_per_item"]}),
+        ("Availability", {"fields": ["opens_at", "closes_at"]}),
+        ("Policy", {"fields": ["show_feedback", "release_answers"]}),
+    ]

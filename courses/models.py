@@ -1,0 +1,283 @@
+"""What instructors author: courses, lessons, key terms, misconceptions, questions, problems,
+quizzes.
+
+Nothing here imports `grading`: a Problem names its engine family by a string key, and the grading
+app checks that key against the engine registry.
+"""
+
+from __future__ import annotations
+
+from django.core.validators import MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+
+class Course(models.Model):
+    slug = models.SlugField(max_length=80, unique=True)
+    title = models.CharField(max_length=200)
+    summary = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["title"]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Lesson(models.Model):
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="lessons")
+    slug = models.SlugField(max_length=80, unique=True)
+    title = models.CharField(max_length=200)
+    summary = models.TextField(blank=True)
+    order = models.PositiveIntegerField(default=1)
+    minutes = models.PositiveIntegerField(default=20, help_text="Estimated time to study it.")
+    body = models.TextField(
+        help_text="Markdown. Math in $…$ (inline) or $$…$$ (display); link key terms as [[slug]]."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["course", "order"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["course", "order"], name="lesson_unique_order_in_course"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.course.title} › {self.order}. {self.title}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("lesson-detail", kwargs={"slug": self.slug})
+
+
+class KeyTerm(models.Model):
+    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="key_terms")
+    slug = models.SlugField(max_length=80)
+    term = models.CharField(max_length=120)
+    definition = models.TextField()
+    order = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["lesson", "order", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["lesson", "slug"], name="keyterm_unique_slug_in_lesson"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.term
+
+
+class Misconception(models.Model):
+    """A named wrong idea; its stable code ties questions and engine mistakes to one explanation."""
+
+    code = models.SlugField(max_length=80, unique=True)
+    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="misconceptions")
+    title = models.CharField(max_length=200)
+    explanation = models.TextField(help_text="What a learner reads: why the idea is wrong.")
+
+    class Meta:
+        ordering = ["code"]
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.title}"
+
+
+class Question(models.Model):
+    class Kind(models.TextChoices):
+        SINGLE = "single", "Single choice"
+        MULTIPLE = "multiple", "Multiple choice"
+        TRUE_FALSE = "true_false", "True / false"
+
+    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="questions")
+    slug = models.SlugField(max_length=80, unique=True)
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.SINGLE)
+    prompt = models.TextField(help_text="Markdown with $…$ math.")
+    explanation = models.TextField(blank=True, help_text="Shown once the answer may be released.")
+    order = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["lesson", "order", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.slug} ({self.get_kind_display()})"
+
+
+class Choice(models.Model):
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="choices")
+    text = models.CharField(max_length=500, help_text="Markdown with $…$ math.")
+    is_correct = models.BooleanField(default=False)
+    # PROTECT: deleting a misconception must not silently leave a wrong choice unexplained.
+    misconception = models.ForeignKey(
+        Misconception,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="choices",
+        help_text="Required on every wrong choice: the idea that leads a learner to pick it.",
+    )
+    feedback = models.TextField(blank=True, help_text="Shown to a learner who picks this choice.")
+    order = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["question", "order", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(is_correct=True) | Q(misconception__isnull=False),
+                name="choice_wrong_names_misconception",
+                violation_error_message="A wrong choice must name the misconception behind it.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        mark = "✓" if self.is_correct else "✗"
+        return f"{mark} {self.text[:60]}"
+
+
+class Problem(models.Model):
+    """A parameterized practice problem; the numbers come from its engine family per learner."""
+
+    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="problems")
+    slug = models.SlugField(max_length=80, unique=True)
+    title = models.CharField(max_length=200)
+    family = models.CharField(
+        max_length=60, help_text="Engine family key, e.g. dot-variance, or formula."
+    )
+    params = models.JSONField(default=dict, blank=True, help_text="Family parameters as JSON.")
+    # Empty tolerance fields mean "the family's default", which is chosen so that 0 and every
+    # named mistake fail; instructors override only with a reason.
+    atol = models.FloatField(
+        null=True, blank=True, validators=[MinValueValidator(0.0)], verbose_name="absolute tol."
+    )
+    rtol = models.FloatField(
+        null=True, blank=True, validators=[MinValueValidator(0.0)], verbose_name="relative tol."
+    )
+    prompt = models.TextField(blank=True, help_text="Context shown above the generated givens.")
+    order = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["lesson", "order", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(atol__isnull=True) & Q(rtol__isnull=True))
+                | (Q(atol__gte=0) & Q(rtol__gte=0)),
+                name="problem_tolerance_both_or_neither",
+                violation_error_message="Set both tolerances (each ≥ 0) or neither.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.title} [{self.family}]"
+
+
+class Quiz(models.Model):
+    class Mode(models.TextChoices):
+        PRACTICE = "practice", "Practice"
+        EXAM = "exam", "Exam"
+
+    class Feedback(models.TextChoices):
+        IMMEDIATELY = "immediately", "Immediately, per item"
+        AFTER_SUBMISSION = "after_submission", "After the attempt is submitted"
+        NEVER = "never", "Never"
+
+    class AnswerRelease(models.TextChoices):
+        AFTER_SUBMISSION = "after_submission", "After the attempt is submitted"
+        AFTER_CLOSE = "after_close", "After the quiz closes"
+        NEVER = "never", "Never"
+
+    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="quizzes")
+    slug = models.SlugField(max_length=80, unique=True)
+    title = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.PRACTICE)
+    time_limit_minutes = models.PositiveIntegerField(
+        null=True, blank=True, validators=[MinValueValidator(1)], help_text="Empty: no limit."
+    )
+    attempts_allowed = models.PositiveIntegerField(
+        null=True, blank=True, validators=[MinValueValidator(1)], help_text="Empty: unlimited."
+    )
+    tries_per_item = models.PositiveIntegerField(default=1, validators=[MinValueValidator(1)])
+    show_feedback = models.CharField(
+        max_length=20, choices=Feedback.choices, default=Feedback.IMMEDIATELY
+    )
+    release_answers = models.CharField(
+        max_length=20, choices=AnswerRelease.choices, default=AnswerRelease.AFTER_SUBMISSION
+    )
+    opens_at = models.DateTimeField(null=True, blank=True)
+    closes_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["lesson", "title"]
+        verbose_name_plural = "quizzes"
+        constraints = [
+            models.CheckConstraint(
+                condition=~(Q(mode="exam") & Q(show_feedback="immediately")),
+                name="quiz_exam_feedback_not_immediate",
+                violation_error_message="An exam cannot give feedback per item before submission.",
+            ),
+            models.CheckConstraint(
+                condition=~Q(release_answers="after_close") | Q(closes_at__isnull=False),
+                name="quiz_release_after_close_needs_close",
+                violation_error_message="Releasing answers after closing needs a close time.",
+            ),
+            models.CheckConstraint(
+                condition=Q(tries_per_item__gte=1),
+                name="quiz_tries_per_item_positive",
+                violation_error_message="Each item needs at least one try.",
+            ),
+            models.CheckConstraint(
+                condition=Q(opens_at__isnull=True)
+                | Q(closes_at__isnull=True)
+                | Q(closes_at__gt=models.F("opens_at")),
+                name="quiz_closes_after_opening",
+                violation_error_message="The quiz must close after it opens.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.title} ({self.get_mode_display()})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("quiz-detail", kwargs={"slug": self.slug})
+
+
+class QuizItem(models.Model):
+    quiz = models.ForeignKey(Quiz, on_delete=models.CASCADE, related_name="items")
+    order = models.PositiveIntegerField(default=0)
+    question = models.ForeignKey(
+        Question, on_delete=models.PROTECT, null=True, blank=True, related_name="quiz_items"
+    )
+    problem = models.ForeignKey(
+        Problem, on_delete=models.PROTECT, null=True, blank=True, related_name="quiz_items"
+    )
+    points = models.PositiveIntegerField(default=1, validators=[MinValueValidator(1)])
+
+    class Meta:
+        ordering = ["quiz", "order", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(question__isnull=False) & Q(problem__isnull=True))
+                | (Q(question__isnull=True) & Q(problem__isnull=False)),
+                name="quizitem_exactly_one_of_question_or_problem",
+                violation_error_message="A quiz item is exactly one question or one problem.",
+            ),
+            models.CheckConstraint(
+                condition=Q(points__gte=1),
+                name="quizitem_points_positive",
+                violation_error_message="An item is worth at least one point.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        content = self.question or self.problem
+        return f"{self.quiz.slug} #{self.order}: {content}"
+
+    @property
+    def content(self) -> Question | Problem:
+        return self.question or self.problem  # type: ignore[return-value]

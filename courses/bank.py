@@ -76,7 +76,8 @@ ProblemValidator = Callable[[str, dict, float | None, float | None], dict[str, s
 def problem_validator() -> ProblemValidator | None:
     """The grading app's check of a family key and its parameters, named in settings.
 
-    A dotted path in settings, not an import, keeps the arrow one-way: courses never imports grading.
+    A dotted path in settings, not an import, keeps the arrow one-way (courses never imports
+    grading).
     """
     path = getattr(settings, "SOFTGRADE_PROBLEM_VALIDATOR", None)
     return import_string(path) if path else None

@@ -165,8 +165,9 @@ class Problem(models.Model):
         ordering = ["lesson", "order", "id"]
         constraints = [
             models.CheckConstraint(
+                # Spelled out with isnull: SQL treats `NULL >= 0` as unknown, which a CHECK passes.
                 condition=(Q(atol__isnull=True) & Q(rtol__isnull=True))
-                | (Q(atol__gte=0) & Q(rtol__gte=0)),
+                | (Q(atol__isnull=False) & Q(rtol__isnull=False) & Q(atol__gte=0) & Q(rtol__gte=0)),
                 name="problem_tolerance_both_or_neither",
                 violation_error_message="Set both tolerances (each ≥ 0) or neither.",
             ),

@@ -166,7 +166,7 @@ class Migration(migrations.Migration):
         ),
         migrations.AddConstraint(
             model_name='problem',
-            constraint=models.CheckConstraint(condition=models.Q(models.Q(('atol__isnull', True), ('rtol__isnull', True)), models.Q(('atol__gte', 0), ('rtol__gte', 0)), _connector='OR'), name='problem_tolerance_both_or_neither', violation_error_message='Set both tolerances (each ≥ 0) or neither.'),
+            constraint=models.CheckConstraint(condition=models.Q(models.Q(('atol__isnull', True), ('rtol__isnull', True)), models.Q(('atol__isnull', False), ('rtol__isnull', False), ('atol__gte', 0), ('rtol__gte', 0)), _connector='OR'), name='problem_tolerance_both_or_neither', violation_error_message='Set both tolerances (each ≥ 0) or neither.'),
         ),
         migrations.AddConstraint(
             model_name='choice',

@@ -1,0 +1,51 @@
+"""Production settings refuse to start half-configured, and pass Django's deploy checks."""
+
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
+    environment = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "ALLOWED_HOSTS")}
+    environment.update(DJANGO_SETTINGS_MODULE="config.settings.production", **env)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"ALLOWED_HOSTS": "softgrade.example.org"}, "SECRET_KEY must be set"),
+        ({"ALLOWED_HOSTS": "softgrade.example.org", "SECRET_KEY": "short"}, "SECRET_KEY must be"),
+        ({"SECRET_KEY": secrets.token_urlsafe(64)}, "ALLOWED_HOSTS must list"),
+    ],
+)
+def test_production_refuses_to_start_without_its_configuration(env, message):
+    result = manage("check", **env)
+    assert result.returncode != 0
+    assert message in result.stderr
+
+
+def test_deploy_checks_are_clean():
+    result = manage(
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        SECRET_KEY=secrets.token_urlsafe(64),
+        ALLOWED_HOSTS="softgrade.example.org",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "no issues" in result.stdout

@@ -1,0 +1,22 @@
+from pathlib import Path
+
+import pytest
+
+from courses.bank import BANKS_DIR, bank_import
+
+SHIPPED_BANK = BANKS_DIR / "scaled-dot-product-attention.yaml"
+
+
+@pytest.fixture
+def shipped_bank(db):
+    """The lesson bank softgrade ships, imported into the test database."""
+    bank_import(paths=[SHIPPED_BANK])
+    return SHIPPED_BANK
+
+
+@pytest.fixture
+def bank_copy(tmp_path) -> Path:
+    """A writable copy of the shipped bank, for tests that break it on purpose."""
+    copy = tmp_path / SHIPPED_BANK.name
+    copy.write_text(SHIPPED_BANK.read_text(encoding="utf-8"), encoding="utf-8")
+    return copy

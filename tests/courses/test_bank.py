@@ -1,0 +1,330 @@
+"""The lesson bank: the shipped content, the import/export round trip, and every bad-bank case."""
+
+from __future__ import annotations
+
+import copy
+from io import StringIO
+from pathlib import Path
+
+import pytest
+import yaml
+from django.core.management import CommandError, call_command
+
+from courses.bank import BankError, bank_export, bank_import
+from courses.models import (
+    Choice,
+    Course,
+    KeyTerm,
+    Lesson,
+    Misconception,
+    Problem,
+    Question,
+    Quiz,
+    QuizItem,
+)
+from tests.conftest import SHIPPED_BANK
+
+pytestmark = pytest.mark.django_db
+
+MODELS = [Course, Lesson, KeyTerm, Misconception, Question, Choice, Problem, Quiz, QuizItem]
+ENGINE_FAMILIES = {
+    "dot-variance",
+    "dot-std",
+    "scaled-variance",
+    "scale-for-unit-variance",
+    "width-for-std",
+    "scaled-dot",
+    "softmax",
+    "softmax-slope",
+    "softmax-jacobian",
+    "saturation-max-prob",
+    "saturated-slope",
+}
+
+
+def snapshot() -> dict[str, list]:
+    """Every row of every authoring table, to prove a failed import changed nothing."""
+    return {model.__name__: list(model.objects.order_by("pk").values()) for model in MODELS}
+
+
+def shipped_document() -> dict:
+    return yaml.safe_load(SHIPPED_BANK.read_text(encoding="utf-8"))
+
+
+def write_bank(tmp_path: Path, document: dict, name: str = "broken.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(document, sort_keys=False, allow_unicode=True), "utf-8")
+    return path
+
+
+# --- the shipped bank -------------------------------------------------------------------------
+
+
+def test_shipped_bank_holds_the_whole_lesson(shipped_bank):
+    lesson = Lesson.objects.get(slug="scaled-dot-product-attention")
+    assert "√d_k" in lesson.title
+    assert [t.slug for t in lesson.key_terms.all()] == [
+        "variance",
+        "standard-deviation",
+        "saturation",
+        "vanishing-gradient",
+        "scaled-dot-product-attention",
+        "softmax-jacobian",
+    ]
+    assert lesson.misconceptions.count() >= 8
+    assert lesson.questions.count() >= 12
+    assert {p.family for p in lesson.problems.all()} == ENGINE_FAMILIES
+    assert all(p.slug == p.family for p in lesson.problems.all())
+    modes = set(lesson.quizzes.values_list("mode", flat=True))
+    assert modes == {Quiz.Mode.PRACTICE, Quiz.Mode.EXAM}
+    exam = lesson.quizzes.get(mode=Quiz.Mode.EXAM)
+    kinds = {("question" if i.question_id else "problem") for i in exam.items.all()}
+    assert kinds == {"question", "problem"}
+
+
+def test_every_wrong_shipped_choice_is_explained(shipped_bank):
+    wrong = Choice.objects.filter(is_correct=False)
+    assert wrong.exists()
+    assert not wrong.filter(misconception__isnull=True).exists()
+    assert not wrong.filter(feedback="").exists()
+
+
+def test_shipped_body_covers_the_derivation(shipped_bank):
+    body = Lesson.objects.get(slug="scaled-dot-product-attention").body
+    for needle in ["\\sqrt{d_k}", "\\operatorname{softmax}", "\\delta_{ij}", "d_k"]:
+        assert needle in body
+
+
+def test_reimport_is_idempotent(shipped_bank):
+    before = snapshot()
+    summaries = bank_import(paths=[SHIPPED_BANK])
+    assert summaries[0].created == {}
+    after = snapshot()
+    for name, rows in before.items():
+        strip = [{k: v for k, v in r.items() if k != "updated_at"} for r in rows]
+        assert strip == [{k: v for k, v in r.items() if k != "updated_at"} for r in after[name]]
+
+
+def test_export_then_import_is_a_round_trip(shipped_bank, tmp_path):
+    lesson = Lesson.objects.get(slug="scaled-dot-product-attention")
+    exported = bank_export(lesson=lesson)
+    assert yaml.safe_load(exported)["lesson"]["body"] == lesson.body
+    path = tmp_path / "exported.yaml"
+    path.write_text(exported, encoding="utf-8")
+    before = snapshot()
+    bank_import(paths=[path])
+    assert bank_export(lesson=lesson) == exported
+    after = snapshot()
+    assert [len(rows) for rows in before.values()] == [len(rows) for rows in after.values()]
+
+
+def test_export_keeps_what_the_source_file_says(shipped_bank):
+    lesson = Lesson.objects.get(slug="scaled-dot-product-attention")
+    exported = yaml.safe_load(bank_export(lesson=lesson))
+    source = shipped_document()
+    assert exported["key_terms"] == source["key_terms"]
+    assert [q["slug"] for q in exported["questions"]] == [q["slug"] for q in source["questions"]]
+    for ours, theirs in zip(exported["quizzes"], source["quizzes"], strict=True):
+        assert [dict(i, points=i.get("points", 1)) for i in ours["items"]] == [
+            dict(i, points=i.get("points", 1)) for i in theirs["items"]
+        ]
+
+
+def test_import_into_an_existing_lesson_edits_it_in_place(shipped_bank, tmp_path):
+    document = shipped_document()
+    document["questions"][0]["prompt"] = "A changed prompt about $d_k$."
+    document["questions"][0]["choices"] = document["questions"][0]["choices"][:2]
+    document["quizzes"][0]["items"] = document["quizzes"][0]["items"][:1]
+    ids_before = set(Question.objects.values_list("id", flat=True))
+    bank_import(paths=[write_bank(tmp_path, document, "edited.yaml")])
+    question = Question.objects.get(slug=document["questions"][0]["slug"])
+    assert question.prompt == "A changed prompt about $d_k$."
+    assert question.choices.count() == 2
+    assert Quiz.objects.get(slug=document["quizzes"][0]["slug"]).items.count() == 1
+    assert set(Question.objects.values_list("id", flat=True)) == ids_before
+
+
+# --- bad banks: a clear message with its location, and nothing changed ----------------------
+
+
+def break_missing_field(doc):
+    del doc["questions"][2]["prompt"]
+    return f"questions[3] ({doc['questions'][2]['slug']}).prompt: is required"
+
+
+def break_unknown_misconception(doc):
+    question = doc["questions"][0]
+    wrong = next(i for i, c in enumerate(question["choices"]) if not c["correct"])
+    question["choices"][wrong]["misconception"] = "no-such-code"
+    return f"choice {wrong + 1}.misconception: unknown misconception code 'no-such-code'"
+
+
+def break_wrong_choice_without_misconception(doc):
+    question = doc["questions"][1]
+    wrong = next(i for i, c in enumerate(question["choices"]) if not c["correct"])
+    del question["choices"][wrong]["misconception"]
+    return f"choice {wrong + 1} is wrong but names no misconception"
+
+
+def break_duplicate_slug(doc):
+    doc["questions"][1]["slug"] = doc["questions"][0]["slug"]
+    return f"duplicate question slug '{doc['questions'][0]['slug']}'"
+
+
+def break_item_with_both(doc):
+    doc["quizzes"][0]["items"][0] = {"question": doc["questions"][0]["slug"], "problem": "softmax"}
+    return "item 1: an item names exactly one of question or problem"
+
+
+def break_item_with_neither(doc):
+    doc["quizzes"][1]["items"][0] = {"points": 2}
+    return "item 1: an item names exactly one of question or problem"
+
+
+def break_latex(doc):
+    doc["lesson"]["body"] += "\n\nA broken formula: $\\frac{1}$.\n"
+    return "lesson.body: missing argument in $\\frac{1}$"
+
+
+def break_unbalanced_latex(doc):
+    doc["misconceptions"][0]["explanation"] = "Braces $\\sqrt{d_k$ left open."
+    return "explanation: unbalanced braces"
+
+
+def break_exam_feedback(doc):
+    exam = next(q for q in doc["quizzes"] if q["mode"] == "exam")
+    exam["show_feedback"] = "immediately"
+    return "an exam cannot give feedback per item before submission"
+
+
+def break_single_with_two_correct(doc):
+    question = next(q for q in doc["questions"] if q["kind"] == "single")
+    for choice in question["choices"]:
+        choice["correct"] = True
+    return "a single question needs exactly one correct choice"
+
+
+def break_unknown_field(doc):
+    doc["problems"][0]["tolerence"] = {"atol": 1}
+    return "tolerence: unknown field"
+
+
+def break_missing_item_target(doc):
+    doc["quizzes"][0]["items"][0] = {"question": "q-not-in-bank"}
+    return "item 1.question: no question 'q-not-in-bank' in this bank"
+
+
+def break_unknown_term_link(doc):
+    doc["lesson"]["body"] += "\n\nSee [[no-such-term]].\n"
+    return "[[no-such-term]] links to no key term of this lesson"
+
+
+BREAKS = [
+    break_missing_field,
+    break_unknown_misconception,
+    break_wrong_choice_without_misconception,
+    break_duplicate_slug,
+    break_item_with_both,
+    break_item_with_neither,
+    break_latex,
+    break_unbalanced_latex,
+    break_exam_feedback,
+    break_single_with_two_correct,
+    break_unknown_field,
+    break_missing_item_target,
+    break_unknown_term_link,
+]
+
+
+@pytest.mark.parametrize("breaker", BREAKS, ids=lambda f: f.__name__.removeprefix("break_"))
+@pytest.mark.parametrize("already_imported", [False, True], ids=["empty-db", "over-bank"])
+def test_a_bad_bank_is_refused_whole(breaker, already_imported, tmp_path):
+    if already_imported:
+        bank_import(paths=[SHIPPED_BANK])
+    document = copy.deepcopy(shipped_document())
+    document["lesson"]["title"] = "A title the failed import must not write"
+    expected = breaker(document)
+    path = write_bank(tmp_path, document)
+    before = snapshot()
+    with pytest.raises(BankError) as caught:
+        bank_import(paths=[path])
+    messages = [str(issue) for issue in caught.value.issues]
+    assert any(expected in m for m in messages), messages
+    assert all(m.startswith("broken.yaml › ") for m in messages)
+    assert snapshot() == before
+
+
+def test_every_error_is_reported_at_once(tmp_path):
+    document = shipped_document()
+    expected = [
+        break_missing_field(document),
+        break_latex(document),
+        break_duplicate_slug(document),
+    ]
+    with pytest.raises(BankError) as caught:
+        bank_import(paths=[write_bank(tmp_path, document)])
+    text = str(caught.value)
+    for message in expected:
+        assert message in text
+
+
+def test_one_bad_file_stops_the_good_ones_too(tmp_path):
+    good = write_bank(tmp_path, shipped_document(), "good.yaml")
+    document = shipped_document()
+    break_latex(document)
+    document["lesson"]["slug"] = "another-lesson"
+    bad = write_bank(tmp_path, document, "bad.yaml")
+    with pytest.raises(BankError):
+        bank_import(paths=[good, bad])
+    assert not Lesson.objects.exists()
+
+
+def test_invalid_yaml_names_the_line(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("format: 1\ncourse: [unclosed\n", encoding="utf-8")
+    with pytest.raises(BankError, match=r"bad.yaml › line \d+, column \d+: not valid YAML"):
+        bank_import(paths=[path])
+
+
+def test_slug_owned_by_another_lesson_is_refused(shipped_bank, tmp_path):
+    document = shipped_document()
+    document["lesson"]["slug"] = "a-second-lesson"
+    document["lesson"]["order"] = 2
+    with pytest.raises(BankError, match="slug already belongs to lesson"):
+        bank_import(paths=[write_bank(tmp_path, document)])
+
+
+# --- the commands -----------------------------------------------------------------------------
+
+
+def test_import_bank_command_reports_and_refuses(tmp_path):
+    document = shipped_document()
+    break_unknown_misconception(document)
+    err = StringIO()
+    with pytest.raises(CommandError, match="nothing was changed"):
+        call_command("import_bank", str(write_bank(tmp_path, document)), stderr=err)
+    assert "unknown misconception code 'no-such-code'" in err.getvalue()
+    assert not Lesson.objects.exists()
+
+
+def test_import_bank_command_defaults_to_the_shipped_banks():
+    out = StringIO()
+    call_command("import_bank", stdout=out)
+    assert "Imported lesson scaled-dot-product-attention" in out.getvalue()
+    call_command("import_bank", stdout=out)
+    assert "created nothing" in out.getvalue()
+
+
+def test_export_bank_command_writes_a_file(shipped_bank, tmp_path):
+    target = tmp_path / "out.yaml"
+    call_command(
+        "export_bank", "scaled-dot-product-attention", "-o", str(target), stdout=StringIO()
+    )
+    assert yaml.safe_load(target.read_text("utf-8"))["lesson"]["slug"] == (
+        "scaled-dot-product-attention"
+    )
+
+
+def test_export_bank_command_names_the_known_lessons(shipped_bank):
+    with pytest.raises(CommandError, match="known: scaled-dot-product-attention"):
+        call_command("export_bank", "nope")

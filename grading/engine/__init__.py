@@ -6,14 +6,44 @@ tested, benchmarked and reused on its own.
 
 from grading.engine.answers import ParseError, format_answer, parse
 from grading.engine.checks import Tolerance, describe_tolerance, within_tolerance
+from grading.engine.grade import Verdict, grade, grade_many
+from grading.engine.problems import (
+    FAMILIES,
+    FORMULA_FAMILY,
+    Family,
+    ParamError,
+    ParamSpec,
+    Solution,
+    UnknownFamily,
+    VariantData,
+    get_family,
+    make_variant,
+    validate_formula,
+    validate_params,
+)
 from grading.engine.seeds import derive_seed
 
 __all__ = [
+    "FAMILIES",
+    "FORMULA_FAMILY",
+    "Family",
+    "ParamError",
+    "ParamSpec",
     "ParseError",
+    "Solution",
     "Tolerance",
+    "UnknownFamily",
+    "VariantData",
+    "Verdict",
     "derive_seed",
     "describe_tolerance",
     "format_answer",
+    "get_family",
+    "grade",
+    "grade_many",
+    "make_variant",
     "parse",
+    "validate_formula",
+    "validate_params",
     "within_tolerance",
 ]

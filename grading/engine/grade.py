@@ -1,0 +1,305 @@
+"""Grading learners' responses against a variant's stored givens.
+
+The answer is recomputed from the givens every time, so a stored response grades the same way
+after a family's generator changes: regrading never needs the seed or the generator.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from grading.engine.answers import ParseError, parse
+from grading.engine.checks import Tolerance, describe_tolerance
+from grading.engine.feedback import (
+    ROUNDED,
+    SENTENCES,
+    Slips,
+    describe_entries,
+    rounded_too_coarsely,
+    slips_for,
+    width_of,
+)
+from grading.engine.problems.base import Family, offered_mistakes
+
+Status = Literal["correct", "incorrect", "invalid"]
+FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The outcome for one response; detail is JSON-able for storage and the API."""
+
+    status: Status
+    score: float
+    misconception: str | None
+    feedback: str
+    detail: dict[str, Any]
+
+
+def _entry_index(flat: int, shape: tuple[int, ...]) -> int | list[int]:
+    # Learners count from 1; lists (not tuples) so the detail survives a JSON round trip.
+    if len(shape) == 1:
+        return flat + 1
+    row, col = divmod(flat, shape[1])
+    return [row + 1, col + 1]
+
+
+_CHUNK = 4096  # responses per broadcast comparison, so memory stays small on big regrades
+
+
+class _Targets:
+    """Stacked values (K, *shape) to recognise, with each one's allowed distance precomputed."""
+
+    def __init__(self, values: FloatArray, tol: Tolerance) -> None:
+        self.values = values
+        # Precomputing max(atol, rtol·|target|) leaves one subtract, abs and compare per check.
+        self.allowed = np.maximum(tol.atol, tol.rtol * np.abs(values))
+
+    def first_match(self, responses: FloatArray) -> npt.NDArray[np.intp]:
+        """Index of the first target each response is within tolerance of, or -1."""
+        count, kinds = responses.shape[0], self.values.shape[0]
+        found = np.full(count, -1, dtype=np.intp)
+        if kinds == 0:
+            return found
+        for start in range(0, count, _CHUNK):
+            chunk = responses[start : start + _CHUNK, np.newaxis]
+            hits = (np.abs(chunk - self.values) <= self.allowed).reshape(len(chunk), kinds, -1)
+            matched = hits.all(axis=2)
+            found[start : start + _CHUNK] = np.where(
+                matched.any(axis=1), matched.argmax(axis=1), -1
+            )
+        return found
+
+
+class _Marker:
+    """Everything about one variant that does not depend on the response, computed once."""
+
+    def __init__(self, family: Family, givens: Mapping[str, Any], tolerance: Tolerance) -> None:
+        self.family = family
+        self.tolerance = tolerance
+        self.tolerance_text = describe_tolerance(tolerance)
+        self.shape = tuple(family.answer_shape(givens))
+        solution = family.solve(givens)
+        self.answer = solution.answer
+        self.allowed = np.maximum(tolerance.atol, tolerance.rtol * np.abs(self.answer))
+        mistakes = offered_mistakes(solution, tolerance)
+        self.mistake_codes = tuple(mistakes)
+        self.mistakes = _Targets(
+            np.stack(list(mistakes.values())) if mistakes else np.empty((0, *self.shape)),
+            tolerance,
+        )
+        self.width = width_of(givens)
+        self._slips: Slips | None = None
+        self._slip_targets: _Targets | None = None
+        self._feedback: dict[tuple[Any, ...], str] = {}
+
+    def slips(self) -> tuple[Slips, _Targets]:
+        """The generic slips, built only when a response matches no named mistake."""
+        if self._slips is None or self._slip_targets is None:
+            self._slips = slips_for(self.answer, self.tolerance, self.width)
+            self._slip_targets = _Targets(self._slips.values, self.tolerance)
+        return self._slips, self._slip_targets
+
+    def feedback(self, misconception: str | None, sentence: str | None, wrong: list[Any]) -> str:
+        """Feedback text for an incorrect response, memoised: regrades repeat it often."""
+        key = (misconception, sentence, tuple(map(str, wrong)))
+        text = self._feedback.get(key)
+        if text is None:
+            parts = []
+            if misconception is not None:
+                parts.append(
+                    self.family.mistakes.get(
+                        misconception, f"That value matches the known mistake '{misconception}'."
+                    )
+                )
+            else:
+                parts.append("Not correct.")
+            if wrong:
+                entries = describe_entries(wrong)
+                parts.append(f"{entries[:1].upper()}{entries[1:]}.")
+            if sentence is not None:
+                parts.append(sentence)
+            parts.append(f"Answers count as correct {self.tolerance_text}.")
+            text = " ".join(parts)
+            self._feedback[key] = text
+        return text
+
+    def invalid(self, message: str) -> Verdict:
+        """Verdict for text that could not be read."""
+        return invalid_verdict(message, self.tolerance_text)
+
+    def judge(self, values: FloatArray) -> list[Verdict]:
+        """Verdicts for a stack of parsed responses (first axis = response)."""
+        count = values.shape[0]
+        ok_entries = (np.abs(values - self.answer) <= self.allowed).reshape(count, -1)
+        correct = ok_entries.all(axis=1)
+        mistake_index = np.full(count, -1, dtype=np.intp)
+        slip_index = np.full(count, -1, dtype=np.intp)
+        coarse = np.zeros(count, dtype=bool)
+        wrong_rows = np.flatnonzero(~correct)
+        if wrong_rows.size:
+            mistake_index[wrong_rows] = self.mistakes.first_match(values[wrong_rows])
+            unexplained = wrong_rows[mistake_index[wrong_rows] < 0]
+            if unexplained.size:
+                slips, targets = self.slips()
+                slip_index[unexplained] = targets.first_match(values[unexplained])
+                rest = unexplained[slip_index[unexplained] < 0]
+                if rest.size:
+                    coarse[rest] = rounded_too_coarsely(values[rest], self.answer, self.tolerance)
+
+        parsed = values.tolist()
+        correct_feedback = f"Correct: {self.tolerance_text}."
+        verdicts: list[Verdict] = []
+        mistake_list = mistake_index.tolist()
+        slip_list = slip_index.tolist()
+        coarse_list = coarse.tolist()
+        for index, is_correct in enumerate(correct.tolist()):
+            if is_correct:
+                verdicts.append(
+                    Verdict(
+                        "correct",
+                        1.0,
+                        None,
+                        correct_feedback,
+                        {
+                            "wrong_entries": [],
+                            "tolerance": self.tolerance_text,
+                            "diagnosis": None,
+                            "parsed": parsed[index],
+                            "error": None,
+                        },
+                    )
+                )
+                continue
+            wrong: list[Any] = []
+            if self.shape:
+                wrong = [
+                    _entry_index(flat, self.shape)
+                    for flat in np.flatnonzero(~ok_entries[index]).tolist()
+                ]
+            code = sentence = misconception = None
+            if mistake_list[index] >= 0:
+                misconception = self.mistake_codes[mistake_list[index]]
+            elif slip_list[index] >= 0:
+                slips = self.slips()[0]
+                code = slips.codes[slip_list[index]]
+                sentence = slips.sentences[slip_list[index]]
+            elif coarse_list[index]:
+                code, sentence = ROUNDED, SENTENCES[ROUNDED]
+            verdicts.append(
+                Verdict(
+                    "incorrect",
+                    0.0,
+                    misconception,
+                    self.feedback(misconception, sentence, wrong),
+                    {
+                        "wrong_entries": wrong,
+                        "tolerance": self.tolerance_text,
+                        "diagnosis": code,
+                        "parsed": parsed[index],
+                        "error": None,
+                    },
+                )
+            )
+        return verdicts
+
+
+def invalid_verdict(message: str, tolerance_text: str) -> Verdict:
+    """The verdict for unreadable text: score 0, feedback is the reader's own message."""
+    return Verdict(
+        "invalid",
+        0.0,
+        None,
+        message,
+        {
+            "wrong_entries": [],
+            "tolerance": tolerance_text,
+            "diagnosis": None,
+            "parsed": None,
+            "error": message,
+        },
+    )
+
+
+def grade(
+    family: Family,
+    givens: Mapping[str, Any],
+    text: str,
+    tolerance: Tolerance | None = None,
+) -> Verdict:
+    """Grade one response against stored givens, e.g. grade(fam, givens, '√64').status."""
+    tol = tolerance or family.default_tolerance
+    try:
+        value = parse(text, tuple(family.answer_shape(givens)))
+    except ParseError as error:
+        return invalid_verdict(error.message, describe_tolerance(tol))
+    return _Marker(family, givens, tol).judge(value[np.newaxis])[0]
+
+
+def _read_scalars(texts: Sequence[str]) -> tuple[FloatArray, list[int]]:
+    """Plain numbers straight into an array; indices of the rest go to the full reader."""
+    values = np.empty(len(texts), dtype=np.float64)
+    slow: list[int] = []
+    isfinite = math.isfinite
+    for index, text in enumerate(texts):
+        # The same guard as answers.parse: float() alone would accept '1_0', 'nan' and
+        # non-ASCII digits, which the full reader refuses or explains.
+        if type(text) is str and text.isascii() and "_" not in text:
+            try:
+                number = float(text)
+            except ValueError:
+                slow.append(index)
+                continue
+            if isfinite(number):
+                values[index] = number
+                continue
+        slow.append(index)
+    return values, slow
+
+
+def grade_many(
+    family: Family,
+    givens: Mapping[str, Any],
+    texts: Sequence[str],
+    tolerance: Tolerance | None = None,
+) -> list[Verdict]:
+    """Regrade many stored responses to one variant; same verdicts as grade(), one by one."""
+    tol = tolerance or family.default_tolerance
+    marker = _Marker(family, givens, tol)
+    shape = marker.shape
+    count = len(texts)
+    if shape:
+        values = np.empty((count, *shape), dtype=np.float64)
+        slow = list(range(count))
+    else:
+        values, slow = _read_scalars(texts)
+    valid = np.ones(count, dtype=bool)
+    errors: dict[int, str] = {}
+    # Stored responses repeat a lot (the same right or wrong value), so parse each text once.
+    seen: dict[str, FloatArray | str] = {}
+    for index in slow:
+        text = texts[index]
+        key = text if type(text) is str else repr(text)
+        outcome = seen.get(key)
+        if outcome is None:
+            try:
+                outcome = parse(text, shape)
+            except ParseError as error:
+                outcome = error.message
+            seen[key] = outcome
+        if isinstance(outcome, str):
+            valid[index] = False
+            errors[index] = outcome
+        else:
+            values[index] = outcome
+    judged = iter(marker.judge(values[valid]) if valid.any() else [])
+    return [
+        next(judged) if is_valid else marker.invalid(errors[index])
+        for index, is_valid in enumerate(valid.tolist())
+    ]

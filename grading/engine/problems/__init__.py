@@ -1,0 +1,31 @@
+"""Problem families: generators, solvers and the mistakes each one recognises."""
+
+from grading.engine.problems.base import (
+    Family,
+    ParamError,
+    ParamSpec,
+    Solution,
+    VariantData,
+    make_variant,
+    offered_mistakes,
+    validate_params,
+)
+from grading.engine.problems.formula import FORMULA, FORMULA_FAMILY, validate_formula
+from grading.engine.problems.registry import FAMILIES, UnknownFamily, get_family
+
+__all__ = [
+    "FAMILIES",
+    "FORMULA",
+    "FORMULA_FAMILY",
+    "Family",
+    "ParamError",
+    "ParamSpec",
+    "Solution",
+    "UnknownFamily",
+    "VariantData",
+    "get_family",
+    "make_variant",
+    "offered_mistakes",
+    "validate_formula",
+    "validate_params",
+]

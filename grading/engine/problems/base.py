@@ -1,0 +1,275 @@
+"""What every problem family shares: parameters, solutions, variant generation."""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from grading.engine.checks import Tolerance, within_tolerance
+
+ParamKind = Literal["int", "float", "int_list", "float_list"]
+FloatArray = npt.NDArray[np.float64]
+
+# A drawn variant must keep 0 and every mistake this many tolerances away from the answer, so
+# a learner who rounds while following a misconception is still caught by it.
+DRAW_MARGIN = 3.0
+MAX_DRAWS = 100
+MAX_LIST_LENGTH = 100
+
+
+class ParamError(ValueError):
+    """Problem parameters an instructor gave are not usable; .errors maps field → message."""
+
+    def __init__(self, errors: Mapping[str, str]) -> None:
+        self.errors: dict[str, str] = dict(errors)
+        summary = "; ".join(f"{name}: {message}" for name, message in self.errors.items())
+        super().__init__(f"invalid parameters: {summary}")
+
+
+@dataclass(frozen=True, slots=True)
+class ParamSpec:
+    """One instructor-settable parameter, e.g. ParamSpec('d_k_choices', 'int_list', (64,), ...)."""
+
+    name: str
+    kind: ParamKind
+    default: Any
+    help: str
+    min: float | None = None
+    max: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    """The correct answer of one variant and the value each named mistake would produce."""
+
+    answer: FloatArray
+    mistakes: dict[str, FloatArray] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class VariantData:
+    """One learner's numbers: JSON-able givens, the answer, and the mistakes worth diagnosing."""
+
+    givens: dict[str, Any]
+    answer: FloatArray
+    mistakes: dict[str, FloatArray]
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _clean_one(spec: ParamSpec, value: object) -> tuple[Any, str | None]:
+    """Coerce one value to the spec's kind; return (value, None) or (None, message)."""
+    whole = spec.kind.startswith("int")
+    if spec.kind.endswith("_list"):
+        if not isinstance(value, list | tuple):
+            return None, "Must be a list of numbers"
+        if not value:
+            return None, "Must not be empty"
+        if len(value) > MAX_LIST_LENGTH:
+            return None, f"Must have at most {MAX_LIST_LENGTH} entries"
+        items = list(value)
+    else:
+        items = [value]
+    cleaned: list[int | float] = []
+    for position, item in enumerate(items, start=1):
+        where = f"entry {position} " if spec.kind.endswith("_list") else ""
+        if not _is_number(item) or not math.isfinite(item):
+            kind = "a whole number" if whole else "a number"
+            return None, _sentence(f"{where}must be {kind}")
+        if whole:
+            if float(item) != int(item):
+                return None, _sentence(f"{where}must be a whole number")
+            number: int | float = int(item)
+        else:
+            number = float(item)
+        if spec.min is not None and number < spec.min:
+            return None, _sentence(f"{where}must be at least {spec.min:g}")
+        if spec.max is not None and number > spec.max:
+            return None, _sentence(f"{where}must be at most {spec.max:g}")
+        cleaned.append(number)
+    return (cleaned if spec.kind.endswith("_list") else cleaned[0]), None
+
+
+def clean_with_specs(
+    specs: tuple[ParamSpec, ...], params: Mapping[str, Any] | None
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """Fill defaults and type/range-check params against specs; return (cleaned, errors)."""
+    if params is None:
+        params = {}
+    if not isinstance(params, Mapping):
+        return {}, {"params": "Parameters must be an object mapping names to values."}
+    known = {spec.name for spec in specs}
+    errors: dict[str, str] = {}
+    for name in params:
+        if name not in known:
+            listed = ", ".join(sorted(known)) or "none"
+            errors[str(name)] = f"Unknown parameter; the known parameters are: {listed}."
+    cleaned: dict[str, Any] = {}
+    for spec in specs:
+        value, message = _clean_one(spec, params.get(spec.name, spec.default))
+        if message is None:
+            cleaned[spec.name] = value
+        else:
+            errors[spec.name] = f"{message}."
+    return cleaned, errors
+
+
+class Family(ABC):
+    """A kind of problem: draws givens, solves them, and knows the mistakes learners make."""
+
+    key: str
+    version: int
+    title: str
+    param_specs: tuple[ParamSpec, ...]
+    default_tolerance: Tolerance
+    mistakes: dict[str, str]
+
+    def clean_params(self, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Fill defaults and check params; raise ParamError listing every bad field."""
+        cleaned, errors = clean_with_specs(self.param_specs, params)
+        if not errors:
+            errors = self.check_params(cleaned)
+        if errors:
+            raise ParamError(errors)
+        return cleaned
+
+    def check_params(self, params: dict[str, Any]) -> dict[str, str]:
+        """Checks across fields of already type-checked params; field → message."""
+        return {}
+
+    def generate(self, rng: np.random.Generator, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Draw JSON-able givens; redraws (at most MAX_DRAWS times) until they discriminate."""
+        cleaned = self.clean_params(params)
+        givens = self.draw(rng, cleaned)
+        for _ in range(MAX_DRAWS - 1):
+            if self.discriminates(givens):
+                break
+            givens = self.draw(rng, cleaned)
+        # If instructor parameters make every draw ambiguous, the last draw stands and
+        # make_variant withholds the mistakes that cannot be told apart.
+        return givens
+
+    def discriminates(self, givens: Mapping[str, Any]) -> bool:
+        """True if 0 and every mistake are well outside the default tolerance of the answer
+        and of each other."""
+        solution = self.solve(givens)
+        answer = solution.answer
+        if not np.isfinite(answer).all():
+            return False
+        margin = self.default_tolerance.widened(DRAW_MARGIN)
+        if within_tolerance(np.zeros_like(answer), answer, margin).all():
+            return False
+        mistakes = list(solution.mistakes.values())
+        for value in mistakes:
+            if value.shape != answer.shape or not np.isfinite(value).all():
+                return False
+            if within_tolerance(value, answer, margin).all():
+                return False
+        if len(mistakes) > 1:
+            # Two mistakes with about the same value could not be told apart either.
+            close = _close_pairs(np.stack(mistakes), margin)
+            if (close & ~np.eye(len(mistakes), dtype=bool)).any():
+                return False
+        return True
+
+    @abstractmethod
+    def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> dict[str, Any]:
+        """Draw one candidate set of givens from cleaned params."""
+
+    @abstractmethod
+    def solve(self, givens: Mapping[str, Any]) -> Solution:
+        """The answer and mistake values, computed from the givens alone."""
+
+    @abstractmethod
+    def answer_shape(self, givens: Mapping[str, Any]) -> tuple[int, ...]:
+        """() for a number, (n,) for a vector, (n, m) for a matrix."""
+
+    @abstractmethod
+    def prompt(self, givens: Mapping[str, Any]) -> str:
+        """Markdown with LaTeX stating the problem with these givens."""
+
+
+def validate_params(family: Family, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Fill defaults, type- and range-check; raise ParamError with .errors = {field: message}."""
+    return family.clean_params(params)
+
+
+def _close_pairs(stack: FloatArray, tolerance: Tolerance) -> npt.NDArray[np.bool_]:
+    """close[i, j]: mistake i lies within tolerance of mistake j (taken as the target)."""
+    count = stack.shape[0]
+    close = within_tolerance(stack[:, np.newaxis], stack[np.newaxis, :], tolerance)
+    return close.reshape(count, count, -1).all(axis=2)
+
+
+def offered_mistakes(solution: Solution, tolerance: Tolerance) -> dict[str, FloatArray]:
+    """Mistakes that can be recognised: right shape, finite, out of tolerance of the answer
+    and of every mistake offered before them (the solver's order sets the priority)."""
+    answer = solution.answer
+    shaped = [
+        (code, np.asarray(value, dtype=np.float64))
+        for code, value in solution.mistakes.items()
+        if np.shape(value) == answer.shape
+    ]
+    if not shaped:
+        return {}
+    # Stacked comparisons instead of one per mistake: this runs on every graded response.
+    stack = np.stack([value for _, value in shaped])
+    count = len(shaped)
+    finite = np.isfinite(stack).reshape(count, -1).all(axis=1)
+    same = within_tolerance(stack, answer, tolerance).reshape(count, -1).all(axis=1)
+    keep = (finite & ~same).tolist()
+    if sum(keep) > 1:
+        # A value that fits two mistakes can only be named once; the earlier one keeps it.
+        close = _close_pairs(stack, tolerance).tolist()
+        offered_so_far: list[int] = []
+        for index in range(count):
+            if keep[index] and any(close[index][earlier] for earlier in offered_so_far):
+                keep[index] = False
+            if keep[index]:
+                offered_so_far.append(index)
+    return {code: value for (code, value), kept in zip(shaped, keep, strict=True) if kept}
+
+
+def make_variant(
+    family: Family,
+    params: Mapping[str, Any] | None,
+    seed: int,
+    tolerance: Tolerance | None = None,
+) -> VariantData:
+    """Givens, answer and distinguishable mistakes for one seed, e.g. make_variant(fam, {}, 7)."""
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    rng = np.random.default_rng(int(seed))
+    givens = family.generate(rng, params or {})
+    solution = family.solve(givens)
+    mistakes = offered_mistakes(solution, tolerance or family.default_tolerance)
+    return VariantData(givens=givens, answer=solution.answer, mistakes=mistakes)
+
+
+def pick(rng: np.random.Generator, choices: list[Any]) -> Any:
+    """One element of choices, keeping its Python type so givens stay JSON-able."""
+    return choices[int(rng.integers(len(choices)))]
+
+
+def check_length_range(params: Mapping[str, Any]) -> dict[str, str]:
+    """min_length must not exceed max_length."""
+    if params["min_length"] > params["max_length"]:
+        return {"max_length": "Must be at least min_length."}
+    return {}
+
+
+def round_logits(values: npt.NDArray[np.float64], decimals: int = 1) -> list[float]:
+    """Round to what the prompt shows; + 0.0 turns -0.0 into 0.0 so prompts never show '-0'."""
+    return [float(x) + 0.0 for x in np.round(values, decimals)]

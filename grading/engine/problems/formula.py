@@ -1,0 +1,275 @@
+"""Problems instructors author without Python: variables, an answer formula, mistake formulas.
+
+Params look like::
+
+    {"variables": {"d_k": {"choices": [16, 64]}, "s": {"min": 0.5, "max": 2, "step": 0.5}},
+     "answer": "d_k * s^2", "mistakes": {"std-for-variance": "sqrt(d_k) * s"},
+     "prompt": "Components have standard deviation {s} and d_k = {d_k}. Var(q·k)?",
+     "version": 1}
+
+The formulas travel inside the givens, so a stored variant keeps grading the same way after
+the instructor edits the problem.
+"""
+
+from __future__ import annotations
+
+import keyword
+import math
+import re
+from collections.abc import Mapping
+from decimal import Decimal
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from grading.engine.answers import (
+    RESERVED_NAMES,
+    Expression,
+    ParseError,
+    compile_expression,
+)
+from grading.engine.answers import (
+    format_number as fmt,
+)
+from grading.engine.checks import Tolerance, within_tolerance
+from grading.engine.problems.base import Family, ParamError, Solution, pick
+
+VALIDATION_SEEDS = 50
+MAX_VARIABLES = 20
+MAX_CHOICES = 100
+MAX_STEPS = 1_000_000
+MAX_PROMPT_LENGTH = 10_000
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_CODE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+_PLACEHOLDER = re.compile(r"\{([A-Za-z][A-Za-z0-9_]*)\}")
+_KEYS = {"variables", "answer", "mistakes", "prompt", "version"}
+
+
+@lru_cache(maxsize=1024)
+def _compiled(text: str, variables: frozenset[str]) -> Expression:
+    # Grading a formula problem compiles the same few formulas again and again.
+    return compile_expression(text, variables)
+
+
+def _decimals(value: float) -> int:
+    exponent = Decimal(repr(value)).normalize().as_tuple().exponent
+    return max(0, -int(exponent))
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _clean_variable(name: object, spec: object) -> tuple[dict[str, Any] | None, str | None]:
+    if not isinstance(name, str) or not _NAME.match(name):
+        return None, "A variable name must start with a letter and use letters, digits or _."
+    if name in RESERVED_NAMES or keyword.iskeyword(name):
+        return None, f"'{name}' is reserved; choose another variable name."
+    if not isinstance(spec, Mapping):
+        return None, 'Give {"choices": [...]} or {"min": a, "max": b, "step": s}.'
+    if set(spec) == {"choices"}:
+        choices = spec["choices"]
+        if not isinstance(choices, list | tuple) or not choices:
+            return None, "choices must be a non-empty list of numbers."
+        if len(choices) > MAX_CHOICES:
+            return None, f"choices may list at most {MAX_CHOICES} numbers."
+        if not all(_is_number(c) for c in choices):
+            return None, "every choice must be a finite number."
+        return {"choices": list(choices)}, None
+    if set(spec) == {"min", "max", "step"}:
+        low, high, step = spec["min"], spec["max"], spec["step"]
+        if not all(_is_number(v) for v in (low, high, step)):
+            return None, "min, max and step must be finite numbers."
+        if step <= 0:
+            return None, "step must be positive."
+        if low > high:
+            return None, "min must not exceed max."
+        if (high - low) / step > MAX_STEPS:
+            return None, f"the range may hold at most {MAX_STEPS:,} steps."
+        return {"min": low, "max": high, "step": step}, None
+    return None, 'Give either {"choices": [...]} or {"min": a, "max": b, "step": s}.'
+
+
+def _draw_value(rng: np.random.Generator, spec: Mapping[str, Any]) -> int | float:
+    if "choices" in spec:
+        return pick(rng, spec["choices"])
+    low, high, step = spec["min"], spec["max"], spec["step"]
+    count = math.floor((high - low) / step + 1e-9) + 1
+    value = low + int(rng.integers(count)) * step
+    if all(isinstance(v, int) for v in (low, step)):
+        return int(value)
+    # Round away float noise (0.1 * 3) so prompts and givens show the intended value.
+    return round(float(value), max(_decimals(low), _decimals(step)))
+
+
+def _describe_values(values: Mapping[str, Any]) -> str:
+    return ", ".join(f"{name}={fmt(value)}" for name, value in values.items())
+
+
+FORMULA_FAMILY = "formula"
+
+
+class FormulaFamily(Family):
+    """A family defined by the instructor's formulas instead of Python code."""
+
+    key = FORMULA_FAMILY
+    version = 1
+    title = "Instructor formula"
+    param_specs = ()
+    default_tolerance = Tolerance(atol=0.0, rtol=0.01)
+    # Codes and their explanations belong to the lesson's misconceptions, not to the engine.
+    mistakes: dict[str, str] = {}
+
+    def clean_params(self, params: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Check structure, variable specs and every formula; raise ParamError per field."""
+        if not isinstance(params, Mapping):
+            raise ParamError({"params": "Parameters must be an object."})
+        errors: dict[str, str] = {}
+        for name in params:
+            if name not in _KEYS:
+                errors[str(name)] = f"Unknown parameter; use {', '.join(sorted(_KEYS))}."
+        variables: dict[str, dict[str, Any]] = {}
+        raw_variables = params.get("variables")
+        if not isinstance(raw_variables, Mapping) or not raw_variables:
+            errors["variables"] = "Give at least one variable."
+        elif len(raw_variables) > MAX_VARIABLES:
+            errors["variables"] = f"Use at most {MAX_VARIABLES} variables."
+        else:
+            for name, spec in raw_variables.items():
+                cleaned, message = _clean_variable(name, spec)
+                if message is not None:
+                    errors[f"variables.{name}"] = message
+                else:
+                    variables[name] = cleaned  # type: ignore[assignment]
+        names = frozenset(variables)
+        answer = params.get("answer")
+        if not isinstance(answer, str):
+            errors["answer"] = "Give the answer as a formula, e.g. d_k * s^2."
+        elif "variables" not in errors:
+            try:
+                _compiled(answer, names)
+            except ParseError as error:
+                errors["answer"] = f"In the answer formula: {error.message}."
+        mistakes = params.get("mistakes", {})
+        if not isinstance(mistakes, Mapping):
+            errors["mistakes"] = "Give mistakes as an object mapping codes to formulas."
+            mistakes = {}
+        for code, formula in mistakes.items():
+            field = f"mistakes.{code}"
+            if not isinstance(code, str) or not _CODE.match(code):
+                errors[field] = "A mistake code uses lowercase letters, digits and hyphens."
+            elif not isinstance(formula, str):
+                errors[field] = "Give the mistake as a formula."
+            elif "variables" not in errors:
+                try:
+                    _compiled(formula, names)
+                except ParseError as error:
+                    errors[field] = f"In mistake '{code}': {error.message}."
+        prompt = params.get("prompt")
+        if not isinstance(prompt, str) or not prompt.strip():
+            errors["prompt"] = "Give the prompt text; {name} shows a variable's value."
+        elif len(prompt) > MAX_PROMPT_LENGTH:
+            errors["prompt"] = f"The prompt may be at most {MAX_PROMPT_LENGTH:,} characters."
+        version = params.get("version", 1)
+        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+            errors["version"] = "The version must be a whole number of at least 1."
+        if errors:
+            raise ParamError(errors)
+        return {
+            "variables": variables,
+            "answer": answer,
+            "mistakes": dict(mistakes),
+            "prompt": prompt,
+            "version": version,
+        }
+
+    def generate(self, rng: np.random.Generator, params: Mapping[str, Any]) -> dict[str, Any]:
+        """One draw, never redrawn: validate_formula tells the instructor about bad values."""
+        return self.draw(rng, self.clean_params(params))
+
+    def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> dict[str, Any]:
+        """Draw each variable (in name order, so reordering the JSON keeps the numbers)."""
+        variables = params["variables"]
+        values = {name: _draw_value(rng, variables[name]) for name in sorted(variables)}
+        return {
+            "values": values,
+            "answer": params["answer"],
+            "mistakes": dict(params["mistakes"]),
+            "prompt": params["prompt"],
+            "version": params["version"],
+        }
+
+    def evaluate(self, givens: Mapping[str, Any]) -> tuple[dict[str, float], dict[str, str]]:
+        """Values of the answer ('') and of each mistake code, and messages for those that fail."""
+        values = givens["values"]
+        names = frozenset(values)
+        formulas = {"": givens["answer"], **givens["mistakes"]}
+        results: dict[str, float] = {}
+        failures: dict[str, str] = {}
+        for code, formula in formulas.items():
+            try:
+                results[code] = _compiled(formula, names).evaluate(values)
+            except ParseError as error:
+                failures[code] = error.message
+        return results, failures
+
+    def solve(self, givens: Mapping[str, Any]) -> Solution:
+        """Evaluate the formulas; one that cannot be evaluated gives NaN (never offered)."""
+        results, _ = self.evaluate(givens)
+        answer = np.array(results.get("", math.nan), dtype=np.float64)
+        mistakes = {
+            code: np.array(results.get(code, math.nan), dtype=np.float64)
+            for code in givens["mistakes"]
+        }
+        return Solution(answer=answer, mistakes=mistakes)
+
+    def answer_shape(self, givens: Mapping[str, Any]) -> tuple[int, ...]:
+        """Formula answers are single numbers."""
+        return ()
+
+    def prompt(self, givens: Mapping[str, Any]) -> str:
+        """The instructor's text with {name} replaced by the drawn value; other braces stay."""
+        values = givens["values"]
+
+        def substitute(match: re.Match[str]) -> str:
+            name = match.group(1)
+            return fmt(values[name]) if name in values else match.group(0)
+
+        return _PLACEHOLDER.sub(substitute, givens["prompt"])
+
+
+FORMULA = FormulaFamily()
+
+
+def validate_formula(params: Mapping[str, Any], tolerance: Tolerance | None = None) -> None:
+    """Try seeds 0..49; raise ParamError if a value is non-finite or a mistake hits the answer."""
+    cleaned = FORMULA.clean_params(params)
+    tol = tolerance or FORMULA.default_tolerance
+    errors: dict[str, str] = {}
+    for seed in range(VALIDATION_SEEDS):
+        givens = FORMULA.generate(np.random.default_rng(seed), cleaned)
+        where = f"seed {seed} ({_describe_values(givens['values'])})"
+        results, failures = FORMULA.evaluate(givens)
+        if "" in failures:
+            errors.setdefault(
+                "answer", f"the answer is not a finite number for {where}: {failures['']}"
+            )
+            answer = None
+        else:
+            answer = results[""]
+            if within_tolerance(0.0, answer, tol):
+                errors.setdefault(
+                    "answer",
+                    f"the answer is 0 (within tolerance) for {where}, so typing 0 would pass",
+                )
+        for code in givens["mistakes"]:
+            field = f"mistakes.{code}"
+            if code in failures:
+                errors.setdefault(
+                    field, f"mistake '{code}' is not a finite number for {where}: {failures[code]}"
+                )
+            elif answer is not None and within_tolerance(results[code], answer, tol):
+                errors.setdefault(field, f"mistake '{code}' equals the answer for {where}")
+    if errors:
+        raise ParamError(errors)

@@ -1,0 +1,86 @@
+"""Turning one query-key dot product into the logit the softmax receives."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from grading.engine.answers import format_number as fmt
+from grading.engine.checks import Tolerance
+from grading.engine.problems.base import (
+    Family,
+    ParamSpec,
+    Solution,
+    check_length_range,
+    round_logits,
+)
+from grading.engine.problems.variance import scalar
+
+
+def vector_tex(values: list[float]) -> str:
+    """A vector written out for the prompt, e.g. (0.3, -1.2, 0.8)."""
+    return "(" + ", ".join(fmt(x) for x in values) + ")"
+
+
+class ScaledDot(Family):
+    """q·k / √d_k for explicit vectors q and k."""
+
+    key = "scaled-dot"
+    version = 1
+    title = "Computing a scaled score"
+    param_specs = (
+        ParamSpec("min_length", "int", 4, "Fewest entries in q and k (d_k).", min=2, max=64),
+        ParamSpec("max_length", "int", 16, "Most entries in q and k (d_k).", min=2, max=64),
+        ParamSpec(
+            "entry_max",
+            "float",
+            2.0,
+            "Entries are drawn from [-entry_max, entry_max] and rounded to one decimal.",
+            min=0.1,
+            max=10.0,
+        ),
+    )
+    default_tolerance = Tolerance(atol=0.01, rtol=0.01)
+    mistakes = {
+        "unscaled": "That is the raw dot product q·k: divide it by √d_k.",
+        "divided-by-width": "You divided by d_k; the scaling divides q·k by √d_k.",
+    }
+
+    def check_params(self, params: dict[str, Any]) -> dict[str, str]:
+        """min_length ≤ max_length."""
+        return check_length_range(params)
+
+    def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> dict[str, Any]:
+        """Draw the width, then q and k with one-decimal entries."""
+        d_k = int(rng.integers(params["min_length"], params["max_length"] + 1))
+        bound = params["entry_max"]
+        return {
+            "q": round_logits(rng.uniform(-bound, bound, d_k)),
+            "k": round_logits(rng.uniform(-bound, bound, d_k)),
+        }
+
+    def solve(self, givens: Mapping[str, Any]) -> Solution:
+        """q·k / √d_k, with the unscaled and divided-by-d_k mistakes."""
+        q = np.asarray(givens["q"], dtype=np.float64)
+        k = np.asarray(givens["k"], dtype=np.float64)
+        dot = float(q @ k)
+        d_k = q.size
+        return Solution(
+            answer=scalar(dot / math.sqrt(d_k)),
+            mistakes={"unscaled": scalar(dot), "divided-by-width": scalar(dot / d_k)},
+        )
+
+    def answer_shape(self, givens: Mapping[str, Any]) -> tuple[int, ...]:
+        """A single number."""
+        return ()
+
+    def prompt(self, givens: Mapping[str, Any]) -> str:
+        """Show q and k written out and ask for the scaled score."""
+        return (
+            f"A head of width $d_k = {len(givens['q'])}$ compares the query and key\n\n"
+            f"$$q = {vector_tex(givens['q'])}$$\n\n$$k = {vector_tex(givens['k'])}$$\n\n"
+            "What is the scaled score $\\frac{q \\cdot k}{\\sqrt{d_k}}$?"
+        )

@@ -1,0 +1,233 @@
+"""Softmax probabilities and their slopes, the Jacobian diag(p) − p pᵀ."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from grading.engine.checks import Tolerance
+from grading.engine.problems.base import (
+    Family,
+    ParamSpec,
+    Solution,
+    check_length_range,
+    round_logits,
+)
+from grading.engine.problems.scores import vector_tex
+from grading.engine.problems.variance import scalar
+
+FloatArray = npt.NDArray[np.float64]
+SLOPE_TOLERANCE = Tolerance(atol=0.001, rtol=0.01)
+
+
+def softmax(z: npt.ArrayLike) -> FloatArray:
+    """exp(z) / Σ exp(z), shifted by max(z) so large logits cannot overflow."""
+    logits = np.asarray(z, dtype=np.float64)
+    weights = np.exp(logits - logits.max())
+    return weights / weights.sum()
+
+
+def jacobian(p: FloatArray) -> FloatArray:
+    """J_ij = ∂p_i/∂z_j = p_i(δ_ij − p_j), i.e. diag(p) − p pᵀ."""
+    return np.diag(p) - np.outer(p, p)
+
+
+def logit_specs(min_length: int, max_length: int, logit_max: float) -> tuple[ParamSpec, ...]:
+    """Parameters shared by the families that draw a logit vector z."""
+    return (
+        ParamSpec("min_length", "int", min_length, "Fewest logits in z.", min=2, max=12),
+        ParamSpec("max_length", "int", max_length, "Most logits in z.", min=2, max=12),
+        ParamSpec(
+            "logit_max",
+            "float",
+            logit_max,
+            "Logits are drawn from [-logit_max, logit_max] and rounded to one decimal.",
+            min=0.1,
+            max=20.0,
+        ),
+    )
+
+
+def draw_logits(rng: np.random.Generator, params: Mapping[str, Any]) -> list[float]:
+    """A logit vector of drawn length with one-decimal entries, as the prompt shows them."""
+    length = int(rng.integers(params["min_length"], params["max_length"] + 1))
+    bound = params["logit_max"]
+    return round_logits(rng.uniform(-bound, bound, length))
+
+
+class _Logits(Family):
+    """Families whose givens start with a logit vector z."""
+
+    def check_params(self, params: dict[str, Any]) -> dict[str, str]:
+        """min_length ≤ max_length."""
+        return check_length_range(params)
+
+
+class Softmax(_Logits):
+    """p = softmax(z)."""
+
+    key = "softmax"
+    version = 1
+    title = "Softmax probabilities"
+    param_specs = logit_specs(3, 6, 3.0)
+    default_tolerance = Tolerance(atol=0.002, rtol=0.01)
+    mistakes = {
+        "no-normalisation": (
+            "Those are exp(z_i) before normalising: divide each by the sum of the "
+            "exponentials so that the probabilities add up to 1."
+        ),
+        "linear-normalisation": (
+            "You divided the logits by their sum; softmax exponentiates first, then divides "
+            "by the sum of the exponentials."
+        ),
+    }
+
+    def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> dict[str, Any]:
+        """Draw the logits."""
+        return {"z": draw_logits(rng, params)}
+
+    def solve(self, givens: Mapping[str, Any]) -> Solution:
+        """softmax(z), with the unnormalised and linear-normalisation mistakes."""
+        z = np.asarray(givens["z"], dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # A zero sum makes this mistake non-finite; it is then simply not offered.
+            linear = z / z.sum()
+        return Solution(
+            answer=softmax(z),
+            mistakes={"no-normalisation": np.exp(z), "linear-normalisation": linear},
+        )
+
+    def answer_shape(self, givens: Mapping[str, Any]) -> tuple[int, ...]:
+        """One probability per logit."""
+        return (len(givens["z"]),)
+
+    def prompt(self, givens: Mapping[str, Any]) -> str:
+        """Show z and ask for every probability."""
+        n = len(givens["z"])
+        return (
+            f"The logits are $$z = {vector_tex(givens['z'])}$$\n\n"
+            f"Compute $p = \\operatorname{{softmax}}(z)$, all {n} entries, as a list such as "
+            "`[0.1, 0.2, 0.7]`."
+        )
+
+
+class SoftmaxSlope(_Logits):
+    """One entry ∂p_i/∂z_j = p_i(δ_ij − p_j) of the softmax Jacobian."""
+
+    key = "softmax-slope"
+    version = 1
+    title = "Slope of one softmax output"
+    param_specs = (
+        *logit_specs(3, 5, 2.0),
+        ParamSpec(
+            "same_index_probability",
+            "float",
+            0.5,
+            "Chance that the question asks for a diagonal slope (i = j).",
+            min=0.0,
+            max=1.0,
+        ),
+    )
+    default_tolerance = SLOPE_TOLERANCE
+    mistakes = {
+        "kronecker-dropped": (
+            "You dropped the Kronecker delta: for i = j the slope is p_i(1 − p_i), not −p_i p_j."
+        ),
+        "sign-flipped": "The sign is flipped: ∂p_i/∂z_j = p_i(δ_ij − p_j).",
+        "diagonal-formula": ("p_i(1 − p_i) is the slope only for i = j; for i ≠ j it is −p_i p_j."),
+        "probability-not-slope": ("That is the probability p_i itself, not its slope ∂p_i/∂z_j."),
+    }
+
+    def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> dict[str, Any]:
+        """Draw z and a pair of indices, diagonal with the configured probability."""
+        z = draw_logits(rng, params)
+        n = len(z)
+        # i and j are 0-based here; prompts show them 1-based, as learners count.
+        i = int(rng.integers(n))
+        if rng.random() < params["same_index_probability"]:
+            j = i
+        else:
+            j = (i + 1 + int(rng.integers(n - 1))) % n
+        return {"z": z, "i": i, "j": j}
+
+    def solve(self, givens: Mapping[str, Any]) -> Solution:
+        """p_i(δ_ij − p_j); mistakes that coincide with the answer for this (i, j) are left out."""
+        p = softmax(givens["z"])
+        i, j = int(givens["i"]), int(givens["j"])
+        answer = float(jacobian(p)[i, j])
+        mistakes = {
+            "sign-flipped": scalar(-answer),
+            "probability-not-slope": scalar(p[i]),
+        }
+        # Without the delta the diagonal slope becomes −p_i²; off the diagonal the same
+        # mistake changes nothing, while the diagonal formula is the mistake there.
+        if i == j:
+            mistakes["kronecker-dropped"] = scalar(-p[i] * p[j])
+        else:
+            mistakes["diagonal-formula"] = scalar(p[i] * (1 - p[i]))
+        return Solution(answer=scalar(answer), mistakes=mistakes)
+
+    def answer_shape(self, givens: Mapping[str, Any]) -> tuple[int, ...]:
+        """A single number."""
+        return ()
+
+    def prompt(self, givens: Mapping[str, Any]) -> str:
+        """Show z and ask for one slope, with 1-based indices."""
+        i, j = int(givens["i"]) + 1, int(givens["j"]) + 1
+        return (
+            f"The logits are $$z = {vector_tex(givens['z'])}$$ and "
+            "$p = \\operatorname{softmax}(z)$, with entries counted from 1.\n\n"
+            f"What is $\\dfrac{{\\partial p_{{{i}}}}}{{\\partial z_{{{j}}}}}$?"
+        )
+
+
+class SoftmaxJacobian(_Logits):
+    """The full Jacobian diag(p) − p pᵀ of a small softmax."""
+
+    key = "softmax-jacobian"
+    version = 1
+    title = "The softmax Jacobian"
+    param_specs = logit_specs(3, 4, 2.0)
+    default_tolerance = SLOPE_TOLERANCE
+    mistakes = {
+        "diagonal-dropped": (
+            "You left out diag(p): the Jacobian is diag(p) − p pᵀ, so each diagonal entry "
+            "is p_i(1 − p_i)."
+        ),
+        "sign-flipped": (
+            "The signs are flipped: the Jacobian is diag(p) − p pᵀ, positive on the diagonal "
+            "and negative off it."
+        ),
+    }
+
+    def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> dict[str, Any]:
+        """Draw the logits."""
+        return {"z": draw_logits(rng, params)}
+
+    def solve(self, givens: Mapping[str, Any]) -> Solution:
+        """diag(p) − p pᵀ, with the dropped-diagonal and flipped-sign mistakes."""
+        p = softmax(givens["z"])
+        answer = jacobian(p)
+        return Solution(
+            answer=answer,
+            mistakes={"diagonal-dropped": -np.outer(p, p), "sign-flipped": -answer},
+        )
+
+    def answer_shape(self, givens: Mapping[str, Any]) -> tuple[int, ...]:
+        """An n×n matrix for n logits."""
+        n = len(givens["z"])
+        return (n, n)
+
+    def prompt(self, givens: Mapping[str, Any]) -> str:
+        """Show z and ask for the whole Jacobian, explaining how to type a matrix."""
+        n = len(givens["z"])
+        return (
+            f"The logits are $$z = {vector_tex(givens['z'])}$$ and "
+            "$p = \\operatorname{softmax}(z)$.\n\n"
+            f"Compute the {n}×{n} Jacobian $J$ with entries "
+            "$J_{ij} = \\dfrac{\\partial p_i}{\\partial z_j}$. Type it row by row, "
+            "e.g. `[[a, b], [c, d]]`, or with rows separated by `;` or new lines."
+        )

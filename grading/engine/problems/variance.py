@@ -1,0 +1,275 @@
+"""How the spread of q·k grows with the head width d_k, and the divisor that undoes it."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from grading.engine.answers import format_number as fmt
+from grading.engine.checks import Tolerance
+from grading.engine.problems.base import Family, ParamSpec, Solution, pick
+
+D_K_CHOICES = ParamSpec(
+    "d_k_choices",
+    "int_list",
+    (16, 32, 64, 128, 256, 512),
+    "Head widths d_k to draw from.",
+    min=1,
+    max=1_000_000,
+)
+SIGMA_CHOICES = ParamSpec(
+    "sigma_choices",
+    "float_list",
+    (0.5, 1.0, 1.5, 2.0, 3.0),
+    "Standard deviations to draw σ_q and σ_k from (each drawn on its own).",
+    min=0.01,
+    max=100.0,
+)
+RELATIVE_1_PERCENT = Tolerance(atol=0.0, rtol=0.01)
+
+
+def scalar(value: float) -> np.ndarray:
+    """A 0-d float64 array, the shape every scalar answer and mistake has."""
+    return np.array(float(value), dtype=np.float64)
+
+
+def _setting(givens: Mapping[str, Any]) -> str:
+    return (
+        f"A query $q$ and a key $k$ in $\\mathbb{{R}}^{{d_k}}$ with $d_k = {givens['d_k']}$ "
+        "have independent components with mean 0. Each component of $q$ has standard "
+        f"deviation $\\sigma_q = {fmt(givens['sigma_q'])}$ and each component of $k$ has "
+        f"standard deviation $\\sigma_k = {fmt(givens['sigma_k'])}$."
+    )
+
+
+class _WidthAndSigmas(Family):
+    """Families whose givens are d_k, sigma_q and sigma_k."""
+
+    param_specs = (D_K_CHOICES, SIGMA_CHOICES)
+    default_tolerance = RELATIVE_1_PERCENT
+
+    def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> dict[str, Any]:
+        """Draw d_k and the two standard deviations from the instructor's choice lists."""
+        return {
+            "d_k": pick(rng, params["d_k_choices"]),
+            "sigma_q": pick(rng, params["sigma_choices"]),
+            "sigma_k": pick(rng, params["sigma_choices"]),
+        }
+
+    def answer_shape(self, givens: Mapping[str, Any]) -> tuple[int, ...]:
+        """A single number."""
+        return ()
+
+
+class DotVariance(_WidthAndSigmas):
+    """Var(q·k) = d_k σq² σk²."""
+
+    key = "dot-variance"
+    version = 1
+    title = "Variance of a dot product"
+    mistakes = {
+        "std-for-variance": "That is the standard deviation of q·k, not its variance: square it.",
+        "width-ignored": (
+            "That is the variance of one product q_i k_i: q·k adds up d_k of them, "
+            "and the variances of independent terms add."
+        ),
+        "width-squared": (
+            "The variances of the d_k independent terms add, giving a factor d_k, not d_k²."
+        ),
+        "variances-added": (
+            "The variance of a product of independent zero-mean factors is the product "
+            "of their variances, σq²σk², not their sum."
+        ),
+    }
+
+    def solve(self, givens: Mapping[str, Any]) -> Solution:
+        """d_k σq² σk², with the standard deviation and width mistakes."""
+        d_k, sq, sk = float(givens["d_k"]), float(givens["sigma_q"]), float(givens["sigma_k"])
+        return Solution(
+            answer=scalar(d_k * sq**2 * sk**2),
+            mistakes={
+                "std-for-variance": scalar(math.sqrt(d_k) * sq * sk),
+                "width-ignored": scalar(sq**2 * sk**2),
+                "width-squared": scalar(d_k**2 * sq**2 * sk**2),
+                "variances-added": scalar(d_k * (sq**2 + sk**2)),
+            },
+        )
+
+    def prompt(self, givens: Mapping[str, Any]) -> str:
+        """Ask for Var(q·k)."""
+        return f"{_setting(givens)}\n\nWhat is $\\operatorname{{Var}}(q \\cdot k)$?"
+
+
+class DotStd(_WidthAndSigmas):
+    """Std(q·k) = √d_k σq σk."""
+
+    key = "dot-std"
+    version = 1
+    title = "Standard deviation of a dot product"
+    mistakes = {
+        "variance-for-std": (
+            "That is the variance of q·k, not its standard deviation: take the square root."
+        ),
+        "width-ignored": (
+            "That is the standard deviation of one product q_i k_i: q·k adds up d_k of them, "
+            "so its standard deviation carries a factor √d_k."
+        ),
+    }
+
+    def solve(self, givens: Mapping[str, Any]) -> Solution:
+        """√d_k σq σk, with the variance and width mistakes."""
+        d_k, sq, sk = float(givens["d_k"]), float(givens["sigma_q"]), float(givens["sigma_k"])
+        return Solution(
+            answer=scalar(math.sqrt(d_k) * sq * sk),
+            mistakes={
+                "variance-for-std": scalar(d_k * sq**2 * sk**2),
+                "width-ignored": scalar(sq * sk),
+            },
+        )
+
+    def prompt(self, givens: Mapping[str, Any]) -> str:
+        """Ask for the standard deviation of q·k."""
+        return f"{_setting(givens)}\n\nWhat is the standard deviation of $q \\cdot k$?"
+
+
+class ScaleForUnitVariance(_WidthAndSigmas):
+    """The divisor s = √d_k σq σk that gives q·k / s variance 1."""
+
+    key = "scale-for-unit-variance"
+    version = 1
+    title = "A divisor for unit variance"
+    mistakes = {
+        "variance-as-divisor": (
+            "Dividing by the variance overshoots: dividing by s divides the variance by s², "
+            "so s must be the standard deviation √d_k σq σk."
+        ),
+        "width-only": (
+            "√d_k is the right divisor only when the components have variance 1; "
+            "here the standard deviation of q·k is √d_k σq σk."
+        ),
+    }
+
+    def solve(self, givens: Mapping[str, Any]) -> Solution:
+        """√d_k σq σk, with the variance and width-only mistakes."""
+        d_k, sq, sk = float(givens["d_k"]), float(givens["sigma_q"]), float(givens["sigma_k"])
+        return Solution(
+            answer=scalar(math.sqrt(d_k) * sq * sk),
+            mistakes={
+                "variance-as-divisor": scalar(d_k * sq**2 * sk**2),
+                "width-only": scalar(math.sqrt(d_k)),
+            },
+        )
+
+    def prompt(self, givens: Mapping[str, Any]) -> str:
+        """Ask for the positive divisor s that gives the scaled score variance 1."""
+        return (
+            f"{_setting(givens)}\n\nThe score is divided by a positive number $s$. "
+            "Which $s$ makes $\\operatorname{Var}\\left(\\frac{q \\cdot k}{s}\\right) = 1$?"
+        )
+
+
+class ScaledVariance(Family):
+    """Var(q·k / s) = d_k / s² for unit-variance components."""
+
+    key = "scaled-variance"
+    version = 1
+    title = "Variance after scaling"
+    param_specs = (
+        ParamSpec(
+            "d_k_choices",
+            "int_list",
+            (16, 64, 256, 1024),
+            "Head widths d_k to draw from.",
+            min=1,
+            max=1_000_000,
+        ),
+        ParamSpec(
+            "divisor_choices",
+            "float_list",
+            (2.0, 4.0, 8.0, 16.0, 32.0),
+            "Divisors s to draw from.",
+            min=0.01,
+            max=1_000_000.0,
+        ),
+    )
+    default_tolerance = RELATIVE_1_PERCENT
+    mistakes = {
+        "divisor-not-squared": "Dividing a score by s divides its variance by s², not by s.",
+    }
+
+    def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> dict[str, Any]:
+        """Draw d_k and the divisor from the instructor's choice lists."""
+        return {
+            "d_k": pick(rng, params["d_k_choices"]),
+            "divisor": pick(rng, params["divisor_choices"]),
+        }
+
+    def solve(self, givens: Mapping[str, Any]) -> Solution:
+        """d_k / s², with the unsquared divisor mistake."""
+        d_k, divisor = float(givens["d_k"]), float(givens["divisor"])
+        return Solution(
+            answer=scalar(d_k / divisor**2),
+            mistakes={"divisor-not-squared": scalar(d_k / divisor)},
+        )
+
+    def answer_shape(self, givens: Mapping[str, Any]) -> tuple[int, ...]:
+        """A single number."""
+        return ()
+
+    def prompt(self, givens: Mapping[str, Any]) -> str:
+        """Ask for the variance of the score after division."""
+        return (
+            f"A query $q$ and a key $k$ in $\\mathbb{{R}}^{{d_k}}$ with $d_k = {givens['d_k']}$ "
+            "have independent components with mean 0 and variance 1. The score is divided "
+            f"by $s = {fmt(givens['divisor'])}$.\n\n"
+            "What is $\\operatorname{Var}\\left(\\frac{q \\cdot k}{s}\\right)$?"
+        )
+
+
+class WidthForStd(Family):
+    """The head width d_k at which q·k has a given standard deviation: d_k = target²."""
+
+    key = "width-for-std"
+    version = 1
+    title = "Head width from a target spread"
+    param_specs = (
+        ParamSpec(
+            "target_std_choices",
+            "float_list",
+            (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 16.0),
+            "Target standard deviations of q·k to draw from.",
+            min=0.01,
+            max=1000.0,
+        ),
+    )
+    default_tolerance = RELATIVE_1_PERCENT
+    mistakes = {
+        "std-for-variance": (
+            "The standard deviation of q·k is √d_k, so d_k is the square of the target "
+            "standard deviation, not the target itself."
+        ),
+    }
+
+    def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> dict[str, Any]:
+        """Draw the target standard deviation."""
+        return {"target_std": pick(rng, params["target_std_choices"])}
+
+    def solve(self, givens: Mapping[str, Any]) -> Solution:
+        """target², with the target-itself mistake."""
+        target = float(givens["target_std"])
+        return Solution(answer=scalar(target**2), mistakes={"std-for-variance": scalar(target)})
+
+    def answer_shape(self, givens: Mapping[str, Any]) -> tuple[int, ...]:
+        """A single number."""
+        return ()
+
+    def prompt(self, givens: Mapping[str, Any]) -> str:
+        """Ask for the head width that gives the target spread."""
+        return (
+            "A query $q$ and a key $k$ in $\\mathbb{R}^{d_k}$ have independent components "
+            "with mean 0 and variance 1.\n\nFor which head width $d_k$ does the raw score "
+            f"$q \\cdot k$ have standard deviation {fmt(givens['target_std'])}?"
+        )

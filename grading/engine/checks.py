@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -53,6 +54,7 @@ def _plain_number(x: float) -> str:
     return text
 
 
+@lru_cache(maxsize=256)
 def describe_tolerance(tol: Tolerance) -> str:
     """Human sentence, e.g. 'within 0.01 or 1% of the correct value, whichever is larger'."""
     absolute = _plain_number(tol.atol)

@@ -88,16 +88,20 @@ class _Marker:
         solution = family.solve(givens)
         self.answer = solution.answer
         self.allowed = np.maximum(tolerance.atol, tolerance.rtol * np.abs(self.answer))
-        mistakes = offered_mistakes(solution, tolerance)
-        self.mistake_codes = tuple(mistakes)
-        self.mistakes = _Targets(
-            np.stack(list(mistakes.values())) if mistakes else np.empty((0, *self.shape)),
-            tolerance,
-        )
+        self.solution = solution
+        self._mistakes: tuple[tuple[str, ...], _Targets] | None = None
         self.width = width_of(givens)
         self._slips: Slips | None = None
         self._slip_targets: _Targets | None = None
         self._feedback: dict[tuple[Any, ...], str] = {}
+
+    def mistakes(self) -> tuple[tuple[str, ...], _Targets]:
+        """Codes and stacked values of the offered mistakes, built when a response is wrong."""
+        if self._mistakes is None:
+            offered = offered_mistakes(self.solution, self.tolerance)
+            values = np.array(list(offered.values())) if offered else np.empty((0, *self.shape))
+            self._mistakes = (tuple(offered), _Targets(values, self.tolerance))
+        return self._mistakes
 
     def slips(self) -> tuple[Slips, _Targets]:
         """The generic slips, built only when a response matches no named mistake."""
@@ -144,7 +148,8 @@ class _Marker:
         coarse = np.zeros(count, dtype=bool)
         wrong_rows = np.flatnonzero(~correct)
         if wrong_rows.size:
-            mistake_index[wrong_rows] = self.mistakes.first_match(values[wrong_rows])
+            mistake_targets = self.mistakes()[1]
+            mistake_index[wrong_rows] = mistake_targets.first_match(values[wrong_rows])
             unexplained = wrong_rows[mistake_index[wrong_rows] < 0]
             if unexplained.size:
                 slips, targets = self.slips()
@@ -185,7 +190,7 @@ class _Marker:
                 ]
             code = sentence = misconception = None
             if mistake_list[index] >= 0:
-                misconception = self.mistake_codes[mistake_list[index]]
+                misconception = self.mistakes()[0][mistake_list[index]]
             elif slip_list[index] >= 0:
                 slips = self.slips()[0]
                 code = slips.codes[slip_list[index]]

@@ -179,7 +179,7 @@ class Family(ABC):
                 return False
         if len(mistakes) > 1:
             # Two mistakes with about the same value could not be told apart either.
-            close = _close_pairs(np.stack(mistakes), margin)
+            close = _close_pairs(np.stack(mistakes).reshape(len(mistakes), -1), margin)
             if (close & ~np.eye(len(mistakes), dtype=bool)).any():
                 return False
         return True
@@ -206,11 +206,11 @@ def validate_params(family: Family, params: Mapping[str, Any] | None) -> dict[st
     return family.clean_params(params)
 
 
-def _close_pairs(stack: FloatArray, tolerance: Tolerance) -> npt.NDArray[np.bool_]:
-    """close[i, j]: mistake i lies within tolerance of mistake j (taken as the target)."""
-    count = stack.shape[0]
-    close = within_tolerance(stack[:, np.newaxis], stack[np.newaxis, :], tolerance)
-    return close.reshape(count, count, -1).all(axis=2)
+def _close_pairs(flat: FloatArray, tolerance: Tolerance) -> npt.NDArray[np.bool_]:
+    """close[i, j]: row i of flat (K, n) lies within tolerance of row j (taken as the target)."""
+    allowed = np.maximum(tolerance.atol, tolerance.rtol * np.abs(flat))
+    with np.errstate(invalid="ignore"):
+        return (np.abs(flat[:, np.newaxis, :] - flat[np.newaxis, :, :]) <= allowed).all(axis=2)
 
 
 def offered_mistakes(solution: Solution, tolerance: Tolerance) -> dict[str, FloatArray]:
@@ -224,15 +224,18 @@ def offered_mistakes(solution: Solution, tolerance: Tolerance) -> dict[str, Floa
     ]
     if not shaped:
         return {}
-    # Stacked comparisons instead of one per mistake: this runs on every graded response.
-    stack = np.stack([value for _, value in shaped])
+    # The same test as within_tolerance, on all mistakes at once: this runs for every
+    # response that is not correct, so it avoids one small-array call per mistake.
     count = len(shaped)
-    finite = np.isfinite(stack).reshape(count, -1).all(axis=1)
-    same = within_tolerance(stack, answer, tolerance).reshape(count, -1).all(axis=1)
-    keep = (finite & ~same).tolist()
+    flat = np.array([value for _, value in shaped]).reshape(count, -1)
+    target = answer.reshape(1, -1)
+    allowed = np.maximum(tolerance.atol, tolerance.rtol * np.abs(target))
+    with np.errstate(invalid="ignore"):
+        same = (np.abs(flat - target) <= allowed).all(axis=1)
+    keep = (np.isfinite(flat).all(axis=1) & ~same).tolist()
     if sum(keep) > 1:
         # A value that fits two mistakes can only be named once; the earlier one keeps it.
-        close = _close_pairs(stack, tolerance).tolist()
+        close = _close_pairs(flat, tolerance).tolist()
         offered_so_far: list[int] = []
         for index in range(count):
             if keep[index] and any(close[index][earlier] for earlier in offered_so_far):

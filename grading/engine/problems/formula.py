@@ -232,11 +232,11 @@ class FormulaFamily(Family):
         """The instructor's text with {name} replaced by the drawn value; other braces stay."""
         values = givens["values"]
 
-        def substitute(match: re.Match[str]) -> str:
+        def _substitute(match: re.Match[str]) -> str:
             name = match.group(1)
             return fmt(values[name]) if name in values else match.group(0)
 
-        return _PLACEHOLDER.sub(substitute, givens["prompt"])
+        return _PLACEHOLDER.sub(_substitute, givens["prompt"])
 
 
 FORMULA = FormulaFamily()

@@ -12,6 +12,7 @@ from grading.engine import (
     FAMILIES,
     Tolerance,
     Verdict,
+    describe_tolerance,
     format_answer,
     get_family,
     grade,
@@ -162,9 +163,8 @@ def test_generic_diagnoses(key, givens, text, diagnosis, phrase):
     assert verdict.misconception is None
     assert verdict.detail["diagnosis"] == diagnosis
     assert phrase in verdict.feedback
-    assert verdict.feedback.endswith(
-        "Answers count as correct within 0.01 or 1% of the correct value, whichever is larger."
-    ) or verdict.feedback.endswith("Answers count as correct within 1% of the correct value.")
+    tolerance = describe_tolerance(get_family(key).default_tolerance)
+    assert verdict.feedback.endswith(f"Answers count as correct {tolerance}.")
 
 
 def test_width_factors_only_when_givens_have_a_width():

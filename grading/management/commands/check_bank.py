@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from django.core.management.base import BaseCommand, CommandError
+
+from courses.models import Problem
+from grading import engine
+from grading.families import problem_tolerance, variant_data
+
+
+def _finite(value) -> bool:
+    if isinstance(value, list):
+        return all(_finite(v) for v in value)
+    if isinstance(value, dict):
+        return all(_finite(v) for v in value.values())
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return True
+    return math.isfinite(value)
+
+
+def problem_failures(problem: Problem, seeds: range) -> list[str]:
+    """Every way a problem's variants fail the bank's promises, one line each."""
+    failures = []
+    family = engine.get_family(problem.family)
+    tolerance = problem_tolerance(problem)
+    for seed in seeds:
+        where = f"{problem.slug} seed {seed}"
+        try:
+            data = variant_data(problem, seed)
+        except Exception as exc:  # any failure to generate is what this command must report
+            failures.append(f"{where}: cannot generate: {exc}")
+            continue
+        if not _finite(data.givens):
+            failures.append(f"{where}: givens are not all finite: {data.givens}")
+        if not np.all(np.isfinite(data.answer)):
+            failures.append(f"{where}: answer is not finite")
+            continue
+        typed = engine.format_answer(data.answer)
+        verdict = engine.grade(family, data.givens, typed, tolerance=tolerance)
+        if verdict.status != "correct":
+            failures.append(f"{where}: the answer typed as {typed!r} grades {verdict.status}")
+        shape = family.answer_shape(data.givens)
+        zero = engine.format_answer(np.zeros(shape)) if shape else "0"
+        if engine.grade(family, data.givens, zero, tolerance=tolerance).status != "incorrect":
+            failures.append(f"{where}: 0 does not grade incorrect")
+        for code, value in data.mistakes.items():
+            verdict = engine.grade(
+                family, data.givens, engine.format_answer(value), tolerance=tolerance
+            )
+            if verdict.status != "incorrect" or verdict.misconception != code:
+                failures.append(
+                    f"{where}: mistake {code} grades {verdict.status} "
+                    f"with misconception {verdict.misconception}"
+                )
+    return failures
+
+
+class Command(BaseCommand):
+    help = (
+        "Generate variants of every problem and verify them: finite givens and answers, the answer "
+        "grades correct, each offered mistake grades incorrect with its code, 0 grades incorrect."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--variants", type=int, default=200, help="Seeds 0..N-1 per problem.")
+
+    def handle(self, *args, variants, **options):
+        problems = list(Problem.objects.order_by("slug"))
+        if not problems:
+            raise CommandError("No problems in the database; run import_bank first.")
+        failures = []
+        for problem in problems:
+            found = problem_failures(problem, range(variants))
+            status = "ok" if not found else f"{len(found)} failure(s)"
+            self.stdout.write(f"{problem.slug:<28} {variants} variants  {status}")
+            failures.extend(found)
+        for line in failures[:50]:
+            self.stderr.write(line)
+        if failures:
+            raise CommandError(f"{len(failures)} failure(s) in {len(problems)} problems.")
+        self.stdout.write(self.style.SUCCESS(f"All {len(problems)} problems passed."))

@@ -1,0 +1,191 @@
+"""What learners do: variants they are given, attempts at quizzes, every response they submit.
+
+A Variant stores its seed AND its givens (with the family version that made them), so a regrade or
+an audit reads the stored numbers and never depends on the generator staying unchanged.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from courses.models import Choice, Problem, Question, Quiz, QuizItem
+
+
+class Attempt(models.Model):
+    class Status(models.TextChoices):
+        IN_PROGRESS = "in_progress", "In progress"
+        SUBMITTED = "submitted", "Submitted"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="attempts"
+    )
+    quiz = models.ForeignKey(Quiz, on_delete=models.PROTECT, related_name="attempts")
+    number = models.PositiveIntegerField(help_text="1 for a learner's first attempt at the quiz.")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.IN_PROGRESS)
+    started_at = models.DateTimeField(auto_now_add=True)
+    deadline = models.DateTimeField(null=True, blank=True, help_text="Empty: no time limit.")
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    # Set when the deadline passed before the learner submitted; the saved answers were graded.
+    late = models.BooleanField(default=False)
+    score = models.FloatField(default=0.0)
+    max_score = models.FloatField(default=0.0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        constraints = [
+            # Two simultaneous starts at the attempt limit cannot both win: the number is unique.
+            models.UniqueConstraint(
+                fields=["user", "quiz", "number"], name="attempt_unique_number"
+            ),
+            models.CheckConstraint(
+                condition=Q(status="in_progress") | Q(submitted_at__isnull=False),
+                name="attempt_submitted_has_time",
+            ),
+        ]
+        indexes = [models.Index(fields=["quiz", "updated_at"], name="attempt_quiz_updated")]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.quiz.slug} #{self.number} ({self.get_status_display()})"
+
+
+class Variant(models.Model):
+    """One generated instance of a problem, for one learner's practice or one attempt's item."""
+
+    problem = models.ForeignKey(Problem, on_delete=models.PROTECT, related_name="variants")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="variants",
+        help_text="Empty for an instructor's preview.",
+    )
+    attempt = models.ForeignKey(
+        Attempt, on_delete=models.CASCADE, null=True, blank=True, related_name="variants"
+    )
+    quiz_item = models.ForeignKey(
+        QuizItem, on_delete=models.PROTECT, null=True, blank=True, related_name="variants"
+    )
+    counter = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The learner's n-th practice variant of this problem."
+    )
+    seed = models.BigIntegerField()
+    family = models.CharField(max_length=60)
+    family_version = models.PositiveIntegerField()
+    params = models.JSONField(default=dict)
+    givens = models.JSONField()
+    # The tolerance in force when the variant was made, so a later edit cannot regrade it.
+    atol = models.FloatField()
+    rtol = models.FloatField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["attempt", "quiz_item"],
+                condition=Q(attempt__isnull=False),
+                name="variant_one_per_attempt_item",
+            ),
+            models.UniqueConstraint(
+                fields=["user", "problem", "counter"],
+                condition=Q(attempt__isnull=True, counter__isnull=False),
+                name="variant_unique_practice_counter",
+            ),
+            models.CheckConstraint(
+                condition=(Q(attempt__isnull=True) & Q(quiz_item__isnull=True))
+                | (Q(attempt__isnull=False) & Q(quiz_item__isnull=False)),
+                name="variant_attempt_and_item_together",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.problem.slug} seed {self.seed}"
+
+
+class Response(models.Model):
+    """Every submission, invalid ones included; only `counts_as_try` ones use up a try."""
+
+    class Status(models.TextChoices):
+        CORRECT = "correct", "Correct"
+        INCORRECT = "incorrect", "Incorrect"
+        INVALID = "invalid", "Invalid input"
+        RECORDED = "recorded", "Recorded (graded on submission)"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="responses"
+    )
+    attempt = models.ForeignKey(
+        Attempt, on_delete=models.CASCADE, null=True, blank=True, related_name="responses"
+    )
+    quiz_item = models.ForeignKey(
+        QuizItem, on_delete=models.PROTECT, null=True, blank=True, related_name="responses"
+    )
+    variant = models.ForeignKey(
+        Variant, on_delete=models.PROTECT, null=True, blank=True, related_name="responses"
+    )
+    question = models.ForeignKey(
+        Question, on_delete=models.PROTECT, null=True, blank=True, related_name="responses"
+    )
+    text = models.TextField(blank=True, help_text="What the learner typed, as typed.")
+    choices = models.ManyToManyField(Choice, blank=True, related_name="responses")
+    status = models.CharField(max_length=16, choices=Status.choices)
+    score = models.FloatField(default=0.0)
+    counts_as_try = models.BooleanField(default=True)
+    misconception = models.CharField(max_length=80, blank=True)
+    feedback = models.TextField(blank=True)
+    detail = models.JSONField(default=dict, blank=True)
+    idempotency_key = models.CharField(max_length=200, blank=True)
+    request_fingerprint = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(variant__isnull=False) & Q(question__isnull=True))
+                | (Q(variant__isnull=True) & Q(question__isnull=False)),
+                name="response_answers_a_variant_or_a_question",
+            ),
+            models.UniqueConstraint(
+                fields=["user", "idempotency_key"],
+                condition=~Q(idempotency_key=""),
+                name="response_unique_idempotency_key",
+            ),
+        ]
+        indexes = [models.Index(fields=["attempt", "quiz_item"], name="response_attempt_item")]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.status} · {self.created_at:%Y-%m-%d %H:%M}"
+
+
+class PracticeStreak(models.Model):
+    """Mastery per learner and problem: three correct in a row on fresh variants."""
+
+    MASTERY = 3
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="streaks"
+    )
+    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="streaks")
+    current = models.PositiveIntegerField(default=0)
+    best = models.PositiveIntegerField(default=0)
+    correct_total = models.PositiveIntegerField(default=0)
+    tries_total = models.PositiveIntegerField(default=0)
+    mastered_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "problem"], name="streak_one_per_problem"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.problem.slug}: {self.current} in a row"
+
+    @property
+    def mastered(self) -> bool:
+        return self.mastered_at is not None

@@ -1,0 +1,530 @@
+"""What learners do, as typed service functions: pages and the API call these and nothing else.
+
+Grading happens before any row is written: the engine is pure and needs no lock, and SQLite allows
+one writer at a time, so holding the write lock across grading would halve throughput.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from courses.models import Problem, Question, Quiz, QuizItem
+from grading import engine
+from grading.families import (
+    attempt_seed,
+    practice_seed,
+    problem_tolerance,
+    variant_data,
+)
+from grading.models import Attempt, PracticeStreak, Response, Variant
+
+# Two identical submissions this close together are one double click, not two tries.
+DOUBLE_SUBMIT_WINDOW = timedelta(seconds=5)
+
+
+class ServiceError(Exception):
+    """A request the rules refuse; `code` is stable for the API, the message is for people."""
+
+    code = "refused"
+
+    def __init__(self, message: str):
+        self.message = message
+        super().__init__(message)
+
+
+class QuizNotOpen(ServiceError):
+    code = "quiz_not_open"
+
+
+class AttemptLimitReached(ServiceError):
+    code = "attempt_limit_reached"
+
+
+class AttemptClosed(ServiceError):
+    code = "attempt_closed"
+
+
+class NoTriesLeft(ServiceError):
+    code = "no_tries_left"
+
+
+class IdempotencyConflict(ServiceError):
+    code = "idempotency_conflict"
+
+
+@dataclass(frozen=True)
+class Graded:
+    """A verdict from either a problem (the engine) or a question (the choices)."""
+
+    status: str
+    score: float
+    misconception: str | None
+    feedback: str
+    detail: dict
+
+
+# ---------------------------------------------------------------------------------------------
+# Grading, without touching the database
+# ---------------------------------------------------------------------------------------------
+
+
+def variant_grade(*, variant: Variant, text: str) -> Graded:
+    """Grade typed text against a stored variant: its givens and tolerance, never regenerated."""
+    family = engine.get_family(variant.family)
+    verdict = engine.grade(
+        family, variant.givens, text, tolerance=engine.Tolerance(variant.atol, variant.rtol)
+    )
+    return Graded(
+        verdict.status, verdict.score, verdict.misconception, verdict.feedback, verdict.detail
+    )
+
+
+def question_grade(*, question: Question, choice_ids: Iterable[int]) -> Graded:
+    """Grade chosen choices; the first wrong pick names its misconception; none picked: invalid."""
+    choices = list(question.choices.all())
+    by_id = {choice.id: choice for choice in choices}
+    picked_ids = sorted(set(choice_ids))
+    if not picked_ids:
+        return Graded("invalid", 0.0, None, "Choose an answer.", {})
+    if any(choice_id not in by_id for choice_id in picked_ids):
+        return Graded("invalid", 0.0, None, "That choice is not part of this question.", {})
+    if question.kind != Question.Kind.MULTIPLE and len(picked_ids) > 1:
+        return Graded("invalid", 0.0, None, "Choose exactly one answer.", {})
+    picked = [by_id[i] for i in picked_ids]
+    correct_ids = {c.id for c in choices if c.is_correct}
+    detail = {"picked": picked_ids}
+    if set(picked_ids) == correct_ids:
+        feedback = " ".join(c.feedback for c in picked if c.feedback) or "Correct."
+        return Graded("correct", 1.0, None, feedback, detail)
+    wrong = [c for c in picked if not c.is_correct]
+    if wrong:
+        first = wrong[0]
+        code = first.misconception.code if first.misconception else None
+        return Graded("incorrect", 0.0, code, first.feedback or "Not quite.", detail)
+    missing = len(correct_ids) - len(picked_ids)
+    return Graded(
+        "incorrect",
+        0.0,
+        None,
+        f"Every choice you picked is right, but {missing} more "
+        f"{'is' if missing == 1 else 'are'} right too.",
+        detail,
+    )
+
+
+def _fingerprint(*parts: object) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _replay(*, user, idempotency_key: str, fingerprint: str) -> Response | None:
+    """The response first recorded under this key, or None; a different body is a conflict."""
+    if not idempotency_key:
+        return None
+    earlier = Response.objects.filter(user=user, idempotency_key=idempotency_key).first()
+    if earlier is None:
+        return None
+    if earlier.request_fingerprint != fingerprint:
+        raise IdempotencyConflict(
+            "This Idempotency-Key was already used for a different answer; use a new key."
+        )
+    return earlier
+
+
+def _create_response(*, idempotency_key: str, fingerprint: str, **fields) -> Response:
+    """Insert one response; a concurrent twin with the same key yields the first one's row."""
+    try:
+        with transaction.atomic():
+            return Response.objects.create(
+                idempotency_key=idempotency_key, request_fingerprint=fingerprint, **fields
+            )
+    except IntegrityError:
+        if not idempotency_key:
+            raise
+        replay = _replay(
+            user=fields["user"], idempotency_key=idempotency_key, fingerprint=fingerprint
+        )
+        if replay is None:
+            raise
+        return replay
+
+
+# ---------------------------------------------------------------------------------------------
+# Practice
+# ---------------------------------------------------------------------------------------------
+
+
+def practice_variant_new(*, user: AbstractBaseUser, problem: Problem) -> Variant:
+    """A fresh variant of a problem for a learner: the next counter, a server-derived seed."""
+    data = None
+    for _ in range(3):  # a concurrent request may take the same counter; try the next one
+        last = Variant.objects.filter(
+            user=user, problem=problem, attempt__isnull=True, counter__isnull=False
+        ).aggregate(last=Max("counter"))["last"]
+        counter = (last or 0) + 1
+        seed = practice_seed(user_id=user.pk, problem_id=problem.pk, counter=counter)
+        data = variant_data(problem, seed)
+        tolerance = problem_tolerance(problem)
+        try:
+            with transaction.atomic():
+                return Variant.objects.create(
+                    problem=problem,
+                    user=user,
+                    counter=counter,
+                    seed=seed,
+                    family=problem.family,
+                    family_version=engine.get_family(problem.family).version,
+                    params=problem.params,
+                    givens=data.givens,
+                    atol=tolerance.atol,
+                    rtol=tolerance.rtol,
+                )
+        except IntegrityError:
+            continue
+    raise ServiceError("Could not create a new variant; please try again.")
+
+
+def practice_variant_current(*, user: AbstractBaseUser, problem: Problem) -> Variant:
+    """The learner's latest practice variant of the problem, or a first one."""
+    latest = (
+        Variant.objects.filter(user=user, problem=problem, attempt__isnull=True)
+        .order_by("-counter")
+        .first()
+    )
+    return latest or practice_variant_new(user=user, problem=problem)
+
+
+def practice_answer_submit(
+    *, user: AbstractBaseUser, variant: Variant, text: str, idempotency_key: str = ""
+) -> Response:
+    """Grade a practice answer and move the mastery streak.
+
+    A streak counts first-try correct answers on fresh variants: a wrong answer resets it, a correct
+    one on a variant already tried (or already solved) leaves it unchanged. Invalid input is kept
+    but costs no try and does not touch the streak.
+    """
+    if variant.user_id != user.pk or variant.attempt_id is not None:
+        raise ServiceError("That variant is not one of your practice variants.")
+    fingerprint = _fingerprint("practice", variant.pk, text)
+    replay = _replay(user=user, idempotency_key=idempotency_key, fingerprint=fingerprint)
+    if replay:
+        return replay
+    graded = variant_grade(variant=variant, text=text)
+    now = timezone.now()
+    with transaction.atomic():
+        earlier = list(
+            Response.objects.filter(variant=variant, counts_as_try=True).values_list(
+                "status", "text", "created_at"
+            )
+        )
+        if (
+            graded.status != "invalid"
+            and earlier
+            and earlier[-1][1] == text
+            and now - earlier[-1][2] < DOUBLE_SUBMIT_WINDOW
+        ):
+            return Response.objects.filter(variant=variant, counts_as_try=True).last()
+        response = _create_response(
+            idempotency_key=idempotency_key,
+            fingerprint=fingerprint,
+            user=user,
+            variant=variant,
+            text=text,
+            status=graded.status,
+            score=graded.score,
+            counts_as_try=graded.status != "invalid",
+            misconception=graded.misconception or "",
+            feedback=graded.feedback,
+            detail=graded.detail,
+        )
+        if graded.status == "invalid":
+            return response
+        streak, _ = PracticeStreak.objects.select_for_update().get_or_create(
+            user=user, problem=variant.problem
+        )
+        streak.tries_total += 1
+        if graded.status == "correct":
+            streak.correct_total += 1
+            if not earlier:
+                streak.current += 1
+                streak.best = max(streak.best, streak.current)
+                if streak.current >= PracticeStreak.MASTERY and streak.mastered_at is None:
+                    streak.mastered_at = now
+        else:
+            streak.current = 0
+        streak.save()
+    return response
+
+
+# ---------------------------------------------------------------------------------------------
+# Quizzes
+# ---------------------------------------------------------------------------------------------
+
+
+def quiz_availability_error(*, quiz: Quiz, now: datetime) -> str | None:
+    """Why the quiz cannot be started now, or None."""
+    if quiz.opens_at and now < quiz.opens_at:
+        return f"This quiz opens at {quiz.opens_at:%Y-%m-%d %H:%M} UTC."
+    if quiz.closes_at and now >= quiz.closes_at:
+        return f"This quiz closed at {quiz.closes_at:%Y-%m-%d %H:%M} UTC."
+    return None
+
+
+def attempt_start(*, user: AbstractBaseUser, quiz: Quiz, now: datetime | None = None) -> Attempt:
+    """Start an attempt, or resume the one in progress; enforces availability and the limit."""
+    now = now or timezone.now()
+    current = Attempt.objects.filter(
+        user=user, quiz=quiz, status=Attempt.Status.IN_PROGRESS
+    ).first()
+    if current is not None:
+        attempt_expire_if_overdue(attempt=current, now=now)
+        if current.status == Attempt.Status.IN_PROGRESS:
+            return current
+    problem = quiz_availability_error(quiz=quiz, now=now)
+    if problem:
+        raise QuizNotOpen(problem)
+    items = list(quiz.items.select_related("problem"))
+    for _ in range(3):
+        used = Attempt.objects.filter(user=user, quiz=quiz).count()
+        if quiz.attempts_allowed is not None and used >= quiz.attempts_allowed:
+            raise AttemptLimitReached(
+                f"You have used all {quiz.attempts_allowed} attempt"
+                f"{'s' if quiz.attempts_allowed != 1 else ''} at this quiz."
+            )
+        deadline = None
+        if quiz.time_limit_minutes:
+            deadline = now + timedelta(minutes=quiz.time_limit_minutes)
+        if quiz.closes_at and (deadline is None or quiz.closes_at < deadline):
+            deadline = quiz.closes_at
+        try:
+            with transaction.atomic():
+                attempt = Attempt.objects.create(
+                    user=user,
+                    quiz=quiz,
+                    number=used + 1,
+                    deadline=deadline,
+                    max_score=float(sum(item.points for item in items)),
+                )
+                Variant.objects.bulk_create(
+                    [_attempt_variant(attempt, item, user) for item in items if item.problem_id]
+                )
+                return attempt
+        except IntegrityError:
+            # Another request took this attempt number at the same moment: count again.
+            continue
+    raise AttemptLimitReached("Another attempt was started at the same moment; reload the quiz.")
+
+
+def _attempt_variant(attempt: Attempt, item: QuizItem, user) -> Variant:
+    problem = item.problem
+    seed = attempt_seed(attempt_id=attempt.pk, item_id=item.pk)
+    data = variant_data(problem, seed)
+    tolerance = problem_tolerance(problem)
+    return Variant(
+        problem=problem,
+        user=user,
+        attempt=attempt,
+        quiz_item=item,
+        seed=seed,
+        family=problem.family,
+        family_version=engine.get_family(problem.family).version,
+        params=problem.params,
+        givens=data.givens,
+        atol=tolerance.atol,
+        rtol=tolerance.rtol,
+    )
+
+
+def feedback_is_immediate(quiz: Quiz) -> bool:
+    return quiz.show_feedback == Quiz.Feedback.IMMEDIATELY
+
+
+def tries_used(*, attempt: Attempt, item: QuizItem) -> int:
+    return Response.objects.filter(attempt=attempt, quiz_item=item, counts_as_try=True).count()
+
+
+def response_submit(
+    *,
+    attempt: Attempt,
+    item: QuizItem,
+    text: str = "",
+    choice_ids: Sequence[int] = (),
+    idempotency_key: str = "",
+    now: datetime | None = None,
+) -> Response:
+    """Record one answer to one item of an attempt, graded on the stored variant.
+
+    With immediate feedback every graded answer is a try, up to the quiz's tries per item. Without
+    it (exams) an answer is saved, the latest one counts, and it is graded the same way but shown
+    only when the policy allows; saving again costs nothing. Invalid input never costs a try.
+    """
+    now = now or timezone.now()
+    if item.quiz_id != attempt.quiz_id:
+        raise ServiceError("That item is not part of this quiz.")
+    attempt_expire_if_overdue(attempt=attempt, now=now)
+    if attempt.status != Attempt.Status.IN_PROGRESS:
+        if attempt.late:
+            raise AttemptClosed(
+                "Time is up: this answer arrived after the deadline and was not saved. "
+                "Your saved answers have been graded."
+            )
+        raise AttemptClosed("This attempt has been submitted; answers can no longer change.")
+    fingerprint = _fingerprint("attempt", attempt.pk, item.pk, text, sorted(choice_ids))
+    replay = _replay(user=attempt.user, idempotency_key=idempotency_key, fingerprint=fingerprint)
+    if replay:
+        return replay
+    variant = None
+    if item.problem_id:
+        variant = Variant.objects.get(attempt=attempt, quiz_item=item)
+        graded = variant_grade(variant=variant, text=text)
+    else:
+        graded = question_grade(question=item.question, choice_ids=choice_ids)
+    immediate = feedback_is_immediate(attempt.quiz)
+    with transaction.atomic():
+        earlier = list(
+            Response.objects.filter(
+                attempt=attempt, quiz_item=item, counts_as_try=True
+            ).values_list("request_fingerprint", "created_at", "status")
+        )
+        if (
+            earlier
+            and earlier[-1][0] == fingerprint
+            and now - earlier[-1][1] < DOUBLE_SUBMIT_WINDOW
+        ):
+            return (
+                Response.objects.filter(attempt=attempt, quiz_item=item, counts_as_try=True)
+                .order_by("created_at", "id")
+                .last()
+            )
+        if graded.status != "invalid" and immediate:
+            if any(status == "correct" for *_, status in earlier):
+                raise NoTriesLeft("You have already answered this item correctly.")
+            if len(earlier) >= attempt.quiz.tries_per_item:
+                raise NoTriesLeft(
+                    f"No tries left: this item allows {attempt.quiz.tries_per_item} "
+                    f"tr{'y' if attempt.quiz.tries_per_item == 1 else 'ies'}."
+                )
+        response = _create_response(
+            idempotency_key=idempotency_key,
+            fingerprint=fingerprint,
+            user=attempt.user,
+            attempt=attempt,
+            quiz_item=item,
+            variant=variant,
+            question=item.question if variant is None else None,
+            text=text,
+            status=graded.status,
+            score=graded.score,
+            counts_as_try=graded.status != "invalid",
+            misconception=graded.misconception or "",
+            feedback=graded.feedback,
+            detail=graded.detail,
+        )
+        if choice_ids and graded.status != "invalid":
+            response.choices.set(choice_ids)
+        _attempt_rescore(attempt)
+    return response
+
+
+def item_scores(*, attempt: Attempt, responses: Iterable[Response]) -> dict[int, float]:
+    """Score per quiz item id from the attempt's responses (0 to 1, before points).
+
+    With immediate feedback the best try counts; otherwise the latest saved answer counts.
+    """
+    immediate = feedback_is_immediate(attempt.quiz)
+    scores: dict[int, float] = {}
+    for response in sorted(responses, key=lambda r: (r.created_at, r.id)):
+        if not response.counts_as_try:
+            continue
+        if immediate:
+            scores[response.quiz_item_id] = max(
+                scores.get(response.quiz_item_id, 0.0), response.score
+            )
+        else:
+            scores[response.quiz_item_id] = response.score
+    return scores
+
+
+def _attempt_rescore(attempt: Attempt) -> None:
+    items = {item.id: item.points for item in attempt.quiz.items.all()}
+    scores = item_scores(attempt=attempt, responses=attempt.responses.all())
+    attempt.score = float(sum(items[item_id] * score for item_id, score in scores.items()))
+    attempt.max_score = float(sum(items.values()))
+    attempt.save(update_fields=["score", "max_score", "updated_at"])
+
+
+def attempt_expire_if_overdue(*, attempt: Attempt, now: datetime | None = None) -> bool:
+    """Close an in-progress attempt whose deadline has passed, grading its saved answers."""
+    now = now or timezone.now()
+    if attempt.status != Attempt.Status.IN_PROGRESS or not attempt.deadline:
+        return False
+    if now < attempt.deadline:
+        return False
+    with transaction.atomic():
+        locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
+        if locked.status != Attempt.Status.IN_PROGRESS:
+            attempt.refresh_from_db()
+            return False
+        locked.status = Attempt.Status.SUBMITTED
+        locked.submitted_at = locked.deadline
+        locked.late = True
+        locked.save(update_fields=["status", "submitted_at", "late", "updated_at"])
+        _attempt_rescore(locked)
+    attempt.refresh_from_db()
+    return True
+
+
+def attempt_submit(*, attempt: Attempt, now: datetime | None = None) -> Attempt:
+    """Submit an attempt and grade it; past the deadline the submission is refused.
+
+    A refused late submission still closes the attempt and grades what was saved before the
+    deadline, and says so; the learner loses nothing they had saved.
+    """
+    now = now or timezone.now()
+    if attempt_expire_if_overdue(attempt=attempt, now=now) or attempt.late:
+        raise AttemptClosed(
+            "Time is up: the submission arrived after the deadline and was refused. "
+            "Your answers saved before the deadline have been graded."
+        )
+    with transaction.atomic():
+        locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
+        if locked.status != Attempt.Status.IN_PROGRESS:
+            attempt.refresh_from_db()
+            return attempt
+        locked.status = Attempt.Status.SUBMITTED
+        locked.submitted_at = now
+        locked.save(update_fields=["status", "submitted_at", "updated_at"])
+        _attempt_rescore(locked)
+    attempt.refresh_from_db()
+    return attempt
+
+
+def answers_released(*, attempt: Attempt, now: datetime | None = None) -> bool:
+    """May the learner see the correct answers of this attempt now?"""
+    now = now or timezone.now()
+    if attempt.status != Attempt.Status.SUBMITTED:
+        return False
+    release = attempt.quiz.release_answers
+    if release == Quiz.AnswerRelease.AFTER_SUBMISSION:
+        return True
+    if release == Quiz.AnswerRelease.AFTER_CLOSE:
+        return attempt.quiz.closes_at is not None and now >= attempt.quiz.closes_at
+    return False
+
+
+def feedback_released(*, attempt: Attempt) -> bool:
+    """May the learner see verdicts and feedback per item now?"""
+    show = attempt.quiz.show_feedback
+    if show == Quiz.Feedback.IMMEDIATELY:
+        return True
+    if show == Quiz.Feedback.AFTER_SUBMISSION:
+        return attempt.status == Attempt.Status.SUBMITTED
+    return False

@@ -1,0 +1,277 @@
+"""The service functions pages and the API share: practice, attempts, tries, deadlines, policy."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from courses.models import Problem, Question, Quiz
+from grading import engine, services
+from grading.models import Attempt, PracticeStreak, Response, Variant
+from tests.factories import QuizFactory, QuizItemFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def learner():
+    return UserFactory()
+
+
+def answer_of(variant: Variant) -> str:
+    family = engine.get_family(variant.family)
+    return engine.format_answer(family.solve(variant.givens).answer)
+
+
+def mistake_of(variant: Variant, code: str) -> str | None:
+    data = engine.get_family(variant.family).solve(variant.givens)
+    value = data.mistakes.get(code)
+    return None if value is None else engine.format_answer(value)
+
+
+# --- practice ---------------------------------------------------------------------------------
+
+
+def test_practice_variants_are_fresh_and_reproducible(shipped_bank, learner):
+    problem = Problem.objects.get(slug="dot-variance")
+    first = services.practice_variant_new(user=learner, problem=problem)
+    second = services.practice_variant_new(user=learner, problem=problem)
+    assert (first.counter, second.counter) == (1, 2)
+    assert first.seed != second.seed
+    again = engine.make_variant(
+        engine.get_family("dot-variance"),
+        engine.validate_params(engine.get_family("dot-variance"), {}),
+        first.seed,
+    )
+    assert again.givens == first.givens
+
+
+def test_seeds_differ_between_learners(shipped_bank):
+    problem = Problem.objects.get(slug="dot-variance")
+    a = services.practice_variant_new(user=UserFactory(), problem=problem)
+    b = services.practice_variant_new(user=UserFactory(), problem=problem)
+    assert a.seed != b.seed
+
+
+def test_practice_names_the_misconception_then_builds_a_streak(shipped_bank, learner):
+    problem = Problem.objects.get(slug="dot-variance")
+    variant = services.practice_variant_new(user=learner, problem=problem)
+    while mistake_of(variant, "std-for-variance") is None:
+        variant = services.practice_variant_new(user=learner, problem=problem)
+    wrong = services.practice_answer_submit(
+        user=learner, variant=variant, text=mistake_of(variant, "std-for-variance")
+    )
+    assert wrong.status == "incorrect"
+    assert wrong.misconception == "std-for-variance"
+    assert PracticeStreak.objects.get(user=learner, problem=problem).current == 0
+    for expected in (1, 2, 3):
+        variant = services.practice_variant_new(user=learner, problem=problem)
+        right = services.practice_answer_submit(
+            user=learner, variant=variant, text=answer_of(variant)
+        )
+        assert right.status == "correct"
+        streak = PracticeStreak.objects.get(user=learner, problem=problem)
+        assert streak.current == expected
+    assert streak.mastered
+
+
+def test_correct_after_a_wrong_try_on_the_same_variant_does_not_grow_the_streak(
+    shipped_bank, learner
+):
+    problem = Problem.objects.get(slug="dot-variance")
+    variant = services.practice_variant_new(user=learner, problem=problem)
+    services.practice_answer_submit(user=learner, variant=variant, text="0")
+    services.practice_answer_submit(user=learner, variant=variant, text=answer_of(variant))
+    assert PracticeStreak.objects.get(user=learner, problem=problem).current == 0
+
+
+def test_invalid_practice_input_costs_nothing(shipped_bank, learner):
+    problem = Problem.objects.get(slug="dot-variance")
+    variant = services.practice_variant_new(user=learner, problem=problem)
+    response = services.practice_answer_submit(user=learner, variant=variant, text="9^9^9")
+    assert response.status == "invalid"
+    assert not response.counts_as_try
+    assert response.feedback
+    assert not PracticeStreak.objects.filter(user=learner).exists()
+    right = services.practice_answer_submit(user=learner, variant=variant, text=answer_of(variant))
+    assert PracticeStreak.objects.get(user=learner, problem=problem).current == 1
+    assert right.status == "correct"
+
+
+def test_a_double_click_records_one_try(shipped_bank, learner):
+    problem = Problem.objects.get(slug="dot-variance")
+    variant = services.practice_variant_new(user=learner, problem=problem)
+    first = services.practice_answer_submit(user=learner, variant=variant, text="1")
+    second = services.practice_answer_submit(user=learner, variant=variant, text="1")
+    assert first.pk == second.pk
+    assert Response.objects.filter(variant=variant).count() == 1
+
+
+def test_another_learners_variant_is_refused(shipped_bank, learner):
+    problem = Problem.objects.get(slug="dot-variance")
+    variant = services.practice_variant_new(user=UserFactory(), problem=problem)
+    with pytest.raises(services.ServiceError):
+        services.practice_answer_submit(user=learner, variant=variant, text="1")
+    assert not Response.objects.exists()
+
+
+def test_idempotency_key_replays_and_conflicts(shipped_bank, learner):
+    problem = Problem.objects.get(slug="dot-variance")
+    variant = services.practice_variant_new(user=learner, problem=problem)
+    first = services.practice_answer_submit(
+        user=learner, variant=variant, text="2", idempotency_key="k1"
+    )
+    replay = services.practice_answer_submit(
+        user=learner, variant=variant, text="2", idempotency_key="k1"
+    )
+    assert replay.pk == first.pk
+    with pytest.raises(services.IdempotencyConflict):
+        services.practice_answer_submit(
+            user=learner, variant=variant, text="3", idempotency_key="k1"
+        )
+    assert Response.objects.count() == 1
+
+
+def test_regrade_reads_the_stored_givens(shipped_bank, learner, monkeypatch):
+    """A generator change (a version bump) must not change the verdict on a stored variant."""
+    problem = Problem.objects.get(slug="dot-variance")
+    variant = services.practice_variant_new(user=learner, problem=problem)
+    typed = answer_of(variant)
+    family = engine.get_family("dot-variance")
+    monkeypatch.setattr(type(family), "version", family.version + 1, raising=False)
+    monkeypatch.setattr(
+        type(family), "generate", lambda self, rng, params: {"d_k": 1, "sigma_q": 9, "sigma_k": 9}
+    )
+    assert services.variant_grade(variant=variant, text=typed).status == "correct"
+
+
+# --- quizzes ----------------------------------------------------------------------------------
+
+
+def test_exam_attempt_limit_and_resume(shipped_bank, learner):
+    exam = Quiz.objects.get(mode=Quiz.Mode.EXAM)
+    first = services.attempt_start(user=learner, quiz=exam)
+    assert services.attempt_start(user=learner, quiz=exam).pk == first.pk
+    problem_items = exam.items.filter(problem__isnull=False).count()
+    assert Variant.objects.filter(attempt=first).count() == problem_items
+    for _ in range(exam.attempts_allowed):
+        attempt = services.attempt_start(user=learner, quiz=exam)
+        services.attempt_submit(attempt=attempt)
+    with pytest.raises(services.AttemptLimitReached, match="used all"):
+        services.attempt_start(user=learner, quiz=exam)
+    assert Attempt.objects.filter(user=learner, quiz=exam).count() == exam.attempts_allowed
+
+
+def test_practice_quiz_tries_per_item_and_best_try_counts(shipped_bank, learner):
+    quiz = Quiz.objects.get(slug="attention-practice")
+    attempt = services.attempt_start(user=learner, quiz=quiz)
+    item = quiz.items.filter(problem__isnull=False).first()
+    variant = Variant.objects.get(attempt=attempt, quiz_item=item)
+    wrong = services.response_submit(attempt=attempt, item=item, text="0")
+    assert wrong.status == "incorrect"
+    invalid = services.response_submit(attempt=attempt, item=item, text="[[")
+    assert invalid.status == "invalid"
+    assert services.tries_used(attempt=attempt, item=item) == 1
+    right = services.response_submit(attempt=attempt, item=item, text=answer_of(variant))
+    assert right.status == "correct"
+    attempt.refresh_from_db()
+    assert attempt.score == item.points
+    with pytest.raises(services.NoTriesLeft, match="already answered"):
+        services.response_submit(attempt=attempt, item=item, text="1")
+
+
+def test_tries_run_out(shipped_bank, learner):
+    quiz = Quiz.objects.get(slug="attention-practice")
+    attempt = services.attempt_start(user=learner, quiz=quiz)
+    item = quiz.items.filter(problem__isnull=False).first()
+    for n in range(quiz.tries_per_item):
+        services.response_submit(attempt=attempt, item=item, text=str(n + 1000))
+    with pytest.raises(services.NoTriesLeft, match="No tries left"):
+        services.response_submit(attempt=attempt, item=item, text="5")
+    assert services.tries_used(attempt=attempt, item=item) == quiz.tries_per_item
+
+
+def test_question_items_name_the_misconception_of_the_choice(shipped_bank, learner):
+    quiz = Quiz.objects.get(slug="attention-practice")
+    attempt = services.attempt_start(user=learner, quiz=quiz)
+    item = quiz.items.filter(question__isnull=False).first()
+    wrong_choice = item.question.choices.filter(is_correct=False).first()
+    response = services.response_submit(attempt=attempt, item=item, choice_ids=[wrong_choice.pk])
+    assert response.status == "incorrect"
+    assert response.misconception == wrong_choice.misconception.code
+    nothing = services.response_submit(attempt=attempt, item=item, choice_ids=[])
+    assert nothing.status == "invalid"
+    assert not nothing.counts_as_try
+
+
+def test_multiple_choice_needs_every_correct_choice(shipped_bank, learner):
+    question = Question.objects.filter(kind=Question.Kind.MULTIPLE).first()
+    correct = list(question.choices.filter(is_correct=True).values_list("pk", flat=True))
+    graded = services.question_grade(question=question, choice_ids=correct)
+    assert graded.status == "correct"
+    if len(correct) > 1:
+        partial = services.question_grade(question=question, choice_ids=correct[:1])
+        assert partial.status == "incorrect"
+        assert "right too" in partial.feedback
+
+
+def test_exam_saves_latest_answer_and_grades_on_submission(shipped_bank, learner):
+    exam = Quiz.objects.get(mode=Quiz.Mode.EXAM)
+    attempt = services.attempt_start(user=learner, quiz=exam)
+    item = exam.items.filter(problem__isnull=False).first()
+    variant = Variant.objects.get(attempt=attempt, quiz_item=item)
+    services.response_submit(attempt=attempt, item=item, text=answer_of(variant))
+    services.response_submit(attempt=attempt, item=item, text="12345")
+    assert not services.feedback_released(attempt=attempt)
+    assert not services.answers_released(attempt=attempt)
+    services.attempt_submit(attempt=attempt)
+    attempt.refresh_from_db()
+    assert attempt.status == Attempt.Status.SUBMITTED
+    assert attempt.score == 0  # the latest saved answer counts, and it was wrong
+    assert services.feedback_released(attempt=attempt)
+    assert services.answers_released(attempt=attempt)
+
+
+def test_late_submission_is_refused_and_saved_answers_graded(shipped_bank, learner):
+    exam = Quiz.objects.get(mode=Quiz.Mode.EXAM)
+    start = timezone.now()
+    attempt = services.attempt_start(user=learner, quiz=exam, now=start)
+    item = exam.items.filter(problem__isnull=False).first()
+    variant = Variant.objects.get(attempt=attempt, quiz_item=item)
+    services.response_submit(attempt=attempt, item=item, text=answer_of(variant), now=start)
+    late = start + timedelta(minutes=exam.time_limit_minutes, seconds=1)
+    with pytest.raises(services.AttemptClosed, match="Time is up"):
+        services.response_submit(attempt=attempt, item=item, text="1", now=late)
+    with pytest.raises(services.AttemptClosed):
+        services.attempt_submit(attempt=attempt, now=late)
+    attempt.refresh_from_db()
+    assert attempt.late
+    assert attempt.status == Attempt.Status.SUBMITTED
+    assert attempt.score == item.points
+    assert Response.objects.filter(attempt=attempt).count() == 1
+
+
+def test_quiz_not_open_yet_or_closed(learner, db):
+    now = timezone.now()
+    later = QuizFactory(opens_at=now + timedelta(days=1))
+    QuizItemFactory(quiz=later)
+    with pytest.raises(services.QuizNotOpen, match="opens at"):
+        services.attempt_start(user=learner, quiz=later, now=now)
+    closed = QuizFactory(closes_at=now - timedelta(days=1))
+    with pytest.raises(services.QuizNotOpen, match="closed at"):
+        services.attempt_start(user=learner, quiz=closed, now=now)
+    assert not Attempt.objects.exists()
+
+
+def test_answers_after_close_wait_for_the_close(learner, db):
+    now = timezone.now()
+    quiz = QuizFactory(
+        release_answers=Quiz.AnswerRelease.AFTER_CLOSE, closes_at=now + timedelta(hours=1)
+    )
+    QuizItemFactory(quiz=quiz)
+    attempt = services.attempt_start(user=learner, quiz=quiz, now=now)
+    services.attempt_submit(attempt=attempt, now=now)
+    assert not services.answers_released(attempt=attempt, now=now)
+    assert services.answers_released(attempt=attempt, now=now + timedelta(hours=2))

@@ -532,8 +532,10 @@ def parse(text: str, shape: tuple[int, ...]) -> npt.NDArray[np.float64]:
     _check_brackets(normalised)
     if sum(normalised.count(op) for op in "+-*/(") > MAX_OPERATIONS:
         raise ParseError("the answer is too complicated; simplify it")
-    rows = _layout(normalised, spaces_separate=bool(shape))
-    entries = _arrange(rows, shape, normalised)
+    if not shape and not any(mark in normalised for mark in ",;\n["):
+        entries = [normalised]  # one expression: no layout to work out
+    else:
+        entries = _arrange(_layout(normalised, spaces_separate=bool(shape)), shape, normalised)
     values: list[float] = []
     for index, entry in enumerate(entries):
         try:

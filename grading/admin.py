@@ -10,7 +10,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from courses.markup import MarkupError, render_markup
-from courses.models import Problem
+from courses.models import Misconception, Problem
 from grading import engine
 from grading.families import problem_errors, variant_data
 from grading.models import Attempt, PracticeStreak, Response, Variant
@@ -46,6 +46,12 @@ class ProblemForm(forms.ModelForm):
         errors = problem_errors(
             family, cleaned["params"] or {}, cleaned.get("atol"), cleaned.get("rtol")
         )
+        if not errors and family == engine.FORMULA_FAMILY:
+            # Each mistake code must name a misconception, or learners get no explanation of it.
+            codes = set((cleaned["params"] or {}).get("mistakes", {}))
+            known = set(Misconception.objects.filter(code__in=codes).values_list("code", flat=True))
+            for code in sorted(codes - known):
+                errors[f"params.mistakes.{code}"] = f"no misconception has the code {code!r}"
         for name, message in errors.items():
             if name == "family":
                 self.add_error("family", message)

@@ -51,3 +51,66 @@ def test_bad_parameters_are_refused_with_their_name(instructor_client):
 @pytest.mark.parametrize("model", ["variant", "attempt", "response", "practicestreak"])
 def test_learner_records_are_listed_for_instructors(instructor_client, model):
     assert instructor_client.get(reverse(f"admin:grading_{model}_changelist")).status_code == 200
+
+
+FORMULA = {
+    "variables": {"d_k": {"choices": [16, 64, 256]}, "s": {"min": 0.5, "max": 2, "step": 0.5}},
+    "answer": "d_k * s^2",
+    "mistakes": {"std-for-variance": "sqrt(d_k) * s"},
+    "prompt": "Components have standard deviation {s} and $d_k = {d_k}$. What is the variance?",
+    "version": 1,
+}
+
+
+def formula_post(lesson, params: dict) -> dict:
+    import json
+
+    return {
+        "lesson": lesson.pk,
+        "title": "Variance by formula",
+        "slug": "variance-formula",
+        "order": 0,
+        "family": "formula",
+        "params": json.dumps(params),
+        "prompt": "",
+    }
+
+
+def test_instructors_author_formula_problems_without_python(instructor_client, shipped_bank):
+    from courses.models import Lesson
+
+    lesson = Lesson.objects.get()
+    response = instructor_client.post(
+        reverse("admin:courses_problem_add"), formula_post(lesson, FORMULA)
+    )
+    assert response.status_code == 302, response.content.decode()[:2000]
+    problem = Problem.objects.get(slug="variance-formula")
+    html = instructor_client.get(
+        reverse("admin:courses_problem_change", args=[problem.pk])
+    ).content.decode()
+    assert html.count("<h4>Seed") == 3
+
+
+def test_a_formula_whose_mistake_equals_the_answer_is_refused(instructor_client, shipped_bank):
+    from courses.models import Lesson
+
+    broken = dict(FORMULA, mistakes={"std-for-variance": "s^2 * d_k"})
+    response = instructor_client.post(
+        reverse("admin:courses_problem_add"), formula_post(Lesson.objects.get(), broken)
+    )
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "std-for-variance" in html
+    assert "seed" in html
+    assert not Problem.objects.filter(slug="variance-formula").exists()
+
+
+def test_a_formula_mistake_must_name_a_misconception(instructor_client, shipped_bank):
+    from courses.models import Lesson
+
+    unknown = dict(FORMULA, mistakes={"not-a-code": "sqrt(d_k) * s"})
+    response = instructor_client.post(
+        reverse("admin:courses_problem_add"), formula_post(Lesson.objects.get(), unknown)
+    )
+    assert "no misconception has the code &#x27;not-a-code&#x27;" in response.content.decode()
+    assert not Problem.objects.filter(slug="variance-formula").exists()

@@ -112,3 +112,13 @@ def test_check_bank_fails_on_a_tolerance_that_accepts_mistakes(shipped_bank):
     with pytest.raises(CommandError, match="failure"):
         call_command("check_bank", "--variants", "5", stdout=io.StringIO(), stderr=err)
     assert "dot-variance seed 0: 0 does not grade incorrect" in err.getvalue()
+
+
+def test_check_bank_fails_when_a_mistake_has_no_misconception(shipped_bank):
+    from courses.models import Misconception
+
+    Misconception.objects.filter(code="width-squared").update(code="renamed-code")
+    err = io.StringIO()
+    with pytest.raises(CommandError):
+        call_command("check_bank", "--variants", "2", stdout=io.StringIO(), stderr=err)
+    assert "dot-variance: mistake width-squared names no misconception" in err.getvalue()

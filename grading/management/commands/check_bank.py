@@ -5,7 +5,7 @@ import math
 import numpy as np
 from django.core.management.base import BaseCommand, CommandError
 
-from courses.models import Problem
+from courses.models import Misconception, Problem
 from grading import engine
 from grading.families import problem_tolerance, variant_data
 
@@ -25,6 +25,12 @@ def problem_failures(problem: Problem, seeds: range) -> list[str]:
     failures = []
     family = engine.get_family(problem.family)
     tolerance = problem_tolerance(problem)
+    codes = set(family.mistakes)
+    if problem.family == engine.FORMULA_FAMILY:
+        codes = set(problem.params.get("mistakes", {}))
+    known = set(Misconception.objects.filter(code__in=codes).values_list("code", flat=True))
+    for code in sorted(codes - known):
+        failures.append(f"{problem.slug}: mistake {code} names no misconception in the bank")
     for seed in seeds:
         where = f"{problem.slug} seed {seed}"
         try:

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from django.db.models import Prefetch, QuerySet
 
-from .models import Course, Lesson
+from .models import Course, Lesson, Problem, Quiz
 
 
 def course_list() -> QuerySet[Course]:
-    """Courses with their lessons in order, in two queries."""
+    """Courses with their lessons in order, each with its problems and quizzes: four queries."""
     return Course.objects.prefetch_related(
-        Prefetch("lessons", queryset=Lesson.objects.order_by("order"))
+        Prefetch("lessons", queryset=Lesson.objects.order_by("order")),
+        Prefetch("lessons__problems", queryset=Problem.objects.order_by("order", "id")),
+        Prefetch("lessons__quizzes", queryset=Quiz.objects.order_by("-mode", "title")),
     )
 
 
@@ -18,6 +20,10 @@ def lesson_detail(*, slug: str) -> Lesson:
     """One lesson with its course, key terms, problems and quizzes; raises Lesson.DoesNotExist."""
     return (
         Lesson.objects.select_related("course")
-        .prefetch_related("key_terms", "problems", "quizzes")
+        .prefetch_related(
+            "key_terms",
+            Prefetch("problems", queryset=Problem.objects.order_by("order", "id")),
+            Prefetch("quizzes", queryset=Quiz.objects.order_by("-mode", "title")),
+        )
         .get(slug=slug)
     )

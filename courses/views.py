@@ -1,16 +1,18 @@
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.views.decorators.http import require_GET
 
 from . import selectors
 from .markup import render_markup
 from .models import Lesson
 
 
-def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "courses/home.html", {"courses": selectors.course_list()})
-
-
+@require_GET
 def lesson_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    """The lesson, its glossary, links to practice and quizzes, and the saturation explorer.
+
+    Anyone may read it; the explorer runs in the browser and needs no account.
+    """
     try:
         lesson = selectors.lesson_detail(slug=slug)
     except Lesson.DoesNotExist as exc:
@@ -20,5 +22,7 @@ def lesson_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "body": render_markup(lesson.body),
         "title_html": render_markup(lesson.title, inline=True),
         "key_terms": [(term, render_markup(term.definition)) for term in lesson.key_terms.all()],
+        "problems": list(lesson.problems.all()),
+        "quizzes": list(lesson.quizzes.all()),
     }
     return render(request, "courses/lesson_detail.html", context)

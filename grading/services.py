@@ -528,3 +528,65 @@ def feedback_released(*, attempt: Attempt) -> bool:
     if show == Quiz.Feedback.AFTER_SUBMISSION:
         return attempt.status == Attempt.Status.SUBMITTED
     return False
+
+
+# ---------------------------------------------------------------------------------------------
+# Answer sheets (a whole page of answers at once)
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SheetAnswer:
+    """What a learner entered for one item of a sheet: typed text, or the choices picked."""
+
+    text: str = ""
+    choice_ids: tuple[int, ...] = ()
+
+    @property
+    def blank(self) -> bool:
+        return not self.text.strip() and not self.choice_ids
+
+
+def attempt_answers_save(
+    *,
+    attempt: Attempt,
+    answers: dict[int, SheetAnswer],
+    idempotency_key: str = "",
+    now: datetime | None = None,
+) -> dict[int, Response]:
+    """Save a page of answers (quiz item id → answer): each changed, non-blank one once.
+
+    A blank answer or one equal to the answer already saved for its item is skipped, so saving a
+    page again records nothing new; each item gets its own key (`<key>:<item id>`), so a double
+    click saves each answer once. Returns the response recorded per item.
+    """
+    now = now or timezone.now()
+    items = {item.pk: item for item in attempt.quiz.items.select_related("question", "problem")}
+    unknown = set(answers) - set(items)
+    if unknown:
+        raise ServiceError("That item is not part of this quiz.")
+    saved: dict[int, tuple[str, list[int]]] = {}
+    for response in (
+        Response.objects.filter(attempt=attempt, counts_as_try=True)
+        .prefetch_related("choices")
+        .order_by("created_at", "id")
+    ):
+        saved[response.quiz_item_id] = (
+            response.text,
+            sorted(choice.pk for choice in response.choices.all()),
+        )
+    recorded: dict[int, Response] = {}
+    for item_id, answer in answers.items():
+        if answer.blank:
+            continue
+        if saved.get(item_id) == (answer.text, sorted(answer.choice_ids)):
+            continue
+        recorded[item_id] = response_submit(
+            attempt=attempt,
+            item=items[item_id],
+            text=answer.text,
+            choice_ids=list(answer.choice_ids),
+            idempotency_key=f"{idempotency_key}:{item_id}" if idempotency_key else "",
+            now=now,
+        )
+    return recorded

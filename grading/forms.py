@@ -1,0 +1,66 @@
+"""Forms for the learner's pages: sign-up, practice answers and quiz answers.
+
+Every answer form carries a submission token, made fresh each time the form is rendered and
+passed to the services as the idempotency key: a double click or a refresh that re-posts the
+same form records one response, not two.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from django import forms
+from django.contrib.auth.forms import UserCreationForm
+
+# The engine explains anything over its own limit (1,000 characters) in words; this cap only
+# stops a pasted novel from reaching it.
+ANSWER_MAX_LENGTH = 5000
+
+
+def submission_token() -> str:
+    """A fresh random token for one rendering of an answer form."""
+    return secrets.token_urlsafe(18)
+
+
+class SignupForm(UserCreationForm):
+    """A learner account: a user name and a password (Django's validators apply)."""
+
+    class Meta(UserCreationForm.Meta):
+        fields = ("username",)
+
+
+class TokenForm(forms.Form):
+    token = forms.CharField(widget=forms.HiddenInput, max_length=64, required=False)
+
+    def idempotency_key(self, *parts: object) -> str:
+        """The submission token scoped to what it answers, or "" when the form sent none."""
+        token = self.cleaned_data.get("token") or ""
+        if not token:
+            return ""
+        return ":".join([token, *(str(part) for part in parts)])
+
+
+class PracticeAnswerForm(TokenForm):
+    variant = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
+    answer = forms.CharField(
+        max_length=ANSWER_MAX_LENGTH,
+        strip=False,
+        error_messages={"required": "Enter an answer before checking it."},
+    )
+
+
+class ItemAnswerForm(TokenForm):
+    """One quiz item answered on its own (practice quizzes, feedback per item)."""
+
+    answer = forms.CharField(max_length=ANSWER_MAX_LENGTH, strip=False, required=False)
+    choice = forms.TypedMultipleChoiceField(coerce=int, required=False, choices=())
+
+    def __init__(self, *args, choice_ids: list[int] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["choice"].choices = [(pk, pk) for pk in choice_ids or []]
+
+
+class SheetForm(TokenForm):
+    """The whole answer sheet of an exam: save progress, or save and submit."""
+
+    action = forms.ChoiceField(choices=[("save", "Save"), ("submit", "Submit")])

@@ -1,0 +1,262 @@
+"""Reads for the learner's pages: progress, practice, attempts and history.
+
+Every function fetches its related rows up front (select_related / prefetch_related), so a page
+costs the same few queries whatever the number of items, responses or attempts; the tests pin
+those counts.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, Max, Prefetch, Q, Sum
+
+from courses.models import Choice, Lesson, Misconception, Problem, Quiz, QuizItem
+from grading import services
+from grading.models import Attempt, PracticeStreak, Response, Variant
+
+# ---------------------------------------------------------------------------------------------
+# Progress on the home page
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QuizProgress:
+    quiz: Quiz
+    attempts: int
+    best_score: float | None
+    max_score: float | None
+    in_progress_id: int | None
+
+
+@dataclass(frozen=True)
+class LessonProgress:
+    problems_total: int
+    problems_mastered: int
+    quizzes: list[QuizProgress]
+
+
+def lesson_progress(
+    *, user: AbstractBaseUser, lessons: Iterable[Lesson]
+) -> dict[int, LessonProgress]:
+    """Per lesson id: problems mastered out of all, and each quiz's attempts and best score.
+
+    Lessons must come with their problems and quizzes prefetched (courses.selectors.course_list).
+    """
+    lessons = list(lessons)
+    lesson_ids = [lesson.pk for lesson in lessons]
+    mastered = dict(
+        PracticeStreak.objects.filter(
+            user=user, mastered_at__isnull=False, problem__lesson_id__in=lesson_ids
+        )
+        .values_list("problem__lesson_id")
+        .annotate(count=Count("id"))
+    )
+    per_quiz = {
+        row["quiz_id"]: row
+        for row in Attempt.objects.filter(user=user, quiz__lesson_id__in=lesson_ids)
+        .values("quiz_id")
+        .annotate(
+            attempts=Count("id"),
+            best=Max("score", filter=Q(status=Attempt.Status.SUBMITTED)),
+            out_of=Max("max_score"),
+            open_id=Max("id", filter=Q(status=Attempt.Status.IN_PROGRESS)),
+        )
+    }
+    progress = {}
+    for lesson in lessons:
+        quizzes = []
+        for quiz in lesson.quizzes.all():
+            row = per_quiz.get(quiz.pk, {})
+            quizzes.append(
+                QuizProgress(
+                    quiz=quiz,
+                    attempts=row.get("attempts", 0),
+                    best_score=row.get("best"),
+                    max_score=row.get("out_of"),
+                    in_progress_id=row.get("open_id"),
+                )
+            )
+        progress[lesson.pk] = LessonProgress(
+            problems_total=len(lesson.problems.all()),
+            problems_mastered=mastered.get(lesson.pk, 0),
+            quizzes=quizzes,
+        )
+    return progress
+
+
+# ---------------------------------------------------------------------------------------------
+# Practice
+# ---------------------------------------------------------------------------------------------
+
+
+def practice_problem(*, slug: str) -> Problem:
+    """A problem with its lesson and course; raises Problem.DoesNotExist."""
+    return Problem.objects.select_related("lesson__course").get(slug=slug)
+
+
+def practice_lesson(*, slug: str) -> Lesson:
+    """A lesson with its course and problems in order; raises Lesson.DoesNotExist."""
+    return (
+        Lesson.objects.select_related("course")
+        .prefetch_related(Prefetch("problems", queryset=Problem.objects.order_by("order", "id")))
+        .get(slug=slug)
+    )
+
+
+def practice_streaks(
+    *, user: AbstractBaseUser, problems: Iterable[Problem]
+) -> dict[int, PracticeStreak]:
+    """The learner's streak per problem id, for the problems that have one."""
+    ids = [problem.pk for problem in problems]
+    return {
+        streak.problem_id: streak
+        for streak in PracticeStreak.objects.filter(user=user, problem_id__in=ids)
+    }
+
+
+def practice_variant_of_learner(
+    *, user: AbstractBaseUser, problem: Problem, variant_id: int
+) -> Variant:
+    """One of the learner's own practice variants of a problem; raises Variant.DoesNotExist."""
+    return Variant.objects.get(pk=variant_id, user=user, problem=problem, attempt__isnull=True)
+
+
+def variant_responses(*, variant: Variant) -> list[Response]:
+    """Every submission on a variant, oldest first."""
+    return list(Response.objects.filter(variant=variant).order_by("created_at", "id"))
+
+
+def misconceptions_by_code(codes: Iterable[str]) -> dict[str, Misconception]:
+    """The authored misconception behind each code, for the codes that have one."""
+    wanted = {code for code in codes if code}
+    if not wanted:
+        return {}
+    return {m.code: m for m in Misconception.objects.filter(code__in=wanted)}
+
+
+# ---------------------------------------------------------------------------------------------
+# Quizzes and attempts
+# ---------------------------------------------------------------------------------------------
+
+
+def quiz_detail(*, slug: str) -> Quiz:
+    """A quiz with its lesson, course and item count; raises Quiz.DoesNotExist."""
+    return (
+        Quiz.objects.select_related("lesson__course")
+        .annotate(item_count=Count("items"), points=Sum("items__points"))
+        .get(slug=slug)
+    )
+
+
+def learner_quiz_attempts(*, user: AbstractBaseUser, quiz: Quiz) -> list[Attempt]:
+    """The learner's attempts at one quiz, newest first."""
+    return list(Attempt.objects.filter(user=user, quiz=quiz).order_by("-number"))
+
+
+def attempt_of_learner(*, user: AbstractBaseUser, attempt_id: int) -> Attempt:
+    """The learner's own attempt with its quiz; another learner's raises Attempt.DoesNotExist."""
+    return Attempt.objects.select_related("quiz__lesson__course").get(pk=attempt_id, user=user)
+
+
+def attempt_item(*, attempt: Attempt, item_id: int) -> QuizItem:
+    """One item of the attempt's quiz; an item of another quiz raises QuizItem.DoesNotExist."""
+    return QuizItem.objects.select_related("question", "problem").get(
+        pk=item_id, quiz_id=attempt.quiz_id
+    )
+
+
+@dataclass
+class ItemRow:
+    """One quiz item of an attempt, with everything its part of the page needs."""
+
+    number: int
+    item: QuizItem
+    variant: Variant | None
+    responses: list[Response] = field(default_factory=list)
+    score: float | None = None
+
+    @property
+    def counted(self) -> list[Response]:
+        return [r for r in self.responses if r.counts_as_try]
+
+    @property
+    def latest(self) -> Response | None:
+        return self.responses[-1] if self.responses else None
+
+    @property
+    def latest_counted(self) -> Response | None:
+        counted = self.counted
+        return counted[-1] if counted else None
+
+    @property
+    def tries_used(self) -> int:
+        return len(self.counted)
+
+    @property
+    def solved(self) -> bool:
+        return any(r.status == Response.Status.CORRECT for r in self.counted)
+
+    @property
+    def choice_ids(self) -> set[int]:
+        """The choices of the answer that counts (the latest saved one)."""
+        latest = self.latest_counted
+        return {choice.pk for choice in latest.choices.all()} if latest else set()
+
+
+def attempt_sheet(*, attempt: Attempt) -> list[ItemRow]:
+    """Every item of an attempt in order, with its variant, responses and choices: 5 queries."""
+    items = list(
+        QuizItem.objects.filter(quiz_id=attempt.quiz_id)
+        .select_related("question", "problem")
+        .prefetch_related(
+            Prefetch("question__choices", queryset=Choice.objects.order_by("order", "id"))
+        )
+        .order_by("order", "id")
+    )
+    variants = {v.quiz_item_id: v for v in Variant.objects.filter(attempt=attempt)}
+    by_item: dict[int, list[Response]] = defaultdict(list)
+    responses = list(
+        Response.objects.filter(attempt=attempt)
+        .prefetch_related("choices")
+        .order_by("created_at", "id")
+    )
+    for response in responses:
+        by_item[response.quiz_item_id].append(response)
+    scores = services.item_scores(attempt=attempt, responses=responses)
+    return [
+        ItemRow(
+            number=index,
+            item=item,
+            variant=variants.get(item.pk),
+            responses=by_item.get(item.pk, []),
+            score=scores.get(item.pk),
+        )
+        for index, item in enumerate(items, start=1)
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# History
+# ---------------------------------------------------------------------------------------------
+
+
+def learner_attempts(*, user: AbstractBaseUser) -> list[Attempt]:
+    """All of a learner's attempts, newest first, with quiz and lesson."""
+    return list(
+        Attempt.objects.filter(user=user)
+        .select_related("quiz__lesson")
+        .order_by("-started_at", "-id")
+    )
+
+
+def learner_streaks(*, user: AbstractBaseUser) -> list[PracticeStreak]:
+    """The learner's practice streaks with their problem and lesson, by lesson and problem."""
+    return list(
+        PracticeStreak.objects.filter(user=user)
+        .select_related("problem__lesson")
+        .order_by("problem__lesson__order", "problem__order", "problem__id")
+    )

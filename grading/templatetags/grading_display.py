@@ -1,0 +1,121 @@
+"""How learners see problems, answers and verdicts: prompts, syntax hints, feedback panels.
+
+Correct answers are computed here only through `correct_answer`, which templates call only when
+the services say the policy releases them; a page test scans every page for leaks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+from django.utils.safestring import SafeString
+
+from courses.markup import render_markup
+from grading import engine
+from grading.engine.answers import format_number
+from grading.models import Response, Variant
+
+register = template.Library()
+
+
+@register.filter
+def markup(text: str) -> SafeString:
+    """Instructor text (Markdown with $math$) as safe HTML."""
+    return render_markup(text or "")
+
+
+@register.filter
+def markup_inline(text: str) -> SafeString:
+    """Short instructor text (a choice, a title) without its paragraph."""
+    return render_markup(text or "", inline=True)
+
+
+@register.filter
+def variant_prompt(variant: Variant) -> SafeString:
+    """The problem statement with this variant's numbers, math as MathML."""
+    family = engine.get_family(variant.family)
+    return render_markup(family.prompt(variant.givens))
+
+
+def _shape(variant: Variant) -> tuple[int, ...]:
+    return tuple(engine.get_family(variant.family).answer_shape(variant.givens))
+
+
+@register.filter
+def answer_rows(variant: Variant) -> int:
+    """Lines for the answer box: one per matrix row, else 0 (a one-line box)."""
+    shape = _shape(variant)
+    return shape[0] if len(shape) == 2 else 0
+
+
+@register.filter
+def answer_hint(variant: Variant) -> str:
+    """A short reminder of what the answer box accepts, for this variant's answer shape."""
+    shape = _shape(variant)
+    if not shape:
+        return "One number or expression, e.g. 2.5, 3/4, sqrt(64) or √64, 2^10, e^-1, ln(2), pi."
+    if len(shape) == 1:
+        return (
+            f"{shape[0]} numbers separated by commas, e.g. [0.1, 0.2, 0.7]; "
+            "each may be an expression such as 1/3."
+        )
+    rows, cols = shape
+    return (
+        f"A {rows}×{cols} matrix, row by row: [[a, b], [c, d]], or one row per line "
+        "(or rows separated by ;). Entries may be expressions."
+    )
+
+
+@register.filter
+def tolerance_text(variant: Variant) -> str:
+    """Which answers count as correct, e.g. 'within 1% of the correct value'."""
+    return engine.describe_tolerance(engine.Tolerance(variant.atol, variant.rtol))
+
+
+@register.filter
+def correct_answer(variant: Variant) -> str:
+    """The correct answer as a learner would type it; templates call it only once released."""
+    family = engine.get_family(variant.family)
+    return engine.format_answer(family.solve(variant.givens).answer)
+
+
+def _entry_label(entry: Any) -> str:
+    return f"({entry[0]}, {entry[1]})" if isinstance(entry, list) else str(entry)
+
+
+@register.inclusion_tag("grading/_verdict.html")
+def verdict(
+    response: Response | None,
+    misconceptions: dict | None = None,
+) -> dict[str, Any]:
+    """The feedback panel for one response: verdict, misconception, wrong entries, tolerance."""
+    if response is None:
+        return {"response": None}
+    detail = response.detail or {}
+    misconception = (misconceptions or {}).get(response.misconception)
+    grid = []
+    parsed = detail.get("parsed")
+    wrong = {tuple(e) if isinstance(e, list) else (e,) for e in detail.get("wrong_entries") or []}
+    if isinstance(parsed, list) and response.status != Response.Status.INVALID:
+        if parsed and isinstance(parsed[0], list):
+            grid = [
+                [
+                    {"value": format_number(v, 4), "wrong": (i, j) in wrong}
+                    for j, v in enumerate(row, start=1)
+                ]
+                for i, row in enumerate(parsed, start=1)
+            ]
+        else:
+            grid = [
+                [
+                    {"value": format_number(v, 4), "wrong": (i,) in wrong}
+                    for i, v in enumerate(parsed, start=1)
+                ]
+            ]
+    return {
+        "response": response,
+        "misconception": misconception,
+        "wrong_entries": [_entry_label(e) for e in detail.get("wrong_entries") or []],
+        "grid": grid,
+    }

@@ -1,0 +1,28 @@
+/* Small enhancements for every form; each page works without them.
+ *
+ * A form marked data-submit-once ignores a second submission while the first is on its way,
+ * so a double click sends one request (the server also recognises a repeated submission token).
+ * Buttons are not disabled: a disabled submit button would drop its name=value from the request.
+ */
+(function () {
+  "use strict";
+
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-submit-once")) return;
+    if (form.dataset.submitting === "yes") {
+      event.preventDefault();
+      return;
+    }
+    form.dataset.submitting = "yes";
+    form.setAttribute("aria-busy", "true");
+  });
+
+  // Coming back with the browser's Back button restores the page as it was: allow submitting.
+  window.addEventListener("pageshow", function () {
+    document.querySelectorAll("form[data-submit-once]").forEach(function (form) {
+      delete form.dataset.submitting;
+      form.removeAttribute("aria-busy");
+    });
+  });
+})();

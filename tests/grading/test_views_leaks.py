@@ -1,0 +1,174 @@
+"""No page shows a correct answer or a mistake value before the policy releases it.
+
+The scan formats every answer and mistake value of a variant several ways (3 to 8 significant
+figures, fixed decimals, Python's repr) and looks for each as a whole number anywhere in the
+page's HTML. Numbers that the problem statement itself shows (the givens) cannot leak anything
+and are left out. A positive control proves the scan finds an answer once it is released.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from django.urls import reverse
+
+from courses.models import Problem, Quiz
+from grading import engine, services
+from grading.engine.answers import format_number
+from grading.models import Variant
+from tests.factories import ProblemFactory, QuizFactory, QuizItemFactory
+from tests.grading.test_views import token_in
+
+pytestmark = pytest.mark.django_db
+
+# A whole number in text: not part of a word or a longer number (tokens are letters and digits).
+NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?!\w|\.\d)")
+
+
+def significant_digits(text: str) -> int:
+    mantissa = text.lower().split("e")[0].replace("-", "").replace(".", "")
+    return len(mantissa.lstrip("0"))
+
+
+def spellings(value: float) -> set[str]:
+    """The ways a page could print a value; short ones (like 8) are too common to scan for."""
+    value = abs(float(value))
+    forms = {format_number(value, sig) for sig in (3, 4, 5, 6, 8)}
+    forms |= {f"{value:.2f}", f"{value:.3f}", f"{value:.4f}", repr(value), f"{value:g}"}
+    return {form for form in forms if significant_digits(form) >= 3}
+
+
+def secret_values(variant: Variant) -> list[float]:
+    solution = engine.get_family(variant.family).solve(variant.givens)
+    arrays = [solution.answer, *solution.mistakes.values()]
+    return [float(x) for array in arrays for x in np.asarray(array, dtype=float).ravel()]
+
+
+def shown_numbers(variant: Variant) -> set[str]:
+    """Numbers the statement shows on purpose: the givens, in every spelling."""
+    family = engine.get_family(variant.family)
+    text = family.prompt(variant.givens) + " " + (variant.problem.prompt or "")
+    found = set(NUMBER.findall(text))
+    for number in list(found):
+        found |= spellings(float(number))
+    return found
+
+
+def authored_numbers(quiz: Quiz) -> set[str]:
+    """Numbers the quiz's questions print on purpose (their prompts and choices)."""
+    text = " ".join(
+        [item.question.prompt for item in quiz.items.filter(question__isnull=False)]
+        + [
+            c.text
+            for item in quiz.items.filter(question__isnull=False)
+            for c in item.question.choices.all()
+        ]
+    )
+    return set(NUMBER.findall(text))
+
+
+def leaks(
+    html: str, variant: Variant, *, typed: str = "", authored: set[str] = frozenset()
+) -> set[str]:
+    """Spellings of the variant's answer or mistakes that appear in the page."""
+    in_page = set(NUMBER.findall(html))
+    allowed = shown_numbers(variant) | set(NUMBER.findall(typed)) | authored
+    for number in NUMBER.findall(typed):
+        allowed |= spellings(float(number))
+    found = set()
+    for value in secret_values(variant):
+        found |= (spellings(value) - allowed) & in_page
+    return found
+
+
+def test_the_scan_finds_a_released_answer(learner_client, learner, db):
+    """Positive control: once answers are released the scan must see them."""
+    quiz = QuizFactory(mode=Quiz.Mode.EXAM, show_feedback=Quiz.Feedback.AFTER_SUBMISSION)
+    QuizItemFactory(quiz=quiz, question=None, problem=ProblemFactory(lesson=quiz.lesson))
+    attempt = services.attempt_start(user=learner, quiz=quiz)
+    Variant.objects.filter(attempt=attempt).update(
+        givens={"d_k": 1234, "sigma_q": 1.7, "sigma_k": 2.3}
+    )
+    variant = Variant.objects.get(attempt=attempt)
+    take = learner_client.get(reverse("attempt-take", kwargs={"pk": attempt.pk}))
+    assert leaks(take.content.decode(), variant) == set()
+    services.attempt_submit(attempt=attempt)
+    results = learner_client.get(reverse("attempt-results", kwargs={"pk": attempt.pk}))
+    assert leaks(results.content.decode(), variant)
+
+
+def test_practice_pages_never_show_an_answer_or_mistake(learner_client, learner, shipped_bank):
+    for problem in Problem.objects.all():
+        url = reverse("practice", kwargs={"slug": problem.slug})
+        html = learner_client.get(url).content.decode()
+        variant = services.practice_variant_current(user=learner, problem=problem)
+        assert leaks(html, variant) == set(), problem.slug
+        # After a wrong answer the page shows the learner's own value, and nothing more.
+        codes = list(engine.get_family(variant.family).solve(variant.givens).mistakes)
+        if codes:
+            mistake = engine.get_family(variant.family).solve(variant.givens).mistakes[codes[0]]
+            typed = engine.format_answer(mistake)
+            learner_client.post(
+                url, {"variant": variant.pk, "answer": typed, "token": token_in(html)}
+            )
+            html = learner_client.get(url).content.decode()
+            assert "Not correct" in html
+            assert leaks(html, variant, typed=typed) == set(), problem.slug
+
+
+@pytest.mark.parametrize("slug", ["attention-exam", "attention-practice"])
+def test_quiz_pages_show_no_answer_before_release(learner_client, learner, shipped_bank, slug):
+    quiz = Quiz.objects.get(slug=slug)
+    attempt = services.attempt_start(user=learner, quiz=quiz)
+    take = reverse("attempt-take", kwargs={"pk": attempt.pk})
+    variants = list(Variant.objects.filter(attempt=attempt).select_related("problem"))
+    assert variants
+    authored = authored_numbers(quiz)
+    html = learner_client.get(take).content.decode()
+    for variant in variants:
+        assert leaks(html, variant, authored=authored) == set(), variant.problem.slug
+    # Saving a wrong answer to every problem item shows the typed values back, nothing more.
+    typed = "12345"
+    for variant in variants:
+        services.response_submit(attempt=attempt, item=variant.quiz_item, text=typed)
+    html = learner_client.get(take).content.decode()
+    for variant in variants:
+        assert leaks(html, variant, typed=typed, authored=authored) == set()
+    for page in ("home", "history"):
+        html = learner_client.get(reverse(page)).content.decode()
+        for variant in variants:
+            assert leaks(html, variant) == set(), page
+    detail = learner_client.get(reverse("quiz-detail", kwargs={"slug": slug})).content.decode()
+    for variant in variants:
+        assert leaks(detail, variant, authored=authored) == set()
+
+
+def test_crafted_numbers_never_leak_in_any_spelling_before_release(learner_client, learner, db):
+    """With givens chosen so every value is distinctive, even short spellings must not appear."""
+    quiz = QuizFactory(
+        mode=Quiz.Mode.EXAM,
+        show_feedback=Quiz.Feedback.AFTER_SUBMISSION,
+        release_answers=Quiz.AnswerRelease.NEVER,
+    )
+    QuizItemFactory(quiz=quiz, question=None, problem=ProblemFactory(lesson=quiz.lesson))
+    attempt = services.attempt_start(user=learner, quiz=quiz)
+    Variant.objects.filter(attempt=attempt).update(
+        givens={"d_k": 1234, "sigma_q": 1.7, "sigma_k": 2.3}
+    )
+    variant = Variant.objects.get(attempt=attempt)
+    # d_k σq² σk² = 18865.9…, √d_k σq σk = 137.35…, σq² σk² = 15.29…, d_k(σq² + σk²) = 10094.1…
+    values = secret_values(variant)
+    assert len(values) == 5
+    pages = [reverse("attempt-take", kwargs={"pk": attempt.pk})]
+    services.response_submit(attempt=attempt, item=variant.quiz_item, text="7")
+    services.attempt_submit(attempt=attempt)
+    pages.append(reverse("attempt-results", kwargs={"pk": attempt.pk}))
+    for url in pages:
+        html = learner_client.get(url).content.decode()
+        for value in values:
+            for sig in (3, 4, 6):
+                assert format_number(value, sig) not in html, (url, value, sig)
+            if value >= 100:
+                assert str(int(value)) not in html, (url, value)

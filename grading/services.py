@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db.models import Max, Q
 from django.utils import timezone
 
 from courses.models import Problem, Question, Quiz, QuizItem
@@ -119,6 +119,18 @@ def question_grade(*, question: Question, choice_ids: Iterable[int]) -> Graded:
         f"{'is' if missing == 1 else 'are'} right too.",
         detail,
     )
+
+
+def _verdict_fields(graded: Graded) -> dict:
+    """A Response's verdict columns; invalid input is kept but never counts as a try."""
+    return {
+        "status": graded.status,
+        "score": graded.score,
+        "counts_as_try": graded.status != "invalid",
+        "misconception": graded.misconception or "",
+        "feedback": graded.feedback,
+        "detail": graded.detail,
+    }
 
 
 def _fingerprint(*parts: object) -> str:
@@ -238,12 +250,7 @@ def practice_answer_submit(
             user=user,
             variant=variant,
             text=text,
-            status=graded.status,
-            score=graded.score,
-            counts_as_try=graded.status != "invalid",
-            misconception=graded.misconception or "",
-            feedback=graded.feedback,
-            detail=graded.detail,
+            **_verdict_fields(graded),
         )
         if graded.status == "invalid":
             return response
@@ -318,7 +325,14 @@ def attempt_start(*, user: AbstractBaseUser, quiz: Quiz, now: datetime | None = 
                 )
                 return attempt
         except IntegrityError:
-            # Another request took this attempt number at the same moment: count again.
+            # Another request took this attempt number at the same moment. If it started an
+            # attempt that is still in progress, resume that one (a double start must not leave
+            # two running); otherwise count again.
+            current = Attempt.objects.filter(
+                user=user, quiz=quiz, status=Attempt.Status.IN_PROGRESS
+            ).first()
+            if current is not None:
+                return current
             continue
     raise AttemptLimitReached("Another attempt was started at the same moment; reload the quiz.")
 
@@ -369,68 +383,118 @@ def response_submit(
     now = now or timezone.now()
     if item.quiz_id != attempt.quiz_id:
         raise ServiceError("That item is not part of this quiz.")
-    attempt_expire_if_overdue(attempt=attempt, now=now)
-    if attempt.status != Attempt.Status.IN_PROGRESS:
-        if attempt.late:
-            raise AttemptClosed(
-                "Time is up: this answer arrived after the deadline and was not saved. "
-                "Your saved answers have been graded."
-            )
-        raise AttemptClosed("This attempt has been submitted; answers can no longer change.")
     fingerprint = _fingerprint("attempt", attempt.pk, item.pk, text, sorted(choice_ids))
-    replay = _replay(user=attempt.user, idempotency_key=idempotency_key, fingerprint=fingerprint)
-    if replay:
-        return replay
-    variant = None
-    if item.problem_id:
-        variant = Variant.objects.get(attempt=attempt, quiz_item=item)
-        graded = variant_grade(variant=variant, text=text)
-    else:
-        graded = question_grade(question=item.question, choice_ids=choice_ids)
-    immediate = feedback_is_immediate(attempt.quiz)
-    with transaction.atomic():
-        earlier = list(
-            Response.objects.filter(
-                attempt=attempt, quiz_item=item, counts_as_try=True
-            ).values_list("request_fingerprint", "created_at", "status")
-        )
-        if (
-            earlier
-            and earlier[-1][0] == fingerprint
-            and now - earlier[-1][1] < DOUBLE_SUBMIT_WINDOW
-        ):
-            return (
-                Response.objects.filter(attempt=attempt, quiz_item=item, counts_as_try=True)
-                .order_by("created_at", "id")
-                .last()
-            )
-        if graded.status != "invalid" and immediate:
-            if any(status == "correct" for *_, status in earlier):
-                raise NoTriesLeft("You have already answered this item correctly.")
-            if len(earlier) >= attempt.quiz.tries_per_item:
-                raise NoTriesLeft(
-                    f"No tries left: this item allows {attempt.quiz.tries_per_item} "
-                    f"tr{'y' if attempt.quiz.tries_per_item == 1 else 'ies'}."
+    graded = variant = None
+    for _ in range(3):
+        attempt_expire_if_overdue(attempt=attempt, now=now)
+        if attempt.status != Attempt.Status.IN_PROGRESS:
+            if attempt.late:
+                raise AttemptClosed(
+                    "Time is up: this answer arrived after the deadline and was not saved. "
+                    "Your saved answers have been graded."
                 )
-        response = _create_response(
-            idempotency_key=idempotency_key,
-            fingerprint=fingerprint,
-            user=attempt.user,
-            attempt=attempt,
-            quiz_item=item,
-            variant=variant,
-            question=item.question if variant is None else None,
-            text=text,
-            status=graded.status,
-            score=graded.score,
-            counts_as_try=graded.status != "invalid",
-            misconception=graded.misconception or "",
-            feedback=graded.feedback,
-            detail=graded.detail,
+            raise AttemptClosed("This attempt has been submitted; answers can no longer change.")
+        if graded is None:
+            if item.problem_id:
+                variant = Variant.objects.get(attempt=attempt, quiz_item=item)
+                graded = variant_grade(variant=variant, text=text)
+            else:
+                graded = question_grade(question=item.question, choice_ids=choice_ids)
+        try:
+            with transaction.atomic():
+                return _response_record(
+                    attempt=attempt,
+                    item=item,
+                    variant=variant,
+                    graded=graded,
+                    text=text,
+                    choice_ids=choice_ids,
+                    idempotency_key=idempotency_key,
+                    fingerprint=fingerprint,
+                    now=now,
+                )
+        except IntegrityError:
+            # A concurrent twin with the same key committed first: its row is the answer.
+            replay = _replay(
+                user=attempt.user, idempotency_key=idempotency_key, fingerprint=fingerprint
+            )
+            if replay is None:
+                raise
+            return replay
+        except _AttemptChanged:
+            # Another answer or a submission got in between: read the attempt and decide again.
+            attempt.refresh_from_db()
+    raise ServiceError("Too many answers arrived at the same moment; please send yours again.")
+
+
+class _AttemptChanged(Exception):
+    """The attempt changed after it was read, so a rescore computed from that read is stale."""
+
+
+def _response_record(
+    *,
+    attempt: Attempt,
+    item: QuizItem,
+    variant: Variant | None,
+    graded: Graded,
+    text: str,
+    choice_ids: Sequence[int],
+    idempotency_key: str,
+    fingerprint: str,
+    now: datetime,
+) -> Response:
+    """Apply the tries rules and write one graded answer, inside the caller's transaction.
+
+    One read serves the idempotency check, the tries rules and the rescore: the attempt's counted
+    responses plus any earlier use of the key. The rescore writes only if the attempt is unchanged
+    since it was read, so two answers racing for the last try cannot both count.
+    """
+    seen = attempt.updated_at
+    wanted = Q(attempt=attempt, counts_as_try=True)
+    if idempotency_key:
+        wanted |= Q(user=attempt.user, idempotency_key=idempotency_key)
+    rows = list(Response.objects.filter(wanted).order_by("created_at", "id"))
+    for row in rows:
+        if idempotency_key and row.idempotency_key == idempotency_key:
+            if row.request_fingerprint != fingerprint:
+                raise IdempotencyConflict(
+                    "This Idempotency-Key was already used for a different answer; use a new key."
+                )
+            return row
+    counted = [row for row in rows if row.attempt_id == attempt.pk and row.counts_as_try]
+    earlier = [row for row in counted if row.quiz_item_id == item.pk]
+    if (
+        earlier
+        and earlier[-1].request_fingerprint == fingerprint
+        and now - earlier[-1].created_at < DOUBLE_SUBMIT_WINDOW
+    ):
+        return earlier[-1]
+    if graded.status != "invalid" and feedback_is_immediate(attempt.quiz):
+        if any(row.status == "correct" for row in earlier):
+            raise NoTriesLeft("You have already answered this item correctly.")
+        if len(earlier) >= attempt.quiz.tries_per_item:
+            raise NoTriesLeft(
+                f"No tries left: this item allows {attempt.quiz.tries_per_item} "
+                f"tr{'y' if attempt.quiz.tries_per_item == 1 else 'ies'}."
+            )
+    # No savepoint: a duplicate key aborts the whole transaction, and the caller replays.
+    response = Response.objects.create(
+        idempotency_key=idempotency_key,
+        request_fingerprint=fingerprint,
+        user=attempt.user,
+        attempt=attempt,
+        quiz_item=item,
+        variant=variant,
+        question=item.question if variant is None else None,
+        text=text,
+        **_verdict_fields(graded),
+    )
+    if choice_ids and graded.status != "invalid":
+        Response.choices.through.objects.bulk_create(
+            [Response.choices.through(response=response, choice_id=i) for i in set(choice_ids)]
         )
-        if choice_ids and graded.status != "invalid":
-            response.choices.set(choice_ids)
-        _attempt_rescore(attempt)
+    if response.counts_as_try:
+        _attempt_rescore(attempt, responses=[*counted, response], unchanged_since=seen)
     return response
 
 
@@ -453,12 +517,32 @@ def item_scores(*, attempt: Attempt, responses: Iterable[Response]) -> dict[int,
     return scores
 
 
-def _attempt_rescore(attempt: Attempt) -> None:
+def _attempt_rescore(
+    attempt: Attempt,
+    responses: Iterable[Response] | None = None,
+    unchanged_since: datetime | None = None,
+) -> None:
+    """Recompute the attempt's score from its responses (read here unless given).
+
+    With `unchanged_since` the score is written only if the attempt's updated_at still has that
+    value, else _AttemptChanged is raised and the caller's transaction rolls back.
+    """
     items = {item.id: item.points for item in attempt.quiz.items.all()}
-    scores = item_scores(attempt=attempt, responses=attempt.responses.all())
+    scores = item_scores(
+        attempt=attempt, responses=attempt.responses.all() if responses is None else responses
+    )
     attempt.score = float(sum(items[item_id] * score for item_id, score in scores.items()))
     attempt.max_score = float(sum(items.values()))
-    attempt.save(update_fields=["score", "max_score", "updated_at"])
+    if unchanged_since is None:
+        attempt.save(update_fields=["score", "max_score", "updated_at"])
+        return
+    now = timezone.now()
+    written = Attempt.objects.filter(pk=attempt.pk, updated_at=unchanged_since).update(
+        score=attempt.score, max_score=attempt.max_score, updated_at=now
+    )
+    if not written:
+        raise _AttemptChanged
+    attempt.updated_at = now
 
 
 def attempt_expire_if_overdue(*, attempt: Attempt, now: datetime | None = None) -> bool:

@@ -27,6 +27,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "courses",
     "grading",
+    "integrations",
 ]
 
 MIDDLEWARE = [
@@ -109,8 +110,32 @@ SECURE_CSP = {
     "object-src": [CSP.NONE],
 }
 
+# The REST API (/api/v1/, docs/api.md): an integration's API key or a learner's session, JSON
+# bodies of at most 64 KiB, one error shape, and rate limits per key kept in the default cache
+# (shared by every worker in production through CACHE_URL).
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "integrations.api.schema.ApiSchema",
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "integrations.api.authentication.ApiKeyAuthentication",
+        "integrations.api.authentication.LearnerSessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PARSER_CLASSES": ["integrations.api.parsers.BoundedJSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PAGINATION_CLASS": "integrations.api.pagination.NumberedPages",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "integrations.api.throttling.ApiKeyThrottle",
+        "integrations.api.throttling.LearnerSessionThrottle",
+        "integrations.api.throttling.AnonymousThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        # One key serves a whole LMS, so its limit is far above one learner's.
+        "api_key": env("API_KEY_RATE", default="3000/minute"),
+        "learner_session": env("API_SESSION_RATE", default="300/minute"),
+        "anonymous": env("API_ANONYMOUS_RATE", default="60/minute"),
+    },
+    "EXCEPTION_HANDLER": "integrations.api.errors.api_exception_handler",
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "softgrade API",
@@ -119,6 +144,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SCHEMA_PATH_PREFIX": "/api/v1",
 }
 
 LOGGING = {

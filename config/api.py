@@ -1,0 +1,24 @@
+"""The REST API for LMS integrations, mounted at /api/v1/ by config/urls.py.
+
+Content comes from courses.api, attempts, practice and grades from grading.api, learners and keys
+from integrations.api; docs/api.md walks through a whole integration.
+"""
+
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView
+
+from integrations.api.errors import endpoint_not_found
+from integrations.api.views import ApiDocs, ApiRoot
+
+app_name = "api"
+
+urlpatterns = [
+    path("", ApiRoot.as_view(), name="root"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", ApiDocs.as_view(url_name="api:schema"), name="docs"),
+    path("", include("integrations.api.urls")),
+    path("", include("courses.api.urls")),
+    path("", include("grading.api.urls")),
+    # Anything else under /api/v1/ is a 404 in the API's error shape, not an HTML page.
+    re_path(r"^.*$", endpoint_not_found),
+]

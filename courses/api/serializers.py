@@ -1,0 +1,151 @@
+"""What integrations may read of authored content: never a correct choice, an answer, a
+mistake value or a seed. Choices and item contents reach learners only through their attempts."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from courses.models import Course, KeyTerm, Lesson, Misconception, Problem, Quiz, QuizItem
+from integrations.api.validation import StrictSerializer
+
+
+class LessonSummarySerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Lesson
+        fields = ["slug", "title", "summary", "order", "minutes"]
+
+
+class CourseSerializer(serializers.ModelSerializer):
+    lessons = LessonSummarySerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Course
+        fields = ["slug", "title", "summary", "lessons", "updated_at"]
+
+
+class KeyTermSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = KeyTerm
+        fields = ["slug", "term", "definition"]
+
+
+class MisconceptionSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Misconception
+        fields = ["code", "title", "explanation"]
+
+
+class LessonSerializer(serializers.ModelSerializer):
+    course = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    key_terms = KeyTermSerializer(many=True, read_only=True)
+    url = serializers.SerializerMethodField(help_text="The lesson's page on softgrade.")
+
+    class Meta:
+        model = Lesson
+        fields = ["slug", "course", "title", "summary", "order", "minutes", "key_terms", "url"]
+
+    def get_url(self, lesson: Lesson) -> str:
+        return self.context["request"].build_absolute_uri(lesson.get_absolute_url())
+
+
+class LessonDetailSerializer(LessonSerializer):
+    body = serializers.CharField(
+        read_only=True, help_text="Markdown; math in $…$ and $$…$$ (LaTeX)."
+    )
+    misconceptions = MisconceptionSerializer(
+        many=True,
+        read_only=True,
+        help_text="The wrong ideas a verdict's `misconception` code refers to.",
+    )
+
+    class Meta(LessonSerializer.Meta):
+        fields = [*LessonSerializer.Meta.fields, "body", "misconceptions", "updated_at"]
+
+
+class QuizItemPublicSerializer(serializers.ModelSerializer):
+    """An item as seen before an attempt: what kind of thing it is and what it is worth."""
+
+    kind = serializers.SerializerMethodField(help_text="`question` or `problem`.")
+    question_kind = serializers.SerializerMethodField(
+        help_text="single, multiple or true_false; null for a problem."
+    )
+    problem = serializers.SerializerMethodField(
+        help_text="The problem's slug; null for a question."
+    )
+
+    class Meta:
+        model = QuizItem
+        fields = ["id", "order", "points", "kind", "question_kind", "problem"]
+
+    def get_kind(self, item: QuizItem) -> str:
+        return "question" if item.question_id else "problem"
+
+    def get_question_kind(self, item: QuizItem) -> str | None:
+        return item.question.kind if item.question_id else None
+
+    def get_problem(self, item: QuizItem) -> str | None:
+        return item.problem.slug if item.problem_id else None
+
+
+class QuizSerializer(serializers.ModelSerializer):
+    lesson = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    course = serializers.CharField(source="lesson.course.slug", read_only=True)
+
+    class Meta:
+        model = Quiz
+        fields = [
+            "slug",
+            "title",
+            "description",
+            "course",
+            "lesson",
+            "mode",
+            "time_limit_minutes",
+            "attempts_allowed",
+            "tries_per_item",
+            "show_feedback",
+            "release_answers",
+            "opens_at",
+            "closes_at",
+        ]
+
+
+class QuizDetailSerializer(QuizSerializer):
+    items = QuizItemPublicSerializer(many=True, read_only=True)
+    max_score = serializers.SerializerMethodField()
+
+    class Meta(QuizSerializer.Meta):
+        fields = [*QuizSerializer.Meta.fields, "max_score", "items"]
+
+    def get_max_score(self, quiz: Quiz) -> int:
+        return sum(item.points for item in quiz.items.all())
+
+
+class ProblemSerializer(serializers.ModelSerializer):
+    lesson = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    course = serializers.CharField(source="lesson.course.slug", read_only=True)
+    prompt = serializers.CharField(
+        read_only=True,
+        help_text="Context shown above each generated variant (Markdown with $…$ math); the "
+        "numbers come with a variant.",
+    )
+
+    class Meta:
+        model = Problem
+        fields = ["slug", "title", "course", "lesson", "family", "prompt"]
+
+
+class NoQuerySerializer(StrictSerializer):
+    """No filters: only the paging parameters are accepted."""
+
+
+class CourseQuerySerializer(StrictSerializer):
+    course = serializers.SlugField(required=False, help_text="Only content of this course.")
+
+
+class ContentQuerySerializer(CourseQuerySerializer):
+    lesson = serializers.SlugField(required=False, help_text="Only content of this lesson.")
+
+
+class QuizQuerySerializer(ContentQuerySerializer):
+    mode = serializers.ChoiceField(choices=Quiz.Mode.choices, required=False)

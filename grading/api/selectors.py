@@ -1,0 +1,120 @@
+"""Reads behind the grading API, each narrowed to what the caller's Scope reaches.
+
+Rows come with their related rows fetched up front, so every endpoint costs a fixed number of
+queries whatever the page size; tests/api pins those counts.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db.models import Count, F, Max, Prefetch, Q, QuerySet
+
+from courses.markup import MarkupError, render_markup
+from courses.models import Problem, Quiz, QuizItem
+from grading import engine
+from grading.models import Attempt, PracticeStreak, Variant
+from integrations.api.scope import Scope
+
+
+def attempts(*, scope: Scope) -> QuerySet[Attempt]:
+    """The attempts the caller may see, with quiz, course and learner."""
+    rows = Attempt.objects.select_related("quiz__lesson__course", "user__integration_learner")
+    return scope.courses(scope.owned(rows), "quiz__lesson__course")
+
+
+def attempt_to_answer(*, scope: Scope, attempt_id: int) -> Attempt | None:
+    """One attempt with what answering needs, in two queries: its quiz and learner, and the
+    quiz's items (which the rescore after the answer reads too)."""
+    items = QuizItem.objects.select_related("question", "problem")
+    rows = Attempt.objects.select_related("quiz", "user").prefetch_related(
+        Prefetch("quiz__items", queryset=items)
+    )
+    return scope.courses(scope.owned(rows), "quiz__lesson__course").filter(pk=attempt_id).first()
+
+
+def quiz_item(*, attempt: Attempt, item_id: int) -> QuizItem | None:
+    """The item of the attempt's quiz, from the items fetched with the attempt."""
+    return next((item for item in attempt.quiz.items.all() if item.pk == item_id), None)
+
+
+def quiz_to_start(*, scope: Scope, slug: str) -> Quiz | None:
+    return scope.courses(Quiz.objects.all(), "lesson__course").filter(slug=slug).first()
+
+
+def problem_to_practise(*, scope: Scope, slug: str) -> Problem | None:
+    rows = scope.courses(Problem.objects.select_related("lesson"), "lesson__course")
+    return rows.filter(slug=slug).first()
+
+
+def practice_variants(*, scope: Scope) -> QuerySet[Variant]:
+    """The caller's practice variants (never an attempt's), with problem and learner."""
+    rows = Variant.objects.filter(attempt__isnull=True, user__isnull=False).select_related(
+        "problem", "user__integration_learner"
+    )
+    return scope.courses(scope.owned(rows), "problem__lesson__course")
+
+
+def streaks(*, scope: Scope) -> QuerySet[PracticeStreak]:
+    rows = PracticeStreak.objects.select_related("problem", "user__integration_learner")
+    return scope.courses(scope.owned(rows), "problem__lesson__course").order_by(
+        "problem__lesson__order", "problem__order", "problem_id", "user_id"
+    )
+
+
+def grades(*, scope: Scope, since: datetime | None = None) -> QuerySet:
+    """One row per learner and quiz: the best submitted score, attempts, and the last change.
+
+    In-progress attempts count as attempts but never give a score: an exam's saved answers are
+    graded before submission, and a running score would tell which of them are right.
+    """
+    submitted = Q(status=Attempt.Status.SUBMITTED)
+    rows = (
+        attempts(scope=scope)
+        .order_by()  # the model's default ordering would join the GROUP BY
+        .values(
+            "user_id",
+            "quiz_id",
+            learner=F("user__integration_learner__external_id"),
+            learner_name=F("user__integration_learner__name"),
+            learner_email=F("user__integration_learner__email"),
+            course=F("quiz__lesson__course__slug"),
+            quiz_slug=F("quiz__slug"),
+            quiz_title=F("quiz__title"),
+        )
+        .annotate(
+            attempts=Count("id"),
+            submitted_attempts=Count("id", filter=submitted),
+            best_score=Max("score", filter=submitted),
+            out_of=Max("max_score"),
+            last_submitted_at=Max("submitted_at"),
+            changed_at=Max("updated_at"),
+        )
+    )
+    if since is not None:
+        rows = rows.filter(changed_at__gte=since)
+    return rows
+
+
+def variant_prompt(*, variant: Variant, problem: Problem) -> str:
+    """What the learner reads: the problem's context, then the numbers of this variant."""
+    generated = engine.get_family(variant.family).prompt(variant.givens)
+    return "\n\n".join(part for part in (problem.prompt.strip(), generated) if part)
+
+
+def variant_answer_shape(*, variant: Variant) -> list[int]:
+    return list(engine.get_family(variant.family).answer_shape(variant.givens))
+
+
+def variant_answer_text(*, variant: Variant) -> str:
+    """The correct answer, for when the policy has released it."""
+    family = engine.get_family(variant.family)
+    return engine.format_answer(family.solve(variant.givens).answer)
+
+
+def markup_html(text: str) -> str | None:
+    """Markdown + LaTeX as HTML with MathML, or None when a formula cannot be rendered."""
+    try:
+        return str(render_markup(text))
+    except MarkupError:
+        return None

@@ -1,0 +1,375 @@
+"""What the grading API sends and accepts.
+
+Verdicts follow the quiz policy: until feedback is released an answer is only `recorded` (an
+invalid one still gets the reader's message, since it costs nothing and says nothing about
+correctness), and correct answers appear only once answers are released.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from grading.api import selectors
+from grading.models import Attempt, PracticeStreak, Response, Variant
+from integrations.api.validation import StrictSerializer
+from integrations.models import EXTERNAL_ID_PATTERN
+
+LEARNER_HELP = (
+    "With an API key: the learner's external_id. Signed-in learners leave it out: they act for "
+    "themselves."
+)
+
+
+def _learner_field(**kwargs):
+    return serializers.RegexField(
+        EXTERNAL_ID_PATTERN,
+        max_length=255,
+        required=False,
+        help_text=LEARNER_HELP,
+        error_messages={"invalid": "Not an external_id: 1 to 255 of A-Z a-z 0-9 . _ ~ @ : + -."},
+        **kwargs,
+    )
+
+
+def _external_id(user) -> str | None:
+    learner = getattr(user, "integration_learner", None)
+    return learner.external_id if learner else None
+
+
+# --- input ------------------------------------------------------------------------------------
+
+
+class AttemptStartSerializer(StrictSerializer):
+    quiz = serializers.SlugField(help_text="The quiz's slug.")
+    learner = _learner_field()
+
+
+class AnswerSerializer(StrictSerializer):
+    """Text for a problem item, choice ids for a question item."""
+
+    text = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text="The answer as typed: a number, an expression like `sqrt(64)`, a vector "
+        "`[0.1, 0.2]` or a matrix `[[1, 2], [3, 4]]`.",
+    )
+    choices = serializers.ListField(
+        child=serializers.IntegerField(min_value=1),
+        required=False,
+        max_length=50,
+        help_text="The ids of the choices picked (a question item).",
+    )
+
+    def validate(self, attrs):
+        if ("text" in attrs) == ("choices" in attrs):
+            raise serializers.ValidationError(
+                "Send either text (a problem) or choices (a question).", code="answer_required"
+            )
+        return attrs
+
+
+class PracticeAnswerSerializer(StrictSerializer):
+    text = serializers.CharField(
+        allow_blank=True, trim_whitespace=False, help_text="The answer as typed."
+    )
+
+
+class VariantCreateSerializer(StrictSerializer):
+    problem = serializers.SlugField(help_text="The practice problem's slug.")
+    learner = _learner_field()
+
+
+class AttemptQuerySerializer(StrictSerializer):
+    learner = _learner_field()
+    quiz = serializers.SlugField(required=False)
+    status = serializers.ChoiceField(choices=Attempt.Status.choices, required=False)
+    updated_since = serializers.DateTimeField(
+        required=False, help_text="Only attempts changed at or after this time (ISO 8601)."
+    )
+
+
+class StreakQuerySerializer(StrictSerializer):
+    learner = _learner_field()
+    problem = serializers.SlugField(required=False)
+    course = serializers.SlugField(required=False)
+
+
+class GradeQuerySerializer(StrictSerializer):
+    learner = _learner_field()
+    quiz = serializers.SlugField(required=False)
+    course = serializers.SlugField(required=False)
+    updated_since = serializers.DateTimeField(
+        required=False,
+        help_text="Only grades that changed at or after this time (ISO 8601): pass the largest "
+        "updated_at of your last sync.",
+    )
+
+
+# --- output -----------------------------------------------------------------------------------
+
+
+class AttemptSerializer(serializers.ModelSerializer):
+    quiz = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    learner = serializers.SerializerMethodField(help_text="external_id; null for site learners.")
+    score = serializers.SerializerMethodField(
+        help_text="Null until the quiz policy releases feedback."
+    )
+
+    class Meta:
+        model = Attempt
+        fields = [
+            "id",
+            "quiz",
+            "learner",
+            "number",
+            "status",
+            "started_at",
+            "deadline",
+            "submitted_at",
+            "late",
+            "score",
+            "max_score",
+            "updated_at",
+        ]
+
+    def get_learner(self, attempt: Attempt) -> str | None:
+        return _external_id(attempt.user)
+
+    def get_score(self, attempt: Attempt) -> float | None:
+        return attempt.score if self.context["feedback_released"](attempt) else None
+
+
+class VerdictDetailSerializer(serializers.Serializer):
+    wrong_entries = serializers.ListField(
+        child=serializers.JSONField(),
+        help_text="Entries that are off, counting from 1: `3` in a vector, `[2, 1]` in a matrix.",
+    )
+    tolerance = serializers.CharField(allow_null=True)
+    diagnosis = serializers.CharField(
+        allow_null=True, help_text="A slip recognised in the answer, e.g. rounded too coarsely."
+    )
+
+
+class VerdictSerializer(serializers.ModelSerializer):
+    """One submitted answer, as much of its verdict as the policy lets the learner see."""
+
+    item = serializers.IntegerField(source="quiz_item_id", allow_null=True, read_only=True)
+    variant = serializers.IntegerField(source="variant_id", allow_null=True, read_only=True)
+    status = serializers.SerializerMethodField(
+        help_text="correct, incorrect, invalid (costs no try), or recorded (saved; graded when "
+        "the policy says)."
+    )
+    score = serializers.SerializerMethodField(help_text="0 to 1; null unless shown.")
+    misconception = serializers.SerializerMethodField(
+        help_text="Code of the misconception the answer matches (see the lesson's list)."
+    )
+    feedback = serializers.SerializerMethodField()
+    detail = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Response
+        fields = [
+            "id",
+            "item",
+            "variant",
+            "status",
+            "counts_as_try",
+            "score",
+            "misconception",
+            "feedback",
+            "detail",
+            "created_at",
+        ]
+
+    def _shown(self, response: Response) -> bool:
+        return self.context["feedback_shown"] and response.status != Response.Status.INVALID
+
+    def get_status(self, response: Response) -> str:
+        if response.status == Response.Status.INVALID or self.context["feedback_shown"]:
+            return response.status
+        return Response.Status.RECORDED
+
+    def get_score(self, response: Response) -> float | None:
+        return response.score if self._shown(response) else None
+
+    def get_misconception(self, response: Response) -> str | None:
+        return (response.misconception or None) if self._shown(response) else None
+
+    def get_feedback(self, response: Response) -> str | None:
+        # The reader's message for invalid input is always shown: it reveals nothing.
+        if response.status == Response.Status.INVALID or self._shown(response):
+            return response.feedback
+        return None
+
+    @staticmethod
+    def _detail(response: Response) -> dict:
+        stored = response.detail or {}
+        return {
+            "wrong_entries": stored.get("wrong_entries", []),
+            "tolerance": stored.get("tolerance"),
+            "diagnosis": stored.get("diagnosis"),
+        }
+
+    @extend_schema_field(VerdictDetailSerializer(allow_null=True))
+    def get_detail(self, response: Response) -> dict | None:
+        return self._detail(response) if self._shown(response) else None
+
+
+class StreakSerializer(serializers.ModelSerializer):
+    problem = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    learner = serializers.SerializerMethodField(help_text="external_id; null for site learners.")
+    mastered = serializers.BooleanField(read_only=True)
+
+    class Meta:
+        model = PracticeStreak
+        fields = [
+            "problem",
+            "learner",
+            "current",
+            "best",
+            "mastered",
+            "mastered_at",
+            "correct_total",
+            "tries_total",
+            "updated_at",
+        ]
+
+    def get_learner(self, streak: PracticeStreak) -> str | None:
+        return _external_id(streak.user)
+
+
+class PracticeVerdictSerializer(VerdictSerializer):
+    streak = serializers.SerializerMethodField()
+
+    class Meta(VerdictSerializer.Meta):
+        fields = [*VerdictSerializer.Meta.fields, "streak"]
+
+    @extend_schema_field(StreakSerializer(allow_null=True))
+    def get_streak(self, response: Response) -> dict | None:
+        streak = self.context.get("streak")
+        return StreakSerializer(streak).data if streak is not None else None
+
+
+class VariantSerializer(serializers.ModelSerializer):
+    """A practice variant: its numbers and prompt, never its seed or answer."""
+
+    problem = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    learner = serializers.SerializerMethodField(help_text="external_id; null for site learners.")
+    number = serializers.IntegerField(
+        source="counter", read_only=True, help_text="The learner's n-th variant of the problem."
+    )
+    prompt = serializers.SerializerMethodField(help_text="Markdown; math in $…$ (LaTeX).")
+    prompt_html = serializers.SerializerMethodField(help_text="The prompt as HTML with MathML.")
+    givens = serializers.JSONField(read_only=True, help_text="The numbers of this variant.")
+    answer_shape = serializers.SerializerMethodField(
+        help_text="[] for a number, [n] for a vector, [n, m] for a matrix."
+    )
+
+    class Meta:
+        model = Variant
+        fields = [
+            "id",
+            "problem",
+            "learner",
+            "number",
+            "prompt",
+            "prompt_html",
+            "givens",
+            "answer_shape",
+            "created_at",
+        ]
+
+    def get_learner(self, variant: Variant) -> str | None:
+        return _external_id(variant.user)
+
+    def get_prompt(self, variant: Variant) -> str:
+        return selectors.variant_prompt(variant=variant, problem=variant.problem)
+
+    def get_prompt_html(self, variant: Variant) -> str | None:
+        return selectors.markup_html(self.get_prompt(variant))
+
+    def get_answer_shape(self, variant: Variant) -> list[int]:
+        return selectors.variant_answer_shape(variant=variant)
+
+
+class ChoiceSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    text = serializers.CharField(help_text="Markdown with $…$ math.")
+    text_html = serializers.CharField(allow_null=True)
+
+
+class AttemptItemSerializer(serializers.Serializer):
+    """One item of an attempt as the learner works on it."""
+
+    id = serializers.IntegerField()
+    number = serializers.IntegerField(help_text="Position in the quiz, from 1.")
+    points = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=["question", "problem"])
+    question_kind = serializers.CharField(
+        allow_null=True, help_text="single, multiple or true_false"
+    )
+    title = serializers.CharField(allow_null=True, help_text="The problem's title.")
+    prompt = serializers.CharField(help_text="Markdown; math in $…$ (LaTeX).")
+    prompt_html = serializers.CharField(allow_null=True, help_text="HTML with MathML.")
+    choices = ChoiceSerializer(many=True, help_text="A question's choices; empty for a problem.")
+    givens = serializers.JSONField(allow_null=True, help_text="A problem's numbers.")
+    answer_shape = serializers.ListField(
+        child=serializers.IntegerField(), allow_null=True, help_text="A problem's answer shape."
+    )
+    tries_used = serializers.IntegerField()
+    tries_left = serializers.IntegerField(
+        allow_null=True, help_text="Null when answers are saved, not tried (no feedback)."
+    )
+    saved = VerdictSerializer(allow_null=True, help_text="The answer that counts so far.")
+
+
+class ResultItemSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    points = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=["question", "problem"])
+    status = serializers.CharField(
+        help_text="correct, incorrect, recorded (not shown yet) or unanswered."
+    )
+    points_earned = serializers.FloatField(allow_null=True)
+    misconception = serializers.CharField(allow_null=True)
+    feedback = serializers.CharField(allow_null=True)
+    text = serializers.CharField(allow_null=True, help_text="The answer that counts, as typed.")
+    choices = serializers.ListField(child=serializers.IntegerField(), help_text="Picked ids.")
+    correct_answer = serializers.CharField(
+        allow_null=True, help_text="A problem's answer, once answers are released."
+    )
+    correct_choices = serializers.ListField(
+        child=serializers.IntegerField(),
+        allow_null=True,
+        help_text="A question's correct choice ids, once answers are released.",
+    )
+    explanation = serializers.CharField(
+        allow_null=True, help_text="A question's explanation, once answers are released."
+    )
+
+
+class ResultSerializer(serializers.Serializer):
+    attempt = AttemptSerializer()
+    feedback_released = serializers.BooleanField()
+    answers_released = serializers.BooleanField()
+    items = ResultItemSerializer(many=True)
+
+
+class GradeSerializer(serializers.Serializer):
+    learner = serializers.CharField(help_text="external_id")
+    learner_name = serializers.CharField()
+    learner_email = serializers.CharField()
+    course = serializers.CharField()
+    quiz = serializers.CharField(source="quiz_slug")
+    quiz_title = serializers.CharField()
+    attempts = serializers.IntegerField()
+    submitted_attempts = serializers.IntegerField()
+    score = serializers.FloatField(
+        source="best_score", allow_null=True, help_text="Best submitted attempt; null if none."
+    )
+    max_score = serializers.FloatField(source="out_of")
+    last_submitted_at = serializers.DateTimeField(allow_null=True)
+    updated_at = serializers.DateTimeField(source="changed_at")

@@ -1,0 +1,54 @@
+"""JSON bodies only, at most 64 KiB, read strictly: a bad body is a clear 4xx, never a 500."""
+
+from __future__ import annotations
+
+import codecs
+import json
+
+from rest_framework import exceptions
+from rest_framework.parsers import JSONParser
+
+from integrations.api.errors import BodyTooLarge
+
+MAX_BODY_BYTES = 64 * 1024
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+class BoundedJSONParser(JSONParser):
+    """Reads at most MAX_BODY_BYTES (checked before reading when Content-Length says so)."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        parser_context = parser_context or {}
+        request = parser_context.get("request")
+        too_large = BodyTooLarge(
+            f"The request body is larger than {MAX_BODY_BYTES // 1024} KiB; answers and "
+            "provisioning requests are far smaller."
+        )
+        declared = request.META.get("CONTENT_LENGTH") if request is not None else None
+        if declared and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+            raise too_large
+        raw = stream.read(MAX_BODY_BYTES + 1)
+        if len(raw) > MAX_BODY_BYTES:
+            raise too_large
+        encoding = parser_context.get("encoding") or "utf-8"
+        try:
+            text = codecs.decode(raw, encoding)
+        except (UnicodeDecodeError, LookupError) as exc:
+            raise exceptions.ParseError(
+                f"The request body is not valid {encoding} text.", code="malformed_json"
+            ) from exc
+        try:
+            return json.loads(text, parse_constant=_refuse_constant)
+        except json.JSONDecodeError as exc:
+            raise exceptions.ParseError(
+                f"The request body is not valid JSON: {exc.msg} at line {exc.lineno}, "
+                f"column {exc.colno}.",
+                code="malformed_json",
+            ) from exc
+        except (ValueError, RecursionError) as exc:
+            raise exceptions.ParseError(
+                f"The request body is not valid JSON: {exc}.", code="malformed_json"
+            ) from exc

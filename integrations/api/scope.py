@@ -1,0 +1,79 @@
+"""What one API request reaches.
+
+An API key reaches its own courses and the learners its integration provisioned; a learner signed
+in to the site reaches every course and only their own records. Everything else answers 404, so a
+caller cannot even learn that another integration's learner or attempt exists.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import QuerySet
+from rest_framework import exceptions
+from rest_framework.permissions import BasePermission
+
+from integrations import services
+from integrations.api.errors import not_found
+from integrations.models import ApiKey, Learner
+
+
+class ApiKeyRequired(BasePermission):
+    """Endpoints that serve the integration itself (provisioning, grades), not one learner."""
+
+    message = "This endpoint is for integrations: call it with an API key."
+
+    def has_permission(self, request, view) -> bool:
+        return isinstance(request.auth, ApiKey)
+
+
+class Scope:
+    def __init__(self, request):
+        self.key: ApiKey | None = request.auth if isinstance(request.auth, ApiKey) else None
+        self.user: AbstractBaseUser | None = None if self.key else request.user
+
+    def courses(self, queryset: QuerySet, course_path: str = "") -> QuerySet:
+        """Only rows whose course (reached through `course_path`) the caller may see."""
+        if self.key is None:
+            return queryset
+        return queryset.filter(**{f"{course_path or 'pk'}__in": self.key.course_ids()})
+
+    def owned(self, queryset: QuerySet, user_path: str = "user") -> QuerySet:
+        """Only rows of the caller's learners: the key's integration's, or the session's own."""
+        if self.key is None:
+            return queryset.filter(**{user_path: self.user})
+        return queryset.filter(
+            **{f"{user_path}__integration_learner__integration_id": self.key.integration_id}
+        )
+
+    def learner_user(self, external_id: str | None) -> AbstractBaseUser:
+        """The user a learner-facing request acts for: the named learner, or the session's."""
+        if self.key is None:
+            if external_id:
+                raise exceptions.ValidationError(
+                    {"learner": ["A signed-in learner acts for themselves; leave learner out."]}
+                )
+            return self.user
+        if not external_id:
+            raise exceptions.ValidationError(
+                {"learner": ["Name the learner (their external_id) this request acts for."]}
+            )
+        learner = services.learner_find(integration=self.key.integration, external_id=external_id)
+        if learner is None:
+            raise not_found(
+                f"No learner {external_id!r} has been provisioned by this integration.",
+                field="learner",
+            )
+        return learner.user
+
+    def learner_filter(self, queryset: QuerySet, external_id: str | None, user_path="user"):
+        """Narrow to one learner by external id (keys only), else leave the queryset as is."""
+        if not external_id:
+            return queryset
+        if self.key is None:
+            raise exceptions.ValidationError(
+                {"learner": ["A signed-in learner sees only their own records; leave it out."]}
+            )
+        return queryset.filter(**{f"{user_path}__integration_learner__external_id": external_id})
+
+    def learner_of(self, user: AbstractBaseUser) -> Learner | None:
+        return getattr(user, "integration_learner", None) if self.key else None

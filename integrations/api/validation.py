@@ -1,0 +1,55 @@
+"""Input that is refused by name: unknown body fields and unknown query parameters are errors,
+so a misspelt `updated_since` never silently returns everything."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from rest_framework import serializers
+from rest_framework.exceptions import ErrorDetail, ValidationError
+
+
+def _refuse_unknown(names: Iterable[str], known: Iterable[str], what: str) -> None:
+    known = sorted(known)
+    code = f"unknown_{what.split()[-1]}"  # unknown_field, unknown_parameter
+    for name in names:
+        if name not in known:
+            listed = ", ".join(known) or "none"
+            raise ValidationError(
+                {name: [ErrorDetail(f"Unknown {what}; the known ones are: {listed}.", code)]}
+            )
+
+
+class StrictSerializer(serializers.Serializer):
+    """A request body or a set of query parameters: every name must be a declared field."""
+
+    extra_names: tuple[str, ...] = ()
+
+    def to_internal_value(self, data):
+        if isinstance(data, Mapping):
+            _refuse_unknown(data, [*self.fields, *self.extra_names], "field")
+        return super().to_internal_value(data)
+
+
+def query_params(request, serializer_class: type[StrictSerializer], paging: Iterable[str] = ()):
+    """Validated query parameters; the paginator's own parameters are let through."""
+    raw = request.query_params
+    _refuse_unknown(raw, [*serializer_class().fields, *paging], "query parameter")
+    serializer = serializer_class(data={name: raw.get(name) for name in raw if name not in paging})
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+def paging_params(view) -> tuple[str, ...]:
+    paginator = getattr(view, "paginator", None)
+    if paginator is None:
+        return ()
+    return tuple(
+        name
+        for name in (
+            getattr(paginator, "page_query_param", None),
+            getattr(paginator, "cursor_query_param", None),
+            getattr(paginator, "page_size_query_param", None),
+        )
+        if name
+    )

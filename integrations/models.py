@@ -1,0 +1,109 @@
+"""Who reaches softgrade through the REST API: integrations (an LMS or a course platform's
+backend), their API keys and the learners they provision.
+
+A key is stored only as the SHA-256 digest of its token: the token is shown once, when it is made,
+and a stolen database cannot be turned back into working keys. The short public prefix finds the
+row without scanning every digest.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.validators import RegexValidator
+from django.db import models
+from django.db.models import QuerySet
+
+from courses.models import Course
+
+# URL-safe without escaping, so an external id can sit in a path: /api/v1/learners/<external_id>/.
+EXTERNAL_ID_PATTERN = r"^[A-Za-z0-9._~@:+-]{1,255}$"
+external_id_validator = RegexValidator(
+    EXTERNAL_ID_PATTERN,
+    "Use 1 to 255 letters, digits or . _ ~ @ : + - (the LMS's own id for the learner).",
+    code="invalid",
+)
+
+
+class Integration(models.Model):
+    """One LMS or course platform: its keys and the learners it provisions belong to it."""
+
+    name = models.CharField(max_length=200, unique=True)
+    notes = models.TextField(blank=True, help_text="Who runs it and whom to contact.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ApiKey(models.Model):
+    TOKEN_PREFIX = "sg_"
+
+    integration = models.ForeignKey(Integration, on_delete=models.CASCADE, related_name="api_keys")
+    name = models.CharField(max_length=100, help_text="What uses this key, e.g. gradebook sync.")
+    prefix = models.CharField(
+        max_length=16, unique=True, editable=False, help_text="Public part that finds the key."
+    )
+    digest = models.CharField(max_length=64, editable=False, help_text="SHA-256 of the token.")
+    courses = models.ManyToManyField(
+        Course, related_name="api_keys", help_text="The only courses this key reaches."
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        editable=False,
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name = "API key"
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.TOKEN_PREFIX}{self.prefix}…)"
+
+    @property
+    def revoked(self) -> bool:
+        return self.revoked_at is not None
+
+    def course_ids(self) -> QuerySet:
+        """The key's course ids as a subquery: scoping a read costs no extra query."""
+        return ApiKey.courses.through.objects.filter(apikey_id=self.pk).values("course_id")
+
+
+class Learner(models.Model):
+    """A learner as an integration knows them; their records hang off an ordinary Django user."""
+
+    # PROTECT: deleting an integration must not silently orphan its learners' records.
+    integration = models.ForeignKey(Integration, on_delete=models.PROTECT, related_name="learners")
+    external_id = models.CharField(
+        max_length=255,
+        validators=[external_id_validator],
+        help_text="The integration's own id for the learner.",
+    )
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="integration_learner"
+    )
+    name = models.CharField(max_length=200, blank=True)
+    email = models.EmailField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["integration", "external_id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["integration", "external_id"], name="learner_unique_external_id"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.external_id} ({self.integration})"

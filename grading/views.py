@@ -9,6 +9,8 @@ courses app never imports grading.
 
 from __future__ import annotations
 
+import math
+
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -250,7 +252,7 @@ def attempt_take(request: HttpRequest, pk: int) -> HttpResponse:
     codes = [row.latest.misconception for row in rows if row.latest] if immediate else []
     seconds_left = None
     if attempt.deadline:
-        seconds_left = max(0, int((attempt.deadline - timezone.now()).total_seconds()))
+        seconds_left = max(0, math.ceil((attempt.deadline - timezone.now()).total_seconds()))
     context = {
         "attempt": attempt,
         "quiz": attempt.quiz,

@@ -32,6 +32,12 @@ def markup_inline(text: str) -> SafeString:
 
 
 @register.filter
+def choice_letter(number: int) -> str:
+    """A, B, C… for the 1st, 2nd, 3rd choice: a name for a choice that is only a formula."""
+    return chr(ord("A") + int(number) - 1) if 1 <= int(number) <= 26 else str(number)
+
+
+@register.filter
 def variant_prompt(variant: Variant) -> SafeString:
     """The problem statement with this variant's numbers, math as MathML."""
     family = engine.get_family(variant.family)
@@ -113,8 +119,16 @@ def verdict(
                     for i, v in enumerate(parsed, start=1)
                 ]
             ]
+    feedback = response.feedback
+    if response.status == Response.Status.INVALID:
+        # The reader's messages are lower-case fragments, e.g. "that power is too large".
+        feedback = f"{feedback[:1].upper()}{feedback[1:]}".rstrip(".") + "."
+    else:
+        # The panel's title already says it.
+        feedback = feedback.removeprefix("Not correct. ")
     return {
         "response": response,
+        "feedback": feedback,
         "misconception": misconception,
         "wrong_entries": [_entry_label(e) for e in detail.get("wrong_entries") or []],
         "grid": grid,

@@ -1,52 +1,65 @@
-/* Exam countdown: shows the time left and, at zero, submits the answer sheet.
+/* Exam countdown: the time left, a last save of changed answers, and the result at the end.
  *
  * The server enforces the deadline whatever this script does: an answer that arrives late is
- * refused and the answers saved before the deadline are graded. The script only keeps the
- * learner informed, and submitting at zero brings them straight to that graded result.
+ * refused and the answers saved before the deadline are graded. The script keeps the learner
+ * informed, saves answers changed since the page loaded when ten seconds are left, and once the
+ * deadline has passed opens the attempt again, which the server answers with the graded result.
  */
 (function () {
   "use strict";
 
   var clock = document.querySelector("[data-seconds-left]");
   if (!clock) return;
+  var LAST_SAVE = 10;
   var display = clock.querySelector("[data-countdown-display]");
-  var end = Date.now() + 1000 * parseInt(clock.dataset.secondsLeft, 10);
-  var announced = {};
+  var secondsAtLoad = parseInt(clock.dataset.secondsLeft, 10);
+  var end = Date.now() + 1000 * secondsAtLoad;
+  var form = document.getElementById(clock.dataset.form || "");
   var live = document.getElementById("countdown-announcement");
+  var announced = {};
+  var changed = false;
+  var saved = false;
+
+  if (form) {
+    form.addEventListener("input", function () { changed = true; });
+    form.addEventListener("change", function () { changed = true; });
+  }
 
   function format(seconds) {
     var hours = Math.floor(seconds / 3600);
     var minutes = Math.floor((seconds % 3600) / 60);
     var rest = seconds % 60;
-    var mm = (hours ? String(minutes).padStart(2, "0") : String(minutes));
+    var mm = hours ? String(minutes).padStart(2, "0") : String(minutes);
     return (hours ? hours + ":" : "") + mm + ":" + String(rest).padStart(2, "0");
   }
 
-  function finish() {
-    display.textContent = "0:00";
-    clock.classList.add("countdown-over");
-    var form = document.getElementById(clock.dataset.form || "");
-    var submit = form && form.querySelector("button[value='submit']");
-    if (form && submit) {
-      form.requestSubmit(submit);
-    } else {
-      window.location.reload();
-    }
+  function say(text) {
+    if (live) live.textContent = text;
   }
 
   function tick() {
-    var left = Math.max(0, Math.round((end - Date.now()) / 1000));
+    var left = Math.max(0, Math.ceil((end - Date.now()) / 1000));
     display.textContent = format(left);
     clock.classList.toggle("countdown-low", left <= 60);
     // Screen readers hear the clock at a few moments only, not every second.
     [300, 60, 10].forEach(function (mark) {
-      if (left <= mark && left > 0 && !announced[mark] && live) {
+      if (left <= mark && left > 0 && !announced[mark]) {
         announced[mark] = true;
-        live.textContent = format(left) + " left.";
+        say(format(left) + " left.");
       }
     });
-    if (left <= 0) {
-      finish();
+    // Only a page open before the last seconds saves by itself, so a reload never loops.
+    if (left <= LAST_SAVE && secondsAtLoad > LAST_SAVE && changed && !saved && form) {
+      saved = true;
+      say("Saving your answers before time runs out.");
+      var save = form.querySelector("button[value='save']");
+      form.requestSubmit(save || undefined);
+      return;
+    }
+    if (Date.now() >= end + 1000) {
+      clock.classList.add("countdown-over");
+      say("Time is up. Opening your result.");
+      window.location.reload();
       return;
     }
     window.setTimeout(tick, 250);

@@ -1,8 +1,10 @@
 /* Softmax saturation explorer: how the head width d_k and the 1/√d_k scaling shape a softmax.
  *
- * One draw makes a query q and N keys of the largest width (1024) with standard-normal
+ * One draw makes N keys and Q queries of the largest width (1024) with standard-normal
  * components from a seeded generator; the running sums of q_i·k_i are kept, so any width d_k
- * reads its N scores in O(N) and every input updates the page at once (well within 100 ms).
+ * reads its scores in O(Q·N) and every input updates the page at once (well within 100 ms).
+ * The bars and most readings are for the first query; the median largest probability over all
+ * Q queries shows what is typical, since one query's top two keys can happen to tie.
  * Bars are sized through the CSSOM (element.style), which the Content Security Policy allows.
  */
 (function () {
@@ -12,6 +14,7 @@
   if (!section) return;
 
   var KEYS = parseInt(section.dataset.keys, 10) || 12;
+  var QUERIES = parseInt(section.dataset.queries, 10) || 64;
   var MAX_WIDTH = parseInt(section.dataset.maxWidth, 10) || 1024;
   var seed = parseInt(section.dataset.seed, 10) || 1;
   var draws = 1;
@@ -24,6 +27,7 @@
   var barsBox = document.getElementById("explorer-bars");
   var stdOut = document.getElementById("explorer-std");
   var maxOut = document.getElementById("explorer-max");
+  var typicalOut = document.getElementById("explorer-typical");
   var jacobianOut = document.getElementById("explorer-jacobian");
   var readout = document.getElementById("explorer-readout");
 
@@ -49,18 +53,30 @@
     return out;
   }
 
-  var runningDots = []; // runningDots[j][d] = Σ_{i<d} q_i k_ji
+  var runningDots = []; // runningDots[query][key][d] = Σ_{i<d} q_i k_i
 
   function draw() {
     var random = generator(seed * 2654435761);
-    var q = normals(random, MAX_WIDTH);
+    var keys = [];
+    for (var j = 0; j < KEYS; j++) keys.push(normals(random, MAX_WIDTH));
     runningDots = [];
-    for (var j = 0; j < KEYS; j++) {
-      var k = normals(random, MAX_WIDTH);
-      var sums = new Float64Array(MAX_WIDTH + 1);
-      for (var i = 0; i < MAX_WIDTH; i++) sums[i + 1] = sums[i] + q[i] * k[i];
-      runningDots.push(sums);
+    for (var n = 0; n < QUERIES; n++) {
+      var q = normals(random, MAX_WIDTH);
+      var row = [];
+      for (var k = 0; k < KEYS; k++) {
+        var key = keys[k];
+        var sums = new Float64Array(MAX_WIDTH + 1);
+        for (var i = 0; i < MAX_WIDTH; i++) sums[i + 1] = sums[i] + q[i] * key[i];
+        row.push(sums);
+      }
+      runningDots.push(row);
     }
+  }
+
+  function median(values) {
+    var sorted = values.slice().sort(function (a, b) { return a - b; });
+    var middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
   }
 
   function widthFromSlider() {
@@ -122,7 +138,11 @@
     var width = widthFromSlider();
     var scaled = scaleSwitch.checked;
     var divisor = scaled ? Math.sqrt(width) : 1;
-    var z = runningDots.map(function (sums) { return sums[width] / divisor; });
+    var tops = runningDots.map(function (row) {
+      return Math.max.apply(null, softmax(row.map(function (sums) { return sums[width] / divisor; })));
+    });
+    var typical = median(tops);
+    var z = runningDots[0].map(function (sums) { return sums[width] / divisor; });
     var p = softmax(z);
     var std = spread(z);
     var top = Math.max.apply(null, p);
@@ -140,15 +160,16 @@
     );
     stdOut.textContent = show(std) + " (theory: " + (scaled ? "1" : show(Math.sqrt(width))) + ")";
     maxOut.textContent = show(top);
+    typicalOut.textContent = show(typical);
     jacobianOut.textContent = show(jacobian);
-    var state = top > 0.9
-      ? "saturated: nearly one-hot, so the gradients through the softmax vanish"
-      : "not saturated: the weights are spread and the gradients stay alive";
+    var state = typical > 0.9
+      ? "saturated: typically nearly one-hot, so the gradients through the softmax vanish"
+      : "not saturated: the weights are typically spread and the gradients stay alive";
     readout.textContent =
       "d_k = " + width + ", " + (scaled ? "scores divided by √d_k" : "raw scores") +
       ": logit standard deviation " + show(std) + ", largest probability " + show(top) +
-      ", largest Jacobian entry " + show(jacobian) + ". The softmax is " + state + ".";
-    section.dataset.largestProbability = String(top);
+      " (median over " + QUERIES + " queries " + show(typical) + "), largest Jacobian entry " +
+      show(jacobian) + ". The softmax is " + state + ".";
   }
 
   slider.addEventListener("input", update);
@@ -166,5 +187,6 @@
   section.querySelectorAll("[data-explorer-controls], [data-explorer-output]").forEach(
     function (part) { part.hidden = false; }
   );
+  section.querySelectorAll("[data-explorer-fallback]").forEach(function (note) { note.hidden = true; });
   update();
 })();

@@ -1,8 +1,9 @@
-/* Small enhancements for every form; each page works without them.
+/* Small enhancements for every page; each page works without them.
  *
  * A form marked data-submit-once ignores a second submission while the first is on its way,
  * so a double click sends one request (the server also recognises a repeated submission token).
  * Buttons are not disabled: a disabled submit button would drop its name=value from the request.
+ * Block formulas wider than the page scroll in their own box and become keyboard-focusable.
  */
 (function () {
   "use strict";
@@ -25,4 +26,17 @@
       form.removeAttribute("aria-busy");
     });
   });
+
+  // A wide formula scrolls sideways inside its own box; keyboard users need to reach it too.
+  function focusableWideMath() {
+    document.querySelectorAll('math[display="block"]').forEach(function (formula) {
+      if (formula.scrollWidth > formula.clientWidth + 1) {
+        formula.setAttribute("tabindex", "0");
+      } else {
+        formula.removeAttribute("tabindex");
+      }
+    });
+  }
+  focusableWideMath();
+  window.addEventListener("resize", focusableWideMath);
 })();

@@ -113,12 +113,17 @@ def _check(pages, watch):
     assert watch.problems == [], "\n".join(watch.problems)
 
 
+def _watched_page(browser, watch, **options):
+    context = _context(browser, watch, **options)
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    return context, page
+
+
 @pytest.fixture
 def page(browser, watch):
     """A desktop-sized page; the test fails on any console error, CSP violation or other host."""
-    context = _context(browser, watch, viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(10_000)
+    context, page = _watched_page(browser, watch, viewport={"width": 1280, "height": 900})
     yield page
     _check(context.pages, watch)
     context.close()
@@ -127,15 +132,13 @@ def page(browser, watch):
 @pytest.fixture
 def phone_page(browser, watch):
     """A 375 px wide page, as on a phone, watched like `page`."""
-    context = _context(
+    context, page = _watched_page(
         browser,
         watch,
         viewport={"width": 375, "height": 812},
         device_scale_factor=2,
         is_mobile=True,
     )
-    page = context.new_page()
-    page.set_default_timeout(10_000)
     yield page
     _check(context.pages, watch)
     context.close()

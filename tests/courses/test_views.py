@@ -1,3 +1,5 @@
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -33,3 +35,60 @@ def test_pages_send_a_content_security_policy(client, shipped_bank):
     policy = response.headers["Content-Security-Policy"]
     assert "default-src 'self'" in policy
     assert "script-src 'self'" in policy
+
+
+LESSON = "scaled-dot-product-attention"
+
+
+def test_lesson_page_links_to_practice_and_quizzes_and_invites_anonymous_visitors(
+    client, shipped_bank
+):
+    html = client.get(reverse("lesson-detail", kwargs={"slug": LESSON})).content.decode()
+    assert reverse("practice", kwargs={"slug": "dot-variance"}) in html
+    assert reverse("quiz-detail", kwargs={"slug": "attention-exam"}) in html
+    assert reverse("practice-lesson", kwargs={"slug": LESSON}) in html
+    assert "Sign up" in html
+    assert f"?next=/lessons/{LESSON}/" in html
+
+
+def test_lesson_page_carries_the_explorer_and_a_note_for_browsers_without_script(
+    client, shipped_bank
+):
+    html = client.get(reverse("lesson-detail", kwargs={"slug": LESSON})).content.decode()
+    assert 'id="explorer"' in html
+    assert 'type="range"' in html
+    assert 'role="switch"' in html
+    assert 'aria-live="polite"' in html
+    assert "The explorer needs JavaScript" in html
+    assert 'src="/static/js/explorer.js"' in html
+    assert "data-explorer-controls hidden" in html  # shown by the script only
+
+
+@pytest.mark.parametrize("name", ["home", "lesson", "signup", "login"])
+def test_pages_have_no_inline_script_or_style_the_policy_would_block(client, shipped_bank, name):
+    url = {
+        "home": reverse("home"),
+        "lesson": reverse("lesson-detail", kwargs={"slug": LESSON}),
+        "signup": reverse("signup"),
+        "login": reverse("login"),
+    }[name]
+    html = client.get(url).content.decode()
+    assert " style=" not in html
+    assert "<style" not in html
+    assert " on" + "click=" not in html
+    for script in re.findall(r"<script[^>]*>", html):
+        assert "src=" in script or 'type="application/json"' in script
+
+
+def test_lesson_page_costs_a_fixed_number_of_queries(
+    client, shipped_bank, django_assert_num_queries
+):
+    with django_assert_num_queries(4):
+        client.get(reverse("lesson-detail", kwargs={"slug": LESSON}))
+
+
+def test_home_costs_a_fixed_number_of_queries_for_visitors(
+    client, shipped_bank, django_assert_num_queries
+):
+    with django_assert_num_queries(4):
+        client.get(reverse("home"))

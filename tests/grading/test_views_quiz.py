@@ -337,7 +337,7 @@ def test_an_item_of_another_quiz_is_404(learner_client, shipped_bank):
     assert learner_client.post(url, {"answer": "1"}).status_code == 404
 
 
-def test_every_form_is_csrf_protected(learner, shipped_bank):
+def test_every_form_is_csrf_protected_and_nothing_is_inline(learner, shipped_bank):
     client = Client(enforce_csrf_checks=True)
     client.force_login(learner)
     attempt = services.attempt_start(user=learner, quiz=Quiz.objects.get(slug="attention-exam"))
@@ -349,6 +349,9 @@ def test_every_form_is_csrf_protected(learner, shipped_bank):
     ]
     for url in pages:
         html = client.get(url).content.decode()
+        # The Content Security Policy blocks inline scripts and styles: pages must not need them.
+        assert " style=" not in html
+        assert all("src=" in tag for tag in re.findall(r"<script[^>]*>", html))
         forms = re.findall(r"<form[^>]*method=\"post\".*?</form>", html, re.S)
         assert forms, url
         for form in forms:

@@ -1,0 +1,92 @@
+"""attempt_answers_save: a whole page of exam answers saved at once."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from courses.models import Quiz
+from grading import services
+from grading.models import Response
+from grading.services import SheetAnswer
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def exam_attempt(learner, shipped_bank):
+    return services.attempt_start(user=learner, quiz=Quiz.objects.get(slug="attention-exam"))
+
+
+def _items(attempt):
+    items = list(attempt.quiz.items.order_by("order"))
+    problem = next(i for i in items if i.problem_id)
+    question = next(i for i in items if i.question_id)
+    return problem, question
+
+
+def test_saves_changed_answers_and_skips_blank_and_unchanged_ones(exam_attempt):
+    problem, question = _items(exam_attempt)
+    right = question.question.choices.get(is_correct=True)
+    recorded = services.attempt_answers_save(
+        attempt=exam_attempt,
+        answers={
+            problem.pk: SheetAnswer(text="4"),
+            question.pk: SheetAnswer(choice_ids=(right.pk,)),
+        },
+    )
+    assert set(recorded) == {problem.pk, question.pk}
+    again = services.attempt_answers_save(
+        attempt=exam_attempt,
+        answers={
+            problem.pk: SheetAnswer(text="4"),
+            question.pk: SheetAnswer(choice_ids=(right.pk,)),
+        },
+    )
+    assert again == {}
+    blank = services.attempt_answers_save(
+        attempt=exam_attempt, answers={problem.pk: SheetAnswer(text="   ")}
+    )
+    assert blank == {}
+    changed = services.attempt_answers_save(
+        attempt=exam_attempt, answers={problem.pk: SheetAnswer(text="5")}
+    )
+    assert changed[problem.pk].text == "5"
+    assert Response.objects.filter(attempt=exam_attempt).count() == 3
+
+
+def test_an_item_of_another_quiz_saves_nothing(exam_attempt):
+    problem, _ = _items(exam_attempt)
+    foreign = Quiz.objects.get(slug="attention-practice").items.first()
+    with pytest.raises(services.ServiceError, match="not part of this quiz"):
+        services.attempt_answers_save(
+            attempt=exam_attempt,
+            answers={problem.pk: SheetAnswer(text="4"), foreign.pk: SheetAnswer(text="1")},
+        )
+    assert not Response.objects.exists()
+
+
+def test_the_same_key_twice_saves_each_answer_once(exam_attempt):
+    problem, _ = _items(exam_attempt)
+    for _ in range(2):
+        services.attempt_answers_save(
+            attempt=exam_attempt,
+            answers={problem.pk: SheetAnswer(text="7")},
+            idempotency_key="page-token",
+        )
+    (response,) = Response.objects.filter(attempt=exam_attempt)
+    assert response.idempotency_key == f"page-token:{problem.pk}"
+
+
+def test_after_the_deadline_nothing_is_saved_and_the_attempt_is_graded(exam_attempt):
+    problem, _ = _items(exam_attempt)
+    late = exam_attempt.deadline + timedelta(seconds=1)
+    with pytest.raises(services.AttemptClosed, match="Time is up"):
+        services.attempt_answers_save(
+            attempt=exam_attempt, answers={problem.pk: SheetAnswer(text="7")}, now=late
+        )
+    exam_attempt.refresh_from_db()
+    assert exam_attempt.late
+    assert not Response.objects.exists()
+    assert exam_attempt.status == exam_attempt.Status.SUBMITTED

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import Max, Q
+from django.db.models import F, Max, Q
 from django.utils import timezone
 
 from courses.models import Problem, Question, Quiz, QuizItem
@@ -373,18 +373,22 @@ def response_submit(
     choice_ids: Sequence[int] = (),
     idempotency_key: str = "",
     now: datetime | None = None,
+    variant: Variant | None = None,
 ) -> Response:
     """Record one answer to one item of an attempt, graded on the stored variant.
 
     With immediate feedback every graded answer is a try, up to the quiz's tries per item. Without
     it (exams) an answer is saved, the latest one counts, and it is graded the same way but shown
     only when the policy allows; saving again costs nothing. Invalid input never costs a try.
+    A caller that already fetched the item's variant passes it, saving a query.
     """
     now = now or timezone.now()
     if item.quiz_id != attempt.quiz_id:
         raise ServiceError("That item is not part of this quiz.")
+    if variant is not None and (variant.attempt_id, variant.quiz_item_id) != (attempt.pk, item.pk):
+        raise ServiceError("That variant belongs to another item or attempt.")
     fingerprint = _fingerprint("attempt", attempt.pk, item.pk, text, sorted(choice_ids))
-    graded = variant = None
+    graded = None
     for _ in range(3):
         attempt_expire_if_overdue(attempt=attempt, now=now)
         if attempt.status != Attempt.Status.IN_PROGRESS:
@@ -396,7 +400,7 @@ def response_submit(
             raise AttemptClosed("This attempt has been submitted; answers can no longer change.")
         if graded is None:
             if item.problem_id:
-                variant = Variant.objects.get(attempt=attempt, quiz_item=item)
+                variant = variant or Variant.objects.get(attempt=attempt, quiz_item=item)
                 graded = variant_grade(variant=variant, text=text)
             else:
                 graded = question_grade(question=item.question, choice_ids=choice_ids)
@@ -453,7 +457,11 @@ def _response_record(
     wanted = Q(attempt=attempt, counts_as_try=True)
     if idempotency_key:
         wanted |= Q(user=attempt.user, idempotency_key=idempotency_key)
-    rows = list(Response.objects.filter(wanted).order_by("created_at", "id"))
+    rows = list(
+        Response.objects.filter(wanted)
+        .annotate(item_points=F("quiz_item__points"))
+        .order_by("created_at", "id")
+    )
     for row in rows:
         if idempotency_key and row.idempotency_key == idempotency_key:
             if row.request_fingerprint != fingerprint:
@@ -494,7 +502,12 @@ def _response_record(
             [Response.choices.through(response=response, choice_id=i) for i in set(choice_ids)]
         )
     if response.counts_as_try:
-        _attempt_rescore(attempt, responses=[*counted, response], unchanged_since=seen)
+        # Points come with the rows read above, so the rescore reads nothing more.
+        points = {row.quiz_item_id: row.item_points for row in counted}
+        points[item.pk] = item.points
+        _attempt_rescore(
+            attempt, responses=[*counted, response], points=points, unchanged_since=seen
+        )
     return response
 
 
@@ -520,19 +533,23 @@ def item_scores(*, attempt: Attempt, responses: Iterable[Response]) -> dict[int,
 def _attempt_rescore(
     attempt: Attempt,
     responses: Iterable[Response] | None = None,
+    points: dict[int, int] | None = None,
     unchanged_since: datetime | None = None,
 ) -> None:
     """Recompute the attempt's score from its responses (read here unless given).
 
-    With `unchanged_since` the score is written only if the attempt's updated_at still has that
-    value, else _AttemptChanged is raised and the caller's transaction rolls back.
+    Given the points of the answered items, the maximum stays as it is; otherwise both are
+    recomputed from the quiz's items. With `unchanged_since` the score is written only if the
+    attempt's updated_at still has that value, else _AttemptChanged is raised and the caller's
+    transaction rolls back.
     """
-    items = {item.id: item.points for item in attempt.quiz.items.all()}
+    if points is None:
+        points = {item.id: item.points for item in attempt.quiz.items.all()}
+        attempt.max_score = float(sum(points.values()))
     scores = item_scores(
         attempt=attempt, responses=attempt.responses.all() if responses is None else responses
     )
-    attempt.score = float(sum(items[item_id] * score for item_id, score in scores.items()))
-    attempt.max_score = float(sum(items.values()))
+    attempt.score = float(sum(points[item_id] * score for item_id, score in scores.items()))
     if unchanged_since is None:
         attempt.save(update_fields=["score", "max_score", "updated_at"])
         return

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.db.models import Count, F, Max, Prefetch, Q, QuerySet
+from django.db.models import Count, F, Max, Q, QuerySet
 
 from courses.markup import MarkupError, render_markup
 from courses.models import Problem, Quiz, QuizItem
@@ -24,18 +24,30 @@ def attempts(*, scope: Scope) -> QuerySet[Attempt]:
 
 
 def attempt_to_answer(*, scope: Scope, attempt_id: int) -> Attempt | None:
-    """One attempt with what answering needs, in two queries: its quiz and learner, and the
-    quiz's items (which the rescore after the answer reads too)."""
-    items = QuizItem.objects.select_related("question", "problem")
-    rows = Attempt.objects.select_related("quiz", "user").prefetch_related(
-        Prefetch("quiz__items", queryset=items)
+    """One attempt with what answering needs: its quiz and its learner."""
+    rows = scope.owned(Attempt.objects.select_related("quiz", "user"))
+    return scope.courses(rows, "quiz__lesson__course").filter(pk=attempt_id).first()
+
+
+def item_to_answer(*, attempt: Attempt, item_id: int) -> tuple[QuizItem, Variant | None] | None:
+    """The item of the attempt's quiz, with the attempt's variant when it is a problem.
+
+    The variant is looked for first: for a problem it brings its item and problem in the same
+    query, which keeps an answer within its budget of SQL statements.
+    """
+    variant = (
+        Variant.objects.select_related("quiz_item__problem")
+        .filter(attempt=attempt, quiz_item_id=item_id)
+        .first()
     )
-    return scope.courses(scope.owned(rows), "quiz__lesson__course").filter(pk=attempt_id).first()
-
-
-def quiz_item(*, attempt: Attempt, item_id: int) -> QuizItem | None:
-    """The item of the attempt's quiz, from the items fetched with the attempt."""
-    return next((item for item in attempt.quiz.items.all() if item.pk == item_id), None)
+    if variant is not None:
+        return variant.quiz_item, variant
+    item = (
+        QuizItem.objects.select_related("question", "problem")
+        .filter(quiz_id=attempt.quiz_id, pk=item_id)
+        .first()
+    )
+    return None if item is None else (item, None)
 
 
 def quiz_to_start(*, scope: Scope, slug: str) -> Quiz | None:

@@ -41,7 +41,7 @@ def _external_id(user) -> str | None:
 
 
 class AttemptStartSerializer(StrictSerializer):
-    quiz = serializers.SlugField(help_text="The quiz's slug.")
+    quiz = serializers.SlugField(max_length=80, help_text="The quiz's slug.")
     learner = _learner_field()
 
 
@@ -77,7 +77,7 @@ class PracticeAnswerSerializer(StrictSerializer):
 
 
 class VariantCreateSerializer(StrictSerializer):
-    problem = serializers.SlugField(help_text="The practice problem's slug.")
+    problem = serializers.SlugField(max_length=80, help_text="The practice problem's slug.")
     learner = _learner_field()
 
 

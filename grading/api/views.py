@@ -193,7 +193,7 @@ class AttemptItems(generics.GenericAPIView):
             if immediate:
                 left = attempt.quiz.tries_per_item - row.tries_used
                 tries_left = 0 if row.solved else max(0, left)
-            saved = row.latest_counted
+            saved = row.latest_counted  # the answer that counts so far (an exam's latest)
             items.append(
                 {
                     "id": item.pk,
@@ -209,12 +209,11 @@ class AttemptItems(generics.GenericAPIView):
                     "answer_shape": shape,
                     "tries_used": row.tries_used,
                     "tries_left": tries_left,
-                    "saved": VerdictSerializer(saved, context={"feedback_shown": shown}).data
-                    if saved
-                    else None,
+                    "saved": saved,
                 }
             )
-        return Response(AttemptItemSerializer(items, many=True).data)
+        context = {"feedback_shown": shown}
+        return Response(AttemptItemSerializer(items, many=True, context=context).data)
 
 
 @extend_schema(
@@ -242,9 +241,10 @@ class ItemAnswer(generics.GenericAPIView):
         attempt = selectors.attempt_to_answer(scope=Scope(request), attempt_id=attempt_id)
         if attempt is None:
             raise not_found("No attempt with that id is available to you.")
-        item = selectors.quiz_item(attempt=attempt, item_id=item_id)
-        if item is None:
+        found = selectors.item_to_answer(attempt=attempt, item_id=item_id)
+        if found is None:
             raise not_found("That item is not part of this attempt's quiz.")
+        item, variant = found
         answer = body.validated_data
         if item.problem_id and "text" not in answer:
             raise exceptions.ValidationError({"text": ["This item is a problem: send text."]})
@@ -260,6 +260,7 @@ class ItemAnswer(generics.GenericAPIView):
             choice_ids=answer.get("choices", ()),
             idempotency_key=idempotency_key,
             now=request._answer_started,
+            variant=variant,
         )
         context = {"feedback_shown": _feedback(attempt)}
         return _answered(request, VerdictSerializer(response, context=context))

@@ -1,0 +1,65 @@
+"""Idempotency-Key on answers: a retry returns the first result and records one try; the same
+key with a different body is a 409."""
+
+from __future__ import annotations
+
+import pytest
+
+from grading.models import Response
+from tests.api.conftest import first_item, start_attempt
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def answer(lms, practice_quiz):
+    client = lms.client()
+    attempt = start_attempt(client)
+    item = first_item(client, attempt, "problem")
+    url = f"/api/v1/attempts/{attempt['id']}/items/{item['id']}/answers/"
+
+    def post(text: str, key: str | None):
+        headers = {"HTTP_IDEMPOTENCY_KEY": key} if key is not None else {}
+        return client.post(url, {"text": text}, format="json", **headers)
+
+    return post
+
+
+def test_a_retry_returns_the_first_result_and_records_one_try(answer):
+    first = answer("12345", "retry-1")
+    again = answer("12345", "retry-1")
+    assert first.status_code == 201
+    assert again.status_code == 200
+    assert again["Idempotent-Replayed"] == "true"
+    assert again.json() == first.json()
+    assert Response.objects.count() == 1
+    assert Response.objects.get().counts_as_try
+
+
+def test_the_same_key_with_another_answer_is_a_conflict(answer):
+    answer("12345", "retry-1")
+    conflict = answer("54321", "retry-1")
+    assert conflict.status_code == 409
+    assert conflict.json()["code"] == "idempotency_conflict"
+    assert Response.objects.count() == 1
+
+
+def test_a_retry_after_the_tries_ran_out_still_gets_its_first_result(answer, practice_quiz):
+    keys = [f"k{n}" for n in range(practice_quiz.tries_per_item)]
+    results = [answer(str(1000 + n), key).json() for n, key in enumerate(keys)]
+    assert answer("9", "one-more").json()["code"] == "no_tries_left"
+    assert answer("1000", keys[0]).json() == results[0]
+
+
+def test_different_keys_are_different_tries(answer):
+    answer("12345", "a")
+    answer("12346", "b")
+    assert Response.objects.filter(counts_as_try=True).count() == 2
+
+
+@pytest.mark.parametrize("key", ["x" * 201, "naïve", "line\nbreak"])
+def test_unusable_keys_are_refused_by_name(answer, key):
+    response = answer("12345", key)
+    assert response.status_code == 400
+    assert response.json()["field"] == "Idempotency-Key"
+    assert not Response.objects.exists()

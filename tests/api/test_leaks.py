@@ -1,0 +1,101 @@
+"""No API response carries a variant's answer or a mistake value before the policy allows it.
+
+Every response of every endpoint an integration or a learner can call during an exam attempt
+and during practice is scanned with the learner pages' scan (tests.grading.test_views_leaks):
+each answer and mistake value in several spellings, the givens shown on purpose left out. A
+positive control proves the scan sees the answers once they are released.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from courses.models import Problem, Quiz
+from grading.api.selectors import variant_answer_text
+from grading.models import Variant
+from tests.grading.test_views_leaks import authored_numbers, leaks, significant_digits
+
+pytestmark = pytest.mark.django_db
+
+WRONG = "12345"  # readable, and far from every answer and mistake of the shipped lesson
+
+
+def scan(responses, variants, authored):
+    for label, response in responses:
+        text = (
+            response.content.decode()
+            if not response.streaming
+            else b"".join(response.streaming_content).decode()
+        )
+        for variant in variants:
+            found = leaks(text, variant, typed=WRONG, authored=authored)
+            assert found == set(), (label, variant.problem.slug, found)
+        for word in ("is_correct", "seed"):
+            assert f'"{word}"' not in text, (label, word)
+
+
+@pytest.mark.parametrize("slug", ["attention-exam", "attention-practice"])
+def test_attempt_endpoints_leak_nothing_before_release(lms, slug):
+    client = lms.client()
+    quiz = Quiz.objects.get(slug=slug)
+    attempt = client.post("/api/v1/attempts/", {"quiz": slug, "learner": "stud-1"}).json()
+    base = f"/api/v1/attempts/{attempt['id']}"
+    items = client.get(f"{base}/items/").json()
+    responses = [("items", client.get(f"{base}/items/"))]
+    for item in items:
+        body = (
+            {"text": WRONG}
+            if item["kind"] == "problem"
+            else {"choices": [item["choices"][0]["id"]]}
+        )
+        responses.append(
+            (f"answer {item['id']}", client.post(f"{base}/items/{item['id']}/answers/", body))
+        )
+    for path in ("/", "/items/", "/result/"):
+        responses.append((path, client.get(f"{base}{path}")))
+    for url in (
+        "/api/v1/attempts/",
+        "/api/v1/grades/",
+        "/api/v1/grades.csv",
+        f"/api/v1/quizzes/{slug}/",
+        "/api/v1/problems/",
+        "/api/v1/lessons/",
+    ):
+        responses.append((url, client.get(url)))
+    failed = [(label, r.status_code) for label, r in responses if r.status_code >= 300]
+    assert failed == []
+    variants = list(Variant.objects.filter(attempt_id=attempt["id"]).select_related("problem"))
+    assert variants
+    authored = authored_numbers(quiz)
+    if quiz.mode == Quiz.Mode.EXAM:
+        # Before submission not even the verdicts show, so the choices' feedback cannot either.
+        answers = [r.json() for label, r in responses if label.startswith("answer")]
+        assert {a["status"] for a in answers} == {"recorded"}
+    scan(responses, variants, authored)
+
+
+def test_practice_endpoints_never_show_an_answer_or_mistake(lms, course):
+    client = lms.client()
+    for problem in Problem.objects.all():
+        variant = client.post("/api/v1/variants/", {"problem": problem.slug, "learner": "stud-1"})
+        base = f"/api/v1/variants/{variant.json()['id']}"
+        responses = [
+            ("new", variant),
+            ("get", client.get(f"{base}/")),
+            ("answer", client.post(f"{base}/answers/", {"text": WRONG})),
+            ("streaks", client.get("/api/v1/streaks/")),
+        ]
+        scan(responses, [Variant.objects.get(pk=variant.json()["id"])], set())
+
+
+def test_the_scan_sees_answers_once_released(lms, exam):
+    client = lms.client()
+    attempt = client.post("/api/v1/attempts/", {"quiz": "attention-exam", "learner": "stud-1"})
+    result = client.post(f"/api/v1/attempts/{attempt.json()['id']}/submit/")
+    assert result.json()["answers_released"]
+    variants = Variant.objects.filter(attempt_id=attempt.json()["id"]).select_related("problem")
+    text = result.content.decode()
+    # Answers too short to scan for (like 4) are skipped by the scan itself, so not expected.
+    scannable = [v for v in variants if significant_digits(variant_answer_text(variant=v)) >= 3]
+    assert len(scannable) >= 2
+    assert all(leaks(text, variant) for variant in scannable)

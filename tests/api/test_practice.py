@@ -1,0 +1,96 @@
+"""Practice through the API: a fresh variant, an answer with its verdict, the mastery streak."""
+
+from __future__ import annotations
+
+import pytest
+
+from grading import engine
+from grading.models import PracticeStreak, Response, Variant
+
+pytestmark = pytest.mark.django_db
+
+
+def new_variant(client, problem="dot-variance", learner="stud-1"):
+    return client.post("/api/v1/variants/", {"problem": problem, "learner": learner}, format="json")
+
+
+def solution(variant_id: int):
+    variant = Variant.objects.get(pk=variant_id)
+    return engine.get_family(variant.family).solve(variant.givens)
+
+
+def test_fresh_variants_have_new_numbers_and_no_seed(lms):
+    client = lms.client()
+    first = new_variant(client)
+    second = new_variant(client)
+    assert (first.status_code, second.status_code) == (201, 201)
+    assert (first.json()["number"], second.json()["number"]) == (1, 2)
+    assert "seed" not in first.json()
+    assert first.json()["answer_shape"] == []
+    assert "$" in first.json()["prompt"]
+    assert client.get(f"/api/v1/variants/{first.json()['id']}/").json() == first.json()
+
+
+def test_three_first_try_correct_answers_master_the_problem(lms):
+    client = lms.client()
+    for expected in (1, 2, 3):
+        variant = new_variant(client).json()
+        text = engine.format_answer(solution(variant["id"]).answer)
+        verdict = client.post(f"/api/v1/variants/{variant['id']}/answers/", {"text": text})
+        assert verdict.status_code == 201
+        assert verdict.json()["status"] == "correct"
+        assert verdict.json()["streak"]["current"] == expected
+    assert verdict.json()["streak"]["mastered"] is True
+    streaks = client.get("/api/v1/streaks/?learner=stud-1&problem=dot-variance").json()
+    assert streaks["results"][0]["mastered"] is True
+    assert streaks["results"][0]["learner"] == "stud-1"
+
+
+def test_a_named_mistake_resets_the_streak(lms):
+    client = lms.client()
+    variant = new_variant(client).json()
+    mistakes = solution(variant["id"]).mistakes
+    code, value = next(iter(mistakes.items()))
+    verdict = client.post(
+        f"/api/v1/variants/{variant['id']}/answers/",
+        {"text": engine.format_answer(value)},
+        format="json",
+    )
+    assert verdict.json()["status"] == "incorrect"
+    assert verdict.json()["misconception"] == code
+    assert verdict.json()["streak"]["current"] == 0
+
+
+def test_invalid_practice_input_costs_nothing(lms):
+    client = lms.client()
+    variant = new_variant(client, problem="softmax").json()
+    verdict = client.post(
+        f"/api/v1/variants/{variant['id']}/answers/", {"text": "[1, 2"}, format="json"
+    )
+    assert verdict.json()["status"] == "invalid"
+    assert verdict.json()["feedback"]
+    assert not PracticeStreak.objects.exists()
+    assert Response.objects.get().counts_as_try is False
+
+
+def test_a_signed_in_learner_practises_as_themselves(learner_a, shipped_bank):
+    from tests.api.conftest import session_client
+
+    client = session_client(learner_a)
+    variant = client.post("/api/v1/variants/", {"problem": "dot-variance"}, format="json")
+    assert variant.status_code == 201
+    assert variant.json()["learner"] is None
+    assert Variant.objects.get(pk=variant.json()["id"]).user == learner_a
+    named = client.post(
+        "/api/v1/variants/", {"problem": "dot-variance", "learner": "stud-1"}, format="json"
+    )
+    assert (named.status_code, named.json()["field"]) == (400, "learner")
+
+
+def test_a_key_must_name_a_learner_it_provisioned(lms):
+    client = lms.client()
+    missing = client.post("/api/v1/variants/", {"problem": "dot-variance"}, format="json")
+    assert (missing.status_code, missing.json()["field"]) == (400, "learner")
+    unknown = new_variant(client, learner="nobody")
+    assert (unknown.status_code, unknown.json()["field"]) == (404, "learner")
+    assert not Variant.objects.exists()

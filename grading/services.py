@@ -313,6 +313,15 @@ def attempt_start(*, user: AbstractBaseUser, quiz: Quiz, now: datetime | None = 
             deadline = quiz.closes_at
         try:
             with transaction.atomic():
+                # A learner's starts take turns on their user row (PostgreSQL locks it; SQLite
+                # has one writer anyway): a start that waited here finds the attempt the other
+                # one began, and resumes it instead of starting a second one.
+                list(type(user).objects.select_for_update().filter(pk=user.pk).values("pk"))
+                current = Attempt.objects.filter(
+                    user=user, quiz=quiz, status=Attempt.Status.IN_PROGRESS
+                ).first()
+                if current is not None:
+                    return current
                 attempt = Attempt.objects.create(
                     user=user,
                     quiz=quiz,

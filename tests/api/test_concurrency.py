@@ -1,0 +1,129 @@
+"""Simultaneous requests on PostgreSQL leave exactly the rows the rules allow.
+
+Each request runs in its own thread with its own database connection, released together by a
+barrier, in tests without a wrapping transaction. SQLite serialises writers on one file (and the
+test database is in memory), so these run only on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.db import connection, connections
+
+from courses.models import Quiz
+from grading import services
+from grading.models import Attempt, Response
+from integrations.models import Learner
+from tests.api.conftest import first_item, key_client, start_attempt
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        connection.vendor != "postgresql",
+        reason="needs PostgreSQL (DATABASE_URL=postgres://…): SQLite serialises writers and "
+        "the test database is in memory, so requests cannot race",
+    ),
+]
+
+ROUNDS = 8
+
+
+def simultaneously(*calls):
+    """Run the calls in threads released at the same instant; returns their results in order."""
+    barrier = threading.Barrier(len(calls))
+    results: list = [None] * len(calls)
+
+    def run(index, call):
+        try:
+            barrier.wait()
+            results[index] = call()
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+def test_the_same_answer_twice_with_one_key_is_one_try(lms, practice_quiz):
+    client = lms.client()
+    attempt = start_attempt(client)
+    item = first_item(client, attempt, "problem")
+    url = f"/api/v1/attempts/{attempt['id']}/items/{item['id']}/answers/"
+    for round_ in range(ROUNDS):
+        # A fresh attempt each round, so the item's tries never run out.
+        if round_:
+            client.post(f"/api/v1/attempts/{attempt['id']}/submit/")
+            attempt = start_attempt(client)
+            url = f"/api/v1/attempts/{attempt['id']}/items/{item['id']}/answers/"
+        key = f"same-{round_}"
+
+        def answer(url=url, key=key):
+            return key_client(lms.token).post(url, {"text": "12345"}, HTTP_IDEMPOTENCY_KEY=key)
+
+        first, second = simultaneously(answer, answer)
+        assert sorted([first.status_code, second.status_code]) in ([200, 201], [201, 201]), (
+            first.content,
+            second.content,
+        )
+        assert first.json() == second.json()
+        assert Response.objects.filter(idempotency_key=key).count() == 1
+        assert Response.objects.filter(attempt_id=attempt["id"], counts_as_try=True).count() == 1
+
+
+def test_two_starts_at_the_attempt_limit_leave_the_allowed_attempts(lms, exam):
+    user = Learner.objects.get(external_id="stud-1").user
+    for round_ in range(ROUNDS):
+        quiz = Quiz.objects.create(
+            lesson=exam.lesson, slug=f"limit-{round_}", title="Limit", attempts_allowed=2
+        )
+        services.attempt_submit(attempt=services.attempt_start(user=user, quiz=quiz))
+
+        def start(slug=quiz.slug):
+            return key_client(lms.token).post(
+                "/api/v1/attempts/", {"quiz": slug, "learner": "stud-1"}
+            )
+
+        first, second = simultaneously(start, start)
+        assert Attempt.objects.filter(quiz=quiz).count() == 2
+        statuses = sorted([first.status_code, second.status_code])
+        # Either one start wins and the other is refused, or the other resumes the winner's
+        # attempt (and, having found none in progress when it began, may call it started too).
+        assert statuses in ([200, 201], [201, 201], [201, 409]), (first.content, second.content)
+        if statuses != [201, 409]:
+            assert first.json()["id"] == second.json()["id"]
+
+
+def test_two_starts_of_an_unlimited_quiz_leave_one_attempt_in_progress(lms, practice_quiz):
+    def start():
+        return start_attempt(key_client(lms.token))
+
+    for _ in range(ROUNDS):
+        first, second = simultaneously(start, start)
+        assert first["id"] == second["id"]
+        assert Attempt.objects.filter(status=Attempt.Status.IN_PROGRESS).count() == 1
+        services.attempt_submit(attempt=Attempt.objects.get(pk=first["id"]))
+
+
+def test_two_answers_for_the_last_try_count_once(lms, practice_quiz):
+    client = lms.client()
+    for round_ in range(ROUNDS):
+        attempt = start_attempt(client)
+        item = first_item(client, attempt, "problem")
+        url = f"/api/v1/attempts/{attempt['id']}/items/{item['id']}/answers/"
+        for n in range(practice_quiz.tries_per_item - 1):
+            client.post(url, {"text": str(2000 + n)})
+
+        def answer(text, url=url):
+            return key_client(lms.token).post(url, {"text": text})
+
+        first, second = simultaneously(lambda: answer("3001"), lambda: answer("3002"))
+        assert sorted([first.status_code, second.status_code]) == [201, 409], round_
+        tries = Response.objects.filter(attempt_id=attempt["id"], counts_as_try=True).count()
+        assert tries == practice_quiz.tries_per_item
+        client.post(f"/api/v1/attempts/{attempt['id']}/submit/")

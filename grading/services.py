@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.db.models import F, Max, Q
@@ -316,7 +317,7 @@ def attempt_start(*, user: AbstractBaseUser, quiz: Quiz, now: datetime | None = 
                 # A learner's starts take turns on their user row (PostgreSQL locks it; SQLite
                 # has one writer anyway): a start that waited here finds the attempt the other
                 # one began, and resumes it instead of starting a second one.
-                list(type(user).objects.select_for_update().filter(pk=user.pk).values("pk"))
+                list(get_user_model().objects.select_for_update().filter(pk=user.pk).values("pk"))
                 current = Attempt.objects.filter(
                     user=user, quiz=quiz, status=Attempt.Status.IN_PROGRESS
                 ).first()

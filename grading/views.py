@@ -34,6 +34,17 @@ from grading.forms import (
 )
 from grading.models import Attempt, PracticeStreak
 
+# A stale copy of a page (the browser's Back button) re-sends a token already spent on another
+# answer; the service refuses it, and the learner needs words about pages, not keys.
+STALE_PAGE = (
+    "That copy of the page was already used to send a different answer, so nothing was "
+    "recorded. This is a fresh copy: enter your answer again."
+)
+
+
+def _refusal(error: services.ServiceError) -> str:
+    return STALE_PAGE if isinstance(error, services.IdempotencyConflict) else error.message
+
 
 def _found(read, *, missing: str, **lookup):
     """What a selector finds, or a 404 saying what is missing (also for another learner's)."""
@@ -134,7 +145,7 @@ def practice(request: HttpRequest, slug: str) -> HttpResponse:
             idempotency_key=form.idempotency_key("practice"),
         )
     except services.ServiceError as error:
-        messages.error(request, error.message)
+        messages.error(request, _refusal(error))
     return redirect(reverse("practice", kwargs={"slug": problem.slug}) + "#verdict")
 
 
@@ -220,7 +231,7 @@ def attempt_start(request: HttpRequest, slug: str) -> HttpResponse:
     try:
         attempt = services.attempt_start(user=request.user, quiz=quiz)
     except services.ServiceError as error:
-        messages.error(request, error.message)
+        messages.error(request, _refusal(error))
         return redirect("quiz-detail", slug=quiz.slug)
     return redirect("attempt-take", pk=attempt.pk)
 
@@ -292,7 +303,7 @@ def attempt_answer(request: HttpRequest, pk: int, item_pk: int) -> HttpResponse:
     except services.AttemptClosed as error:
         return _closed(request, attempt, error.message)
     except services.ServiceError as error:
-        messages.error(request, error.message)
+        messages.error(request, _refusal(error))
     return redirect(f"{take}#item-{item.pk}")
 
 
@@ -328,7 +339,7 @@ def attempt_sheet_save(request: HttpRequest, pk: int) -> HttpResponse:
     except services.AttemptClosed as error:
         return _closed(request, attempt, error.message)
     except services.ServiceError as error:
-        messages.error(request, error.message)
+        messages.error(request, _refusal(error))
         return redirect("attempt-take", pk=attempt.pk)
     unreadable = sum(1 for response in recorded.values() if response.status == "invalid")
     saved = len(recorded) - unreadable

@@ -260,7 +260,7 @@ def test_a_reused_token_with_another_answer_is_refused_with_a_message(
     submit_practice(learner_client, variant, "12345", token=token)
     response = submit_practice(learner_client, variant, "54321", token=token)
     html = learner_client.get(response.url).content.decode()
-    assert "already used" in html
+    assert "already used to send a different answer, so nothing was recorded" in html
     assert Response.objects.filter(variant=variant).count() == 1
 
 

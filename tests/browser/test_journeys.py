@@ -7,6 +7,7 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from courses.models import Problem, Quiz
@@ -232,3 +233,30 @@ def test_practice_quiz_gives_feedback_per_item(page, live_server, shipped_bank, 
     expect(page.locator(f"#item-{item.pk}")).to_contain_text("1 of 3 tries used")
     page.get_by_role("button", name="Submit attempt").click()
     expect(page.get_by_role("heading", name=re.compile("Results"))).to_be_visible()
+
+
+def test_the_watch_catches_policy_violations_and_other_hosts(
+    page, watch, live_server, shipped_bank
+):
+    """Positive control for the fixtures: what they must catch on every page, they do catch."""
+    page.goto(live_server.url + LESSON)
+    page.evaluate(
+        """() => document.body.insertAdjacentHTML("beforeend", '<p style="color: red">x</p>')"""
+    )
+    page.wait_for_function("() => window.__cspViolations.length > 0")
+    assert "style-src" in " ".join(page.evaluate("() => window.__cspViolations"))
+    with pytest.raises(PlaywrightError):
+        page.goto("https://elsewhere.invalid/")
+
+    def seen(text: str) -> bool:
+        return any(text in problem for problem in watch.problems)
+
+    for _ in range(50):  # console messages arrive on their own schedule
+        if seen("Content Security Policy"):
+            break
+        page.wait_for_timeout(100)
+    assert seen("Content Security Policy")
+    assert seen("request to another host: https://elsewhere.invalid/")
+    # Closed, and the list emptied, so the fixture's own check passes for this test.
+    page.close()
+    watch.problems.clear()

@@ -14,10 +14,6 @@ from urllib.parse import urlsplit
 
 import pytest
 
-# Playwright's sync API runs an event loop in the test's thread; Django would then refuse the
-# ORM calls the tests make to set up data, although they do not run inside that loop.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -48,15 +44,27 @@ def _chromium() -> str:
     return path
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser():
+    """Chromium for the tests of this folder only, so nothing below outlives them."""
     executable = _chromium()
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    # Playwright's sync API keeps an event loop running in the test's thread; Django would then
+    # refuse the ORM calls the tests make to set up data, although they do not run inside that
+    # loop. The variable is put back afterwards: deploy checks rightly refuse it elsewhere.
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+            yield chromium
+            chromium.close()
+    finally:
+        if previous is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 class PageWatch:

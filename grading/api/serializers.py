@@ -12,7 +12,7 @@ from rest_framework import serializers
 
 from grading.api import selectors
 from grading.models import Attempt, PracticeStreak, Response, Variant
-from integrations.api.validation import StrictSerializer
+from integrations.api.validation import StrictSerializer, WholeNumberField
 from integrations.models import EXTERNAL_ID_PATTERN
 
 LEARNER_HELP = (
@@ -56,7 +56,7 @@ class AnswerSerializer(StrictSerializer):
         "`[0.1, 0.2]` or a matrix `[[1, 2], [3, 4]]`.",
     )
     choices = serializers.ListField(
-        child=serializers.IntegerField(min_value=1),
+        child=WholeNumberField(min_value=1),
         required=False,
         max_length=50,
         help_text="The ids of the choices picked (a question item).",

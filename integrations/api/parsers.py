@@ -5,12 +5,16 @@ from __future__ import annotations
 import codecs
 import json
 
-from rest_framework import exceptions
+from rest_framework import exceptions, status
 from rest_framework.parsers import JSONParser
 
-from integrations.api.errors import BodyTooLarge
-
 MAX_BODY_BYTES = 64 * 1024
+
+
+class BodyTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "body_too_large"
+    default_detail = "The request body is too large."
 
 
 def _refuse_constant(name: str):

@@ -49,3 +49,12 @@ class ApiSchema(AutoSchema):
         if query_serializer is not None and self.method == "GET" and query_serializer().fields:
             parameters = [*parameters, query_serializer]
         return parameters
+
+
+def refuse_unknown_fields(result, generator, request, public):
+    """Post-processing hook: request bodies take no field beyond those listed, as the API
+    enforces (an unknown field is a 400 naming it)."""
+    for name, component in result.get("components", {}).get("schemas", {}).items():
+        if name.endswith("Request") and component.get("type") == "object":
+            component["additionalProperties"] = False
+    return result

@@ -29,6 +29,9 @@ class LearnerChangeSerializer(StrictSerializer):
 
 
 class LearnerQuerySerializer(StrictSerializer):
-    external_id = serializers.CharField(
-        required=False, max_length=255, help_text="Only the learner with this external id."
+    external_id = serializers.RegexField(
+        EXTERNAL_ID_PATTERN,
+        required=False,
+        max_length=255,
+        help_text="Only the learner with this external id.",
     )

@@ -21,13 +21,26 @@ def _refuse_unknown(names: Iterable[str], known: Iterable[str], what: str) -> No
 
 
 class StrictSerializer(serializers.Serializer):
-    """A request body or a set of query parameters: every name must be a declared field."""
-
-    extra_names: tuple[str, ...] = ()
+    """A request body or a set of query parameters: every name must be a declared field, and a
+    text field takes only a JSON string (DRF alone would turn 12 or true into text)."""
 
     def to_internal_value(self, data):
         if isinstance(data, Mapping):
-            _refuse_unknown(data, [*self.fields, *self.extra_names], "field")
+            _refuse_unknown(data, self.fields, "field")
+            for name, field in self.fields.items():
+                value = data.get(name)
+                text_field = isinstance(field, serializers.CharField)
+                if text_field and value is not None and not isinstance(value, str):
+                    raise ValidationError({name: [ErrorDetail("Send a string.", "invalid")]})
+        return super().to_internal_value(data)
+
+
+class WholeNumberField(serializers.IntegerField):
+    """A JSON integer and nothing else: not "2", not 2.0, not true."""
+
+    def to_internal_value(self, data):
+        if type(data) is not int:
+            self.fail("invalid")
         return super().to_internal_value(data)
 
 
@@ -35,6 +48,11 @@ def query_params(request, serializer_class: type[StrictSerializer], paging: Iter
     """Validated query parameters; the paginator's own parameters are let through."""
     raw = request.query_params
     _refuse_unknown(raw, [*serializer_class().fields, *paging], "query parameter")
+    for name in set(paging) & set(raw) & {"page", "page_size"}:
+        # The paginator would quietly fall back to its defaults on a bad number.
+        values = raw.getlist(name)
+        if len(values) > 1 or not values[0].isdigit() or int(values[0]) < 1:
+            raise ValidationError({name: [ErrorDetail("Use a whole number from 1.", "invalid")]})
     serializer = serializer_class(data={name: raw.get(name) for name in raw if name not in paging})
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data

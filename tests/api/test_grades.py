@@ -75,7 +75,7 @@ def test_the_cursor_walks_every_row_once(lms, exam):
         url = page["next"]
     assert sorted(seen) == sorted(f"s{n}" for n in range(7))
     bad = client.get("/api/v1/grades/?cursor=garbage")
-    assert (bad.status_code, bad.json()["field"]) == (400, "cursor")
+    assert (bad.status_code, bad.json()["field"]) == (404, "cursor")
 
 
 def test_grades_of_other_integrations_and_site_learners_stay_out(lms, other_lms, exam, learner_a):

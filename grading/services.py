@@ -441,6 +441,22 @@ def response_submit(
     raise ServiceError("Too many answers arrived at the same moment; please send yours again.")
 
 
+# What the tries rules, the replay check and the rescore read of earlier responses: leaving out
+# the text, feedback and detail keeps the one read inside the transaction small.
+_RULE_FIELDS = (
+    "id",
+    "user_id",
+    "attempt_id",
+    "quiz_item_id",
+    "status",
+    "score",
+    "counts_as_try",
+    "idempotency_key",
+    "request_fingerprint",
+    "created_at",
+)
+
+
 class _AttemptChanged(Exception):
     """The attempt changed after it was read, so a rescore computed from that read is stale."""
 
@@ -466,9 +482,10 @@ def _response_record(
     seen = attempt.updated_at
     wanted = Q(attempt=attempt, counts_as_try=True)
     if idempotency_key:
-        wanted |= Q(user=attempt.user, idempotency_key=idempotency_key)
+        wanted |= Q(user_id=attempt.user_id, idempotency_key=idempotency_key)
     rows = list(
         Response.objects.filter(wanted)
+        .only(*_RULE_FIELDS)
         .annotate(item_points=F("quiz_item__points"))
         .order_by("created_at", "id")
     )
@@ -478,7 +495,7 @@ def _response_record(
                 raise IdempotencyConflict(
                     "This Idempotency-Key was already used for a different answer; use a new key."
                 )
-            return row
+            return Response.objects.get(pk=row.pk)
     counted = [row for row in rows if row.attempt_id == attempt.pk and row.counts_as_try]
     earlier = [row for row in counted if row.quiz_item_id == item.pk]
     if (
@@ -486,7 +503,7 @@ def _response_record(
         and earlier[-1].request_fingerprint == fingerprint
         and now - earlier[-1].created_at < DOUBLE_SUBMIT_WINDOW
     ):
-        return earlier[-1]
+        return Response.objects.get(pk=earlier[-1].pk)
     if graded.status != "invalid" and feedback_is_immediate(attempt.quiz):
         if any(row.status == "correct" for row in earlier):
             raise NoTriesLeft("You have already answered this item correctly.")
@@ -499,7 +516,7 @@ def _response_record(
     response = Response.objects.create(
         idempotency_key=idempotency_key,
         request_fingerprint=fingerprint,
-        user=attempt.user,
+        user_id=attempt.user_id,
         attempt=attempt,
         quiz_item=item,
         variant=variant,

@@ -24,19 +24,21 @@ def attempts(*, scope: Scope) -> QuerySet[Attempt]:
 
 
 def attempt_to_answer(*, scope: Scope, attempt_id: int) -> Attempt | None:
-    """One attempt with what answering needs: its quiz and its learner."""
-    rows = scope.owned(Attempt.objects.select_related("quiz", "user"))
-    return scope.courses(rows, "quiz__lesson__course").filter(pk=attempt_id).first()
+    """One attempt with what answering needs: its quiz (the learner is used by id)."""
+    rows = scope.courses(
+        scope.owned(Attempt.objects.select_related("quiz")), "quiz__lesson__course"
+    )
+    return next(iter(rows.filter(pk=attempt_id).order_by()[:1]), None)
 
 
 def item_to_answer(*, attempt: Attempt, item_id: int) -> tuple[QuizItem, Variant | None] | None:
     """The item of the attempt's quiz, with the attempt's variant when it is a problem.
 
-    The variant is looked for first: for a problem it brings its item and problem in the same
-    query, which keeps an answer within its budget of SQL statements.
+    The variant is looked for first: for a problem it brings its item in the same query, which
+    keeps an answer within its budget of SQL statements.
     """
     variant = (
-        Variant.objects.select_related("quiz_item__problem")
+        Variant.objects.select_related("quiz_item")
         .filter(attempt=attempt, quiz_item_id=item_id)
         .first()
     )

@@ -152,36 +152,26 @@ class VerdictDetailSerializer(serializers.Serializer):
     )
 
 
-class VerdictSerializer(serializers.ModelSerializer):
+class VerdictSerializer(serializers.Serializer):
     """One submitted answer, as much of its verdict as the policy lets the learner see."""
 
+    # A plain Serializer, not a ModelSerializer: it is on every answer's path, and a
+    # ModelSerializer works its fields out from the model each time it is used.
+    id = serializers.IntegerField(read_only=True)
     item = serializers.IntegerField(source="quiz_item_id", allow_null=True, read_only=True)
     variant = serializers.IntegerField(source="variant_id", allow_null=True, read_only=True)
     status = serializers.SerializerMethodField(
         help_text="correct, incorrect, invalid (costs no try), or recorded (saved; graded when "
         "the policy says)."
     )
+    counts_as_try = serializers.BooleanField(read_only=True)
     score = serializers.SerializerMethodField(help_text="0 to 1; null unless shown.")
     misconception = serializers.SerializerMethodField(
         help_text="Code of the misconception the answer matches (see the lesson's list)."
     )
     feedback = serializers.SerializerMethodField()
     detail = serializers.SerializerMethodField()
-
-    class Meta:
-        model = Response
-        fields = [
-            "id",
-            "item",
-            "variant",
-            "status",
-            "counts_as_try",
-            "score",
-            "misconception",
-            "feedback",
-            "detail",
-            "created_at",
-        ]
+    created_at = serializers.DateTimeField(read_only=True)
 
     def _shown(self, response: Response) -> bool:
         return self.context["feedback_shown"] and response.status != Response.Status.INVALID
@@ -242,9 +232,6 @@ class StreakSerializer(serializers.ModelSerializer):
 
 class PracticeVerdictSerializer(VerdictSerializer):
     streak = serializers.SerializerMethodField()
-
-    class Meta(VerdictSerializer.Meta):
-        fields = [*VerdictSerializer.Meta.fields, "streak"]
 
     @extend_schema_field(StreakSerializer(allow_null=True))
     def get_streak(self, response: Response) -> dict | None:

@@ -1,45 +1,78 @@
 """Rate limits per API key, per signed-in learner and per anonymous address.
 
-The counters live in Django's default cache, which production settings point at a cache shared
-by every worker (CACHE_URL), so a limit holds for the whole deployment.
+A fixed window counted with the cache's atomic increment: one add and one incr per request,
+whatever the rate. (DRF's stock throttle keeps a list of every request time in the window and
+rewrites it on each request, which grows with the rate and loses counts between workers.) The
+counters live in Django's default cache, which production points at a cache shared by every
+worker (CACHE_URL), so a limit holds for the whole deployment.
 """
 
 from __future__ import annotations
 
+import time
+
+from django.core.cache import cache
 from rest_framework.settings import api_settings
-from rest_framework.throttling import SimpleRateThrottle
+from rest_framework.throttling import BaseThrottle
 
 from integrations.models import ApiKey
 
-
-class _SettingsRate(SimpleRateThrottle):
-    def get_rate(self):
-        # Read at each request, not at import, so settings overrides (tests, env) take effect.
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+_PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
-class ApiKeyThrottle(_SettingsRate):
+def parse_rate(rate: str) -> tuple[int, int]:
+    """'3000/minute' -> (3000, 60)."""
+    count, period = rate.split("/")
+    return int(count), _PERIODS[period.strip()[0]]
+
+
+class _WindowThrottle(BaseThrottle):
+    scope = ""
+
+    def ident(self, request) -> str | None:
+        """Who the limit counts, or None when this throttle does not apply to the request."""
+        raise NotImplementedError
+
+    def allow_request(self, request, view) -> bool:
+        ident = self.ident(request)
+        rate = api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+        if ident is None or rate is None:
+            return True
+        limit, period = parse_rate(rate)
+        now = time.time()
+        window = int(now // period)
+        key = f"throttle:{self.scope}:{ident}:{window}"
+        cache.add(key, 0, period + 1)
+        try:
+            count = cache.incr(key)
+        except ValueError:  # the window expired between add and incr: a new one starts
+            cache.add(key, 1, period + 1)
+            count = 1
+        self._wait = (window + 1) * period - now
+        return count <= limit
+
+    def wait(self) -> float:
+        return self._wait
+
+
+class ApiKeyThrottle(_WindowThrottle):
     scope = "api_key"
 
-    def get_cache_key(self, request, view):
-        if isinstance(request.auth, ApiKey):
-            return self.cache_format % {"scope": self.scope, "ident": request.auth.pk}
-        return None
+    def ident(self, request) -> str | None:
+        return str(request.auth.pk) if isinstance(request.auth, ApiKey) else None
 
 
-class LearnerSessionThrottle(_SettingsRate):
+class LearnerSessionThrottle(_WindowThrottle):
     scope = "learner_session"
 
-    def get_cache_key(self, request, view):
+    def ident(self, request) -> str | None:
         if request.auth is None and request.user.is_authenticated:
-            return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
+            return str(request.user.pk)
         return None
 
 
-class AnonymousThrottle(_SettingsRate):
+class AnonymousThrottle(_WindowThrottle):
     scope = "anonymous"
 
-    def get_cache_key(self, request, view):
-        if request.user.is_authenticated:
-            return None
-        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+    def ident(self, request) -> str | None:
+        return None if request.user.is_authenticated else self.get_ident(request)

@@ -43,6 +43,7 @@ check-bank: bank
 
 bench: $(STAMP)
 	$(PY) bench/engine_bench.py
+	$(PY) bench/api_bench.py
 
 check-deploy: $(STAMP)
 	DJANGO_SETTINGS_MODULE=config.settings.production \

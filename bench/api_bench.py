@@ -1,0 +1,391 @@
+"""Benchmark of answer submissions through the REST API, served by gunicorn on 127.0.0.1.
+
+Run as `.venv/bin/python bench/api_bench.py` (`make bench` does). For SQLite and for PostgreSQL
+(skipped, saying so, when none answers on 127.0.0.1:5432) it:
+
+1. makes a fresh database, migrates it, imports the shipped lesson and sets up an integration,
+   its key, 16 clients' learners and their attempts at a quiz of the lesson's problems;
+2. counts the SQL statements of one answer in process (CaptureQueriesContext, BEGIN and COMMIT
+   included), through the same middleware and views;
+3. serves the app with gunicorn under production settings on a free port, and drives it from a
+   second process (bench/api_load.py): 16 concurrent clients, first on a trivial endpoint of the
+   same app (GET /api/v1/, no database), then submitting answers, each phase bounded in requests
+   and seconds;
+4. stops the server, and counts that every acknowledged answer is in the database.
+
+Prints a table and writes bench-results/api.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+CLIENTS = 16
+LEARNERS_PER_CLIENT = 8  # answers rotate over them, so an attempt holds a realistic ~20 answers
+ANSWERS_PER_CLIENT = 160
+TRIVIAL_PER_CLIENT = 400
+PHASE_SECONDS = 60.0
+WORKERS = 4
+GOAL_RATIO = 0.3
+GOAL_P99_MS = 50.0
+GOAL_STATEMENTS = 8
+PG_ADMIN = "postgres://postgres@127.0.0.1:5432/postgres"
+PG_BENCH_DB = "softgrade_bench"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def postgres_available() -> bool:
+    try:
+        import psycopg
+
+        with psycopg.connect(PG_ADMIN, connect_timeout=3):
+            return True
+    except Exception:
+        return False
+
+
+def redis_url() -> str:
+    """The shared cache production uses for rate limits, when Redis answers; else local memory."""
+    try:
+        with socket.create_connection(("127.0.0.1", 6379), timeout=1):
+            return "redis://127.0.0.1:6379/9"
+    except OSError:
+        return "locmemcache://"
+
+
+def backend_env(backend: str, workdir: Path) -> dict[str, str]:
+    if backend == "sqlite":
+        # One writer at a time: IMMEDIATE transactions queue for the lock (with a timeout)
+        # instead of failing when two workers write at once; WAL lets readers carry on.
+        database = (
+            f"sqlite:///{workdir / 'bench.sqlite3'}?transaction_mode=IMMEDIATE&timeout=20"
+            "&init_command=PRAGMA%20journal_mode%3DWAL%3B%20PRAGMA%20synchronous%3DNORMAL"
+        )
+    else:
+        database = f"postgres://postgres@127.0.0.1:5432/{PG_BENCH_DB}"
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.production",
+        "SECRET_KEY": secrets.token_urlsafe(64),
+        "ALLOWED_HOSTS": "127.0.0.1,testserver",
+        "DATABASE_URL": database,
+        "CACHE_URL": redis_url(),
+        # Plain HTTP on loopback: no TLS proxy in front of the bench server.
+        "SECURE_SSL_REDIRECT": "False",
+        # The bench is one key sending far more than an LMS would; the limit is not under test.
+        "API_KEY_RATE": "1000000/minute",
+        "LOG_LEVEL": "WARNING",
+    }
+
+
+def fresh_postgres_database() -> None:
+    import psycopg
+
+    with psycopg.connect(PG_ADMIN, autocommit=True) as connection:
+        connection.execute(f"DROP DATABASE IF EXISTS {PG_BENCH_DB} WITH (FORCE)")
+        connection.execute(f"CREATE DATABASE {PG_BENCH_DB}")
+
+
+# --- inside one backend's process (Django set up with that backend's settings) ----------------
+
+
+def prepare() -> dict:
+    """Migrate, import the lesson, and make the key, learners, attempts and planned answers."""
+    from django.core.management import call_command
+
+    from courses.models import Problem, Quiz, QuizItem
+    from grading import engine, services
+    from grading.models import Variant
+    from integrations import services as integrations
+    from integrations.models import Integration
+
+    call_command("migrate", verbosity=0)
+    call_command("import_bank", verbosity=0)
+    practice = Quiz.objects.get(slug="attention-practice")
+    # Immediate feedback with tries to spare, so every planned answer is graded and recorded.
+    quiz = Quiz.objects.create(
+        lesson=practice.lesson,
+        slug="bench-answers",
+        title="Benchmark",
+        tries_per_item=1_000_000,
+    )
+    for order, problem in enumerate(Problem.objects.filter(lesson=practice.lesson)):
+        QuizItem.objects.create(quiz=quiz, problem=problem, order=order, points=1)
+    integration = Integration.objects.create(name="Benchmark LMS")
+    _, token = integrations.api_key_create(
+        integration=integration, name="bench", courses=[practice.lesson.course]
+    )
+    clients = []
+    for client in range(CLIENTS + 1):  # the extra one is for the in-process statement count
+        targets = []
+        for n in range(LEARNERS_PER_CLIENT):
+            learner, _ = integrations.learner_provision(
+                integration=integration, external_id=f"bench-{client}-{n}"
+            )
+            attempt = services.attempt_start(user=learner.user, quiz=quiz)
+            for variant in Variant.objects.filter(attempt=attempt):
+                solution = engine.get_family(variant.family).solve(variant.givens)
+                # Wrong on purpose (a correct answer would end the item's tries): a named
+                # mistake when the variant offers one, else the answer off by a third.
+                values = [*solution.mistakes.values(), solution.answer * 1.37]
+                targets.append((attempt.pk, variant.quiz_item_id, values))
+        plan = []
+        for index in range(ANSWERS_PER_CLIENT):
+            attempt_id, item_id, values = targets[index % len(targets)]
+            text = engine.format_answer(values[index % len(values)])
+            plan.append(
+                {
+                    "method": "POST",
+                    "path": f"/api/v1/attempts/{attempt_id}/items/{item_id}/answers/",
+                    "body": {"text": text},
+                    "key": f"bench-{client}-{index}",
+                }
+            )
+        clients.append(plan)
+    return {"token": token, "clients": clients}
+
+
+def count_statements(token: str, plan: list[dict]) -> dict:
+    """SQL statements per answer, in process, BEGIN and COMMIT included; the answers count."""
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    client = Client(HTTP_AUTHORIZATION=f"Bearer {token}")
+    counts, acknowledged = [], []
+    for planned in plan[:40]:
+        with CaptureQueriesContext(connection) as statements:
+            response = client.post(
+                planned["path"],
+                json.dumps(planned["body"]),
+                content_type="application/json",
+                HTTP_IDEMPOTENCY_KEY=planned["key"],
+            )
+        if response.status_code not in (200, 201):
+            raise SystemExit(f"in-process answer failed: {response.status_code} {response.content}")
+        acknowledged.append({"key": planned["key"], "id": response.json()["id"]})
+        counts.append(len(statements))
+    counts = counts[5:]  # the first answers record the key's use and warm caches
+    return {
+        "max": max(counts),
+        "mean": round(sum(counts) / len(counts), 2),
+        "acknowledged": acknowledged,
+    }
+
+
+def verify(acknowledged: list[dict]) -> dict:
+    """Every acknowledged answer is in the database, once, with the id the API returned."""
+    from grading.models import Response
+
+    stored = dict(
+        Response.objects.filter(idempotency_key__startswith="bench-").values_list(
+            "idempotency_key", "id"
+        )
+    )
+    missing = [a for a in acknowledged if stored.get(a["key"]) != a["id"]]
+    return {
+        "acknowledged": len(acknowledged),
+        "stored": len(stored),
+        "missing": len(missing),
+        "extra": len(stored) - len(acknowledged),
+    }
+
+
+def serve(env: dict[str, str], port: int) -> subprocess.Popen:
+    server = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "gunicorn"),
+            "config.wsgi:application",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(WORKERS),
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+    )
+    for _ in range(100):
+        with (
+            contextlib.suppress(OSError),
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/", timeout=1),
+        ):
+            return server
+        if server.poll() is not None:
+            raise SystemExit("gunicorn exited before serving")
+        time.sleep(0.2)
+    stop(server)
+    raise SystemExit("gunicorn did not answer within 20 s")
+
+
+def stop(server: subprocess.Popen) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(server.pid, signal.SIGTERM)
+    try:
+        server.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait()
+
+
+def run_backend(backend: str) -> dict:
+    """Everything for one backend; runs in a child process whose settings name that backend."""
+    import django
+
+    django.setup()
+    from django.db import connections
+
+    setup = prepare()
+    statements = count_statements(setup["token"], setup["clients"][-1])
+    connections.close_all()
+    port = free_port()
+    server = serve(dict(os.environ), port)
+    try:
+        trivial = [
+            [{"method": "GET", "path": "/api/v1/"}] * TRIVIAL_PER_CLIENT for _ in range(CLIENTS)
+        ]
+        plan = {
+            "url": f"http://127.0.0.1:{port}/",
+            "token": setup["token"],
+            "phases": [
+                {"name": "warm-up", "requests": [r[:20] for r in trivial], "seconds": 10},
+                {"name": "trivial", "requests": trivial, "seconds": PHASE_SECONDS},
+                {"name": "answers", "requests": setup["clients"][:-1], "seconds": PHASE_SECONDS},
+            ],
+        }
+        load = subprocess.run(
+            [sys.executable, str(ROOT / "bench" / "api_load.py")],
+            input=json.dumps(plan),
+            capture_output=True,
+            text=True,
+            timeout=4 * PHASE_SECONDS,
+            check=True,
+        )
+    finally:
+        stop(server)
+    report = json.loads(load.stdout)
+    answers, trivial_run = report["answers"], report["trivial"]
+    stored = verify(answers.pop("acknowledged") + statements.pop("acknowledged"))
+    trivial_run.pop("acknowledged")
+    return {
+        "backend": backend,
+        "trivial": trivial_run,
+        "answers": answers,
+        "ratio": round(answers["per_second"] / trivial_run["per_second"], 3),
+        "statements_per_answer": statements,
+        "stored": stored,
+    }
+
+
+# --- the driver -------------------------------------------------------------------------------
+
+
+def run_in_child(backend: str, workdir: Path) -> dict:
+    env = backend_env(backend, workdir)
+    if backend == "postgresql":
+        fresh_postgres_database()
+    child = subprocess.run(
+        [sys.executable, __file__, "--backend", backend],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if child.returncode != 0:
+        raise SystemExit(f"{backend} run failed:\n{child.stderr[-4000:]}")
+    return json.loads(child.stdout.strip().splitlines()[-1])
+
+
+def verdict(result: dict) -> list[str]:
+    problems = []
+    if result["ratio"] < GOAL_RATIO:
+        problems.append(f"ratio {result['ratio']} < {GOAL_RATIO}")
+    if result["answers"]["p99_ms"] >= GOAL_P99_MS:
+        problems.append(f"p99 {result['answers']['p99_ms']} ms >= {GOAL_P99_MS} ms")
+    if result["statements_per_answer"]["max"] > GOAL_STATEMENTS:
+        problems.append(f"{result['statements_per_answer']['max']} statements > {GOAL_STATEMENTS}")
+    if result["stored"]["missing"] or result["stored"]["extra"]:
+        problems.append(f"stored rows do not match acknowledgements: {result['stored']}")
+    if result["answers"]["ok"] != result["answers"]["requests"]:
+        problems.append(f"failed answers: {result['answers']['statuses']}")
+    return problems
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backend", choices=["sqlite", "postgresql"], help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.backend:
+        print(json.dumps(run_backend(args.backend)))
+        return 0
+    backends = ["sqlite"]
+    if postgres_available():
+        backends.append("postgresql")
+    else:
+        print("PostgreSQL does not answer on 127.0.0.1:5432: measuring SQLite only.")
+    results = []
+    with tempfile.TemporaryDirectory(prefix="softgrade-api-bench-") as workdir:
+        for backend in backends:
+            print(
+                f"benchmarking the API on {backend} ({CLIENTS} clients, gunicorn {WORKERS} workers)"
+            )
+            results.append(run_in_child(backend, Path(workdir)))
+    failures = 0
+    header = (
+        f"{'backend':<11}{'trivial/s':>10}{'answers/s':>10}{'ratio':>7}{'p50 ms':>8}"
+        f"{'p99 ms':>8}{'SQL/answer':>11}{'stored':>14}  goals"
+    )
+    print(header)
+    for result in results:
+        problems = verdict(result)
+        failures += bool(problems)
+        stored = result["stored"]
+        print(
+            f"{result['backend']:<11}{result['trivial']['per_second']:>10}"
+            f"{result['answers']['per_second']:>10}{result['ratio']:>7}"
+            f"{result['answers']['p50_ms']:>8}{result['answers']['p99_ms']:>8}"
+            f"{result['statements_per_answer']['max']:>11}"
+            f"{stored['stored']:>7}/{stored['acknowledged']:<6}  "
+            + ("met" if not problems else "MISSED: " + "; ".join(problems))
+        )
+    out_dir = ROOT / "bench-results"
+    out_dir.mkdir(exist_ok=True)
+    summary = {
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
+        "clients": CLIENTS,
+        "workers": WORKERS,
+        "goals": {"ratio": GOAL_RATIO, "p99_ms": GOAL_P99_MS, "statements": GOAL_STATEMENTS},
+        "results": results,
+    }
+    (out_dir / "api.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(f"wrote {out_dir / 'api.json'}")
+    # A missed speed goal is reported, not fatal; a lost acknowledged answer is.
+    return 1 if any(r["stored"]["missing"] or r["stored"]["extra"] for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -6,7 +6,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 PYTEST_ARGS ?=
 
-.PHONY: run install migrate bank test lint format bench check-bank check-deploy clean
+.PHONY: run install migrate bank worker test lint format bench check-bank check-deploy clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || { base=$$(bin/find-python) && echo "Creating $(VENV) with $$base" && "$$base" -m venv $(VENV); }
@@ -25,6 +25,11 @@ bank: migrate
 run: bank
 	@echo "softgrade is serving on http://$(HOST):$(PORT)/ (admin: /admin/); Ctrl-C stops it."
 	$(PY) manage.py runserver $(HOST):$(PORT)
+
+# Runs background tasks (LTI score passback) from the database queue; `make run` does not need it,
+# scores simply wait in the queue until a worker runs. Production runs one next to gunicorn.
+worker: migrate
+	$(PY) manage.py db_worker
 
 test: $(STAMP)
 	$(PY) -m pytest $(PYTEST_ARGS)

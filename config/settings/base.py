@@ -28,11 +28,16 @@ INSTALLED_APPS = [
     "courses",
     "grading",
     "integrations",
+    "lti_tool",
+    "django_tasks_db",
+    "lti",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Lets the LMS's iframe keep an LTI learner's cookies (SameSite=None; Secure over HTTPS).
+    "lti.middleware.EmbeddedCookiesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -40,6 +45,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
+    # Last, so it runs first on the way out: an LTI session's pages may be framed by its LMS.
+    "lti.middleware.PlatformFramingMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -163,3 +170,25 @@ LOGGING = {
 # The bank importer and the admin check a Problem's family and parameters through this function,
 # named here so the courses app never imports the grading app.
 SOFTGRADE_PROBLEM_VALIDATOR = "grading.families.problem_errors"
+
+# Background work (Django's Tasks framework): queued tasks are database rows, so a restart loses
+# none; `make worker` (manage.py db_worker) runs them. LTI score passback is the first user.
+TASKS = {
+    "default": {"BACKEND": "django_tasks_db.DatabaseBackend"},
+}
+
+# Called (dotted paths, keyword arguments) after the transaction that submits an attempt, or that
+# gives a learner mastery of a problem, commits. Grading names them here and never imports lti.
+SOFTGRADE_ATTEMPT_SUBMITTED_HOOKS = ["lti.services.attempt_passback_enqueue"]
+SOFTGRADE_MASTERY_CHANGED_HOOKS = ["lti.services.mastery_passback_enqueue"]
+
+# LTI 1.3 (docs/lti.md). Every call to an LMS has these (connect, read) timeouts in seconds.
+LTI_HTTP_TIMEOUT = (
+    env.float("LTI_CONNECT_TIMEOUT", default=3.0),
+    env.float("LTI_READ_TIMEOUT", default=10.0),
+)
+# After a key rotation the previous key stays in the JWKS this long, so platforms that cached it
+# still verify what softgrade signed just before the rotation.
+LTI_KEY_OVERLAP_DAYS = env.int("LTI_KEY_OVERLAP_DAYS", default=7)
+# Seconds of clock difference tolerated between softgrade and an LMS on exp and iat.
+LTI_CLOCK_LEEWAY = env.int("LTI_CLOCK_LEEWAY", default=60)

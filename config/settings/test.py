@@ -15,3 +15,6 @@ CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"
 DATABASES = {
     "default": env.db("DATABASE_URL", default="sqlite:///:memory:"),
 }
+
+# Tasks are recorded, not run: the LTI tests run the passback task themselves, step by step.
+TASKS = {"default": {"BACKEND": "django.tasks.backends.dummy.DummyBackend"}}

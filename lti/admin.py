@@ -1,0 +1,110 @@
+"""Instructors see LTI here: links and their gradebook columns, every score sent back with each
+try's outcome (and a "resend" action), roster syncs. Platform registrations and deployments are
+django-lti's admin (LTI tool → LTI registrations); the URLs to give an LMS are on /lti/setup/."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+
+from lti import services
+from lti.models import LineItem, LinkTarget, PassbackOutcome, RosterSync, ScorePassback
+
+
+class LineItemInline(admin.StackedInline):
+    model = LineItem
+    extra = 0
+    can_delete = False
+    fields = ["url", "label", "score_maximum", "created_by_softgrade", "created_at"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        # A link's column comes from the LMS (at launch or on the first score), never by hand.
+        return False
+
+
+@admin.register(LinkTarget)
+class LinkTargetAdmin(admin.ModelAdmin):
+    list_display = ["resource_link", "kind", "quiz", "lesson", "mastery_passback", "created_at"]
+    list_filter = ["kind", "mastery_passback"]
+    list_select_related = ["resource_link", "quiz", "lesson"]
+    search_fields = ["resource_link__title", "resource_link__id_on_platform", "quiz__slug"]
+    raw_id_fields = ["resource_link"]
+    inlines = [LineItemInline]
+
+
+class PassbackOutcomeInline(admin.TabularInline):
+    model = PassbackOutcome
+    extra = 0
+    can_delete = False
+    fields = ["created_at", "result", "http_status", "detail"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.action(description="Resend the selected scores to the LMS now")
+def resend(modeladmin, request, queryset):
+    count = services.passback_resend(passbacks=list(queryset))
+    modeladmin.message_user(request, f"Queued {count} score(s) to send again.", messages.SUCCESS)
+
+
+@admin.register(ScorePassback)
+class ScorePassbackAdmin(admin.ModelAdmin):
+    list_display = [
+        "lti_user",
+        "target",
+        "score_given",
+        "score_maximum",
+        "status",
+        "try_count",
+        "next_try_at",
+        "sent_at",
+        "created_at",
+    ]
+    list_filter = ["status", "target"]
+    list_select_related = ["lti_user", "target__resource_link", "target__quiz", "target__lesson"]
+    search_fields = ["lti_user__sub", "lti_user__name", "lti_user__email"]
+    actions = [resend]
+    inlines = [PassbackOutcomeInline]
+    readonly_fields = [
+        "target",
+        "lti_user",
+        "attempt",
+        "score_given",
+        "score_maximum",
+        "activity_progress",
+        "scored_at",
+        "status",
+        "try_count",
+        "next_try_at",
+        "last_error",
+        "sent_at",
+        "created_at",
+    ]
+    fields = readonly_fields
+
+    def has_add_permission(self, request):
+        # Scores come from learners' work; a hand-made one would put a grade in the LMS.
+        return False
+
+
+@admin.register(RosterSync)
+class RosterSyncAdmin(admin.ModelAdmin):
+    list_display = ["context", "status", "members", "active_members", "started_at"]
+    list_filter = ["status"]
+    list_select_related = ["context"]
+    readonly_fields = [
+        "context",
+        "requested_by",
+        "status",
+        "members",
+        "active_members",
+        "detail",
+        "started_at",
+        "finished_at",
+    ]
+    fields = readonly_fields
+
+    def has_add_permission(self, request):
+        return False

@@ -1,0 +1,63 @@
+"""Let an LMS show softgrade in its iframe, for LTI sessions only.
+
+softgrade's pages refuse to be framed (CSP frame-ancestors 'self', X-Frame-Options), and its
+cookies are SameSite=Lax, which a browser does not send inside another site's iframe. A learner
+who arrived by an LTI launch works inside the LMS's iframe, so for their session (and the login
+and launch pages themselves) these two middlewares allow framing by that LMS's origin only and,
+over HTTPS, mark the cookies SameSite=None; Secure. Every other page and session is unchanged.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.utils.csp import CSP
+
+# The session key holding the origins of the LMS that launched this session.
+SESSION_FRAME_ANCESTORS = "lti_frame_ancestors"
+
+
+def frame_ancestors(request) -> list[str]:
+    """The LMS origins allowed to frame this response: set by a login/launch view, or kept in
+    the session of a learner who arrived by a launch."""
+    origins = getattr(request, "lti_frame_ancestors", None)
+    if origins:
+        return list(origins)
+    session = getattr(request, "session", None)
+    if session is None:
+        return []
+    return list(session.get(SESSION_FRAME_ANCESTORS, []))
+
+
+class EmbeddedCookiesMiddleware:
+    """Over HTTPS, an LTI session's cookies become SameSite=None; Secure (listed before the
+    session middleware, so it sees the cookies that the session and CSRF middlewares set)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        # Over plain HTTP a browser drops SameSite=None cookies, so nothing changes there.
+        if request.is_secure() and response.cookies and frame_ancestors(request):
+            for morsel in response.cookies.values():
+                morsel["samesite"] = "None"
+                morsel["secure"] = True
+        return response
+
+
+class PlatformFramingMiddleware:
+    """An LTI session's pages may be framed by its LMS (listed last, so it runs before the CSP
+    and X-Frame-Options middlewares write their headers)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        origins = frame_ancestors(request)
+        if origins:
+            config = dict(getattr(response, "_csp_config", None) or settings.SECURE_CSP)
+            config["frame-ancestors"] = [CSP.SELF, *origins]
+            response._csp_config = config
+            response.xframe_options_exempt = True
+        return response

@@ -1,0 +1,199 @@
+"""What softgrade keeps about LTI 1.3 beyond django-lti's registrations, users and contexts.
+
+django-lti (app `lti_tool`) stores platform registrations, deployments, platform users, contexts,
+memberships, resource links and the tool's keys. This app adds what it lacks: nonces that a launch
+consumes once, what softgrade content a resource link opens, the LMS gradebook column (line item)
+of a link, every score sent to it with the outcome of each try, and roster syncs.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from lti_tool.models import LtiContext, LtiRegistration, LtiResourceLink, LtiUser
+
+from courses.models import Lesson, Quiz
+from grading.models import Attempt
+
+
+class LaunchNonce(models.Model):
+    """A nonce issued at an OIDC login, bound to its state; a launch consumes it exactly once.
+
+    A launch whose nonce softgrade never issued, whose nonce expired or was already consumed is
+    refused, so a captured id_token cannot be replayed.
+    """
+
+    registration = models.ForeignKey(LtiRegistration, on_delete=models.CASCADE, related_name="+")
+    nonce = models.CharField(max_length=64, unique=True)
+    state = models.CharField(max_length=64, unique=True)
+    issued_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+    consumed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["expires_at"], name="lti_nonce_expires")]
+
+    def __str__(self) -> str:
+        return f"nonce {self.nonce[:8]}… ({'consumed' if self.consumed_at else 'open'})"
+
+
+class LinkTarget(models.Model):
+    """The softgrade content an LMS resource link opens: a quiz, or a lesson's practice set."""
+
+    class Kind(models.TextChoices):
+        QUIZ = "quiz", "Quiz"
+        PRACTICE = "practice", "Practice set"
+
+    resource_link = models.OneToOneField(
+        LtiResourceLink, on_delete=models.CASCADE, related_name="softgrade_target"
+    )
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    quiz = models.ForeignKey(
+        Quiz, on_delete=models.PROTECT, null=True, blank=True, related_name="lti_targets"
+    )
+    lesson = models.ForeignKey(
+        Lesson,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="lti_targets",
+        help_text="For a practice set: the lesson whose problems it practises.",
+    )
+    mastery_passback = models.BooleanField(
+        default=False,
+        help_text="For a practice set: send problems mastered to the LMS gradebook.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(kind="quiz") & Q(quiz__isnull=False) & Q(lesson__isnull=True))
+                | (Q(kind="practice") & Q(lesson__isnull=False) & Q(quiz__isnull=True)),
+                name="lti_target_quiz_or_practice_set",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        content = self.quiz.slug if self.quiz_id else f"practice {self.lesson.slug}"
+        return f"{self.resource_link} → {content}"
+
+    @property
+    def sends_scores(self) -> bool:
+        return self.kind == self.Kind.QUIZ or self.mastery_passback
+
+
+class LineItem(models.Model):
+    """The LMS gradebook column a link's scores go to: one per link, never a second one."""
+
+    target = models.OneToOneField(LinkTarget, on_delete=models.CASCADE, related_name="line_item")
+    url = models.URLField(max_length=1000)
+    label = models.CharField(max_length=255, blank=True)
+    score_maximum = models.FloatField(null=True, blank=True)
+    # False when the launch named the column (deep linking made it); True when softgrade made it.
+    created_by_softgrade = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return self.label or self.url
+
+
+class ScorePassback(models.Model):
+    """One score owed to an LMS gradebook, kept until the LMS has accepted it."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        SENT = "sent", "Sent"
+        REFUSED = "refused", "Refused by the LMS"
+        SUPERSEDED = "superseded", "Replaced by a newer score"
+
+    class Progress(models.TextChoices):
+        COMPLETED = "Completed", "Completed"
+        IN_PROGRESS = "InProgress", "In progress"
+
+    target = models.ForeignKey(LinkTarget, on_delete=models.CASCADE, related_name="passbacks")
+    lti_user = models.ForeignKey(LtiUser, on_delete=models.CASCADE, related_name="+")
+    attempt = models.ForeignKey(
+        Attempt, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    score_given = models.FloatField()
+    score_maximum = models.FloatField()
+    activity_progress = models.CharField(
+        max_length=16, choices=Progress.choices, default=Progress.COMPLETED
+    )
+    # The moment the score was earned: every retry sends this same timestamp, so the LMS can
+    # order scores and never lets an older one replace a newer one.
+    scored_at = models.DateTimeField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    try_count = models.PositiveIntegerField(default=0)
+    next_try_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            models.Index(fields=["status", "next_try_at"], name="lti_passback_due"),
+            models.Index(fields=["target", "lti_user"], name="lti_passback_learner"),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(score_given__gte=0) & Q(score_maximum__gte=0),
+                name="lti_passback_scores_not_negative",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.lti_user} · {self.score_given:g}/{self.score_maximum:g} ({self.status})"
+
+
+class PassbackOutcome(models.Model):
+    """What happened on one try to send a score: every try is kept, for instructors to see."""
+
+    class Result(models.TextChoices):
+        SENT = "sent", "Sent"
+        WILL_RETRY = "will_retry", "Failed, will retry"
+        REFUSED = "refused", "Refused by the LMS"
+
+    passback = models.ForeignKey(ScorePassback, on_delete=models.CASCADE, related_name="outcomes")
+    result = models.CharField(max_length=16, choices=Result.choices)
+    http_status = models.PositiveIntegerField(null=True, blank=True)
+    detail = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.get_result_display()} ({self.http_status or 'no answer'})"
+
+
+class RosterSync(models.Model):
+    """One sync of a course's roster from the LMS (Names and Role Provisioning Services)."""
+
+    class Status(models.TextChoices):
+        DONE = "done", "Done"
+        FAILED = "failed", "Failed"
+
+    context = models.ForeignKey(LtiContext, on_delete=models.CASCADE, related_name="+")
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    status = models.CharField(max_length=16, choices=Status.choices)
+    members = models.PositiveIntegerField(default=0)
+    active_members = models.PositiveIntegerField(default=0)
+    detail = models.TextField(blank=True)
+    started_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+
+    def __str__(self) -> str:
+        return f"{self.context} roster {self.started_at:%Y-%m-%d %H:%M} ({self.status})"

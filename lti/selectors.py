@@ -1,0 +1,164 @@
+"""Reads for the LTI pages: a link for its instructors, its learners' results and its passbacks.
+
+Each function fetches related rows up front, so a page costs the same few queries whatever the
+size of the course.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q
+from lti_tool.models import LtiMembership, LtiRegistration
+
+from courses.models import Lesson, Quiz
+from grading.models import Attempt, PracticeStreak
+from lti.models import LinkTarget, PassbackOutcome, RosterSync, ScorePassback
+
+TEACHING = Q(is_instructor=True) | Q(is_administrator=True) | Q(is_content_developer=True)
+
+
+def link_target_for_teacher(*, user: AbstractBaseUser, pk: int) -> LinkTarget:
+    """A link, if this user teaches its course in the LMS or is softgrade staff; else
+    LinkTarget.DoesNotExist (the page answers 404, never revealing other courses' links)."""
+    targets = LinkTarget.objects.select_related(
+        "quiz__lesson",
+        "lesson",
+        "line_item",
+        "resource_link__context__deployment__registration",
+    )
+    if not user.is_staff:
+        teaches = LtiMembership.objects.filter(
+            TEACHING,
+            context_id=OuterRef("resource_link__context_id"),
+            user__auth_user=user,
+        )
+        targets = targets.filter(Exists(teaches))
+    return targets.get(pk=pk)
+
+
+@dataclass(frozen=True)
+class LearnerRow:
+    name: str
+    sub: str
+    active: bool
+    roles: str
+    attempts: int
+    best_score: float | None
+    max_score: float | None
+    mastered: int
+
+
+def _roles(membership: LtiMembership) -> str:
+    names = [
+        ("Instructor", membership.is_instructor),
+        ("Administrator", membership.is_administrator),
+        ("Content developer", membership.is_content_developer),
+        ("Learner", membership.is_learner),
+        ("Mentor", membership.is_mentor),
+    ]
+    return ", ".join(name for name, held in names if held) or "None"
+
+
+def link_learners(*, target: LinkTarget) -> list[LearnerRow]:
+    """Every member of the link's course (from launches and roster syncs) with their results."""
+    memberships = list(
+        LtiMembership.objects.filter(context_id=target.resource_link.context_id)
+        .select_related("user")
+        .order_by("user__family_name", "user__given_name", "user__sub")
+    )
+    user_ids = [m.user.auth_user_id for m in memberships if m.user.auth_user_id]
+    quiz_rows: dict[int, dict] = {}
+    mastered: dict[int, int] = {}
+    if target.kind == LinkTarget.Kind.QUIZ:
+        quiz_rows = {
+            row["user_id"]: row
+            for row in Attempt.objects.filter(user_id__in=user_ids, quiz_id=target.quiz_id)
+            .values("user_id")
+            .annotate(
+                attempts=Count("id"),
+                best=Max("score", filter=Q(status=Attempt.Status.SUBMITTED)),
+                out_of=Max("max_score"),
+            )
+        }
+    else:
+        mastered = dict(
+            PracticeStreak.objects.filter(
+                user_id__in=user_ids,
+                problem__lesson_id=target.lesson_id,
+                mastered_at__isnull=False,
+            )
+            .values_list("user_id")
+            .annotate(count=Count("id"))
+        )
+    rows = []
+    for membership in memberships:
+        lti_user = membership.user
+        quiz_row = quiz_rows.get(lti_user.auth_user_id, {})
+        rows.append(
+            LearnerRow(
+                name=lti_user.name
+                or " ".join(p for p in (lti_user.given_name, lti_user.family_name) if p)
+                or lti_user.sub,
+                sub=lti_user.sub,
+                active=membership.is_active,
+                roles=_roles(membership),
+                attempts=quiz_row.get("attempts", 0),
+                best_score=quiz_row.get("best"),
+                max_score=quiz_row.get("out_of"),
+                mastered=mastered.get(lti_user.auth_user_id, 0),
+            )
+        )
+    return rows
+
+
+def link_passbacks(*, target: LinkTarget, limit: int = 100) -> list[ScorePassback]:
+    """The link's latest score passbacks, each with every try's outcome (and `last_outcome`)."""
+    passbacks = list(
+        ScorePassback.objects.filter(target=target)
+        .select_related("lti_user")
+        .prefetch_related(
+            Prefetch("outcomes", queryset=PassbackOutcome.objects.order_by("created_at", "id"))
+        )
+        .order_by("-created_at")[:limit]
+    )
+    for passback in passbacks:
+        outcomes = list(passback.outcomes.all())
+        passback.last_outcome = outcomes[-1] if outcomes else None
+    return passbacks
+
+
+def link_roster_syncs(*, target: LinkTarget, limit: int = 5) -> list[RosterSync]:
+    return list(
+        RosterSync.objects.filter(context_id=target.resource_link.context_id)
+        .select_related("requested_by")
+        .order_by("-started_at")[:limit]
+    )
+
+
+def link_content_items(*, target: LinkTarget) -> list:
+    """The quiz's items, or the practice set's problems, in order."""
+    if target.kind == LinkTarget.Kind.QUIZ:
+        return list(target.quiz.items.select_related("question", "problem").order_by("order"))
+    return list(target.lesson.problems.order_by("order"))
+
+
+def deep_linking_choices() -> tuple[list[Quiz], list[Lesson]]:
+    """What an instructor may place in the LMS: every quiz, and every lesson with problems."""
+    quizzes = list(
+        Quiz.objects.select_related("lesson__course")
+        .annotate(item_count=Count("items"))
+        .order_by("lesson__course__title", "lesson__order", "title")
+    )
+    lessons = list(
+        Lesson.objects.select_related("course")
+        .annotate(problem_count=Count("problems"))
+        .filter(problem_count__gt=0)
+        .order_by("course__title", "order")
+    )
+    return quizzes, lessons
+
+
+def registrations_with_deployments() -> list[LtiRegistration]:
+    return list(LtiRegistration.objects.prefetch_related("deployments").order_by("name"))

@@ -1,0 +1,283 @@
+"""LTI 1.3 pages: the tool's JWKS, OIDC login, launch, the deep-linking picker, the instructor
+view of a link, and the setup page listing the URLs an LMS administrator needs.
+
+The login and launch endpoints are CSRF-exempt because the LMS posts to them from its own site;
+the OIDC state cookie and the single-use nonce are what protect them instead. Every refusal is a
+4xx page in words for the learner and one log line for the administrator.
+"""
+
+from __future__ import annotations
+
+import logging
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ObjectDoesNotExist
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.crypto import get_random_string
+from django.utils.csp import CSP
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from courses.models import Lesson, Quiz
+from lti import keys, launches, selectors, services
+from lti.middleware import SESSION_FRAME_ANCESTORS
+from lti.models import LinkTarget
+
+logger = logging.getLogger("softgrade.lti")
+
+# Deep-linking requests waiting for the instructor's choice, by a one-time token.
+SESSION_DEEP_LINKING = "lti_deep_linking"
+# A cookie the login page sets and its script looks for: absent means the browser blocks
+# softgrade's cookies in this frame, and the learner is offered a new tab instead.
+COOKIE_CHECK = "sg_lti_cookie_check"
+NEW_WINDOW_PARAM = "sg_new_window"
+LOGIN_PARAMS = (
+    "iss",
+    "login_hint",
+    "target_link_uri",
+    "lti_message_hint",
+    "lti_deployment_id",
+    "client_id",
+)
+
+
+def _refused(request: HttpRequest, refusal: launches.LaunchRefused, *, step: str) -> HttpResponse:
+    params = request.POST if request.method == "POST" else request.GET
+    launches.refusal_log(refusal, step=step, params=params)
+    return render(request, "lti/refused.html", {"message": refusal.message}, status=refusal.status)
+
+
+def _launch_url(request: HttpRequest) -> str:
+    return request.build_absolute_uri(reverse("lti:launch"))
+
+
+def _cookie_options(request: HttpRequest) -> dict:
+    # Inside the LMS's iframe the launch is a cross-site POST: only SameSite=None cookies come
+    # back with it, and browsers accept those only when Secure, so only over HTTPS.
+    secure = request.is_secure()
+    return {"secure": secure, "samesite": "None" if secure else "Lax"}
+
+
+@require_GET
+def jwks(request: HttpRequest) -> JsonResponse:
+    """softgrade's public keys, for platforms to verify what it signs."""
+    response = JsonResponse(keys.jwks())
+    response["Cache-Control"] = "public, max-age=300"
+    return response
+
+
+@csrf_exempt
+@never_cache
+@require_http_methods(["GET", "POST"])
+def oidc_login(request: HttpRequest, registration_uuid: str | None = None) -> HttpResponse:
+    """Step one of a launch: the LMS sends the browser here; softgrade sends it to the LMS's
+    authorization endpoint with a fresh state (in a cookie) and nonce."""
+    params = request.POST if request.method == "POST" else request.GET
+    try:
+        login_redirect = launches.login_initiate(
+            params=params,
+            launch_url=_launch_url(request),
+            registration_uuid=str(registration_uuid) if registration_uuid else None,
+        )
+    except launches.LaunchRefused as refusal:
+        return _refused(request, refusal, step="login")
+    request.lti_frame_ancestors = [services.platform_origin(login_redirect.registration.auth_url)]
+    if params.get(NEW_WINDOW_PARAM):
+        response = redirect(login_redirect.auth_url)
+    else:
+        retry = {key: params[key] for key in LOGIN_PARAMS if params.get(key)}
+        retry[NEW_WINDOW_PARAM] = "1"
+        response = render(
+            request,
+            "lti/login.html",
+            {
+                "auth_url": login_redirect.auth_url,
+                "new_window_url": f"{request.path}?{urlencode(retry)}",
+                "cookie_check": COOKIE_CHECK,
+            },
+        )
+        response.set_cookie(
+            COOKIE_CHECK, "1", max_age=60, httponly=False, **_cookie_options(request)
+        )
+    response.set_cookie(
+        launches.state_cookie_name(login_redirect.state),
+        login_redirect.state,
+        max_age=int(launches.NONCE_LIFETIME.total_seconds()),
+        httponly=True,
+        **_cookie_options(request),
+    )
+    return response
+
+
+@csrf_exempt
+@never_cache
+@require_POST
+def launch(request: HttpRequest) -> HttpResponse:
+    """Step two: the LMS posts the signed id_token; softgrade checks it, signs the learner in
+    and sends them to the link's quiz or practice set (instructors to the link's instructor
+    view, deep linking to the picker). Never to a URL the request names."""
+    state = request.POST.get("state", "")
+    cookie_name = launches.state_cookie_name(state) if state else ""
+    try:
+        verified = launches.launch_verify(
+            id_token=request.POST.get("id_token", ""),
+            state=state,
+            state_cookie=request.COOKIES.get(cookie_name) if cookie_name else None,
+        )
+        result = services.launch_accept(request=request, launch=verified)
+    except launches.LaunchRefused as refusal:
+        return _refused(request, refusal, step="launch")
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        # A claim of the wrong shape (say, a context that is not an object) is the LMS's error.
+        logger.warning("LTI launch refused: malformed claims (%s: %s)", type(exc).__name__, exc)
+        return render(
+            request,
+            "lti/refused.html",
+            {"message": "The LMS sent a launch whose contents softgrade cannot read."},
+            status=400,
+        )
+    login(request, result.user, backend="django.contrib.auth.backends.ModelBackend")
+    request.session[SESSION_FRAME_ANCESTORS] = [
+        services.platform_origin(result.registration.auth_url)
+    ]
+    if result.deep_linking is not None:
+        token = get_random_string(24)
+        pending = request.session.get(SESSION_DEEP_LINKING, {})
+        pending[token] = result.deep_linking
+        request.session[SESSION_DEEP_LINKING] = pending
+        response = redirect("lti:deep-linking", token=token)
+    elif result.teaching:
+        response = redirect("lti:link-instructor", pk=result.target.pk)
+    elif result.target.kind == LinkTarget.Kind.QUIZ:
+        response = redirect("quiz-detail", slug=result.target.quiz.slug)
+    else:
+        response = redirect("practice-lesson", slug=result.target.lesson.slug)
+    response.delete_cookie(cookie_name, samesite=_cookie_options(request)["samesite"])
+    return response
+
+
+@never_cache
+@login_required
+@require_http_methods(["GET", "POST"])
+def deep_linking(request: HttpRequest, token: str) -> HttpResponse:
+    """The instructor's picker: choose a quiz or a practice set to place in the LMS."""
+    pending = request.session.get(SESSION_DEEP_LINKING, {})
+    request_state = pending.get(token)
+    if request_state is None:
+        raise Http404("This content picker has expired; open it again from the LMS.")
+    quizzes, lessons = selectors.deep_linking_choices()
+    error = ""
+    if request.method == "POST":
+        kind, _, slug = request.POST.get("content", "").partition(":")
+        content = None
+        if kind == "quiz":
+            content = Quiz.objects.filter(slug=slug).first()
+        elif kind == "practice":
+            content = Lesson.objects.filter(slug=slug).first()
+        if content is None:
+            error = "Choose a quiz or a practice set."
+        else:
+            try:
+                reply = services.deep_linking_respond(
+                    request_state=request_state,
+                    content=content,
+                    mastery_passback=bool(request.POST.get("mastery_passback")),
+                    launch_url=_launch_url(request),
+                )
+            except services.LtiServiceError as refusal:
+                error = refusal.message
+            else:
+                pending.pop(token, None)
+                request.session[SESSION_DEEP_LINKING] = pending
+                response = render(
+                    request,
+                    "lti/deep_linking_return.html",
+                    {"return_url": reply.return_url, "jwt": reply.jwt, "content": content},
+                )
+                # The form goes back to the LMS, so this one page may post to its origin.
+                policy = dict(settings.SECURE_CSP)
+                policy["form-action"] = [
+                    CSP.SELF,
+                    services.platform_origin(reply.return_url),
+                ]
+                response._csp_config = policy
+                return response
+    return render(
+        request,
+        "lti/deep_linking.html",
+        {"quizzes": quizzes, "lessons": lessons, "token": token, "error": error},
+        status=400 if error else 200,
+    )
+
+
+def _teacher_target(request: HttpRequest, pk: int) -> LinkTarget:
+    try:
+        return selectors.link_target_for_teacher(user=request.user, pk=pk)
+    except ObjectDoesNotExist as exc:
+        raise Http404("No such link among the courses you teach.") from exc
+
+
+@login_required
+@require_GET
+def link_instructor(request: HttpRequest, pk: int) -> HttpResponse:
+    """The instructor view of an LMS link: its content, learners' results, scores sent back."""
+    target = _teacher_target(request, pk)
+    context = {
+        "target": target,
+        "items": selectors.link_content_items(target=target),
+        "learners": selectors.link_learners(target=target),
+        "passbacks": selectors.link_passbacks(target=target),
+        "roster_syncs": selectors.link_roster_syncs(target=target),
+        "lms_context": target.resource_link.context,
+    }
+    return render(request, "lti/link_instructor.html", context)
+
+
+@login_required
+@require_POST
+def link_roster_sync(request: HttpRequest, pk: int) -> HttpResponse:
+    """Sync the link's course roster from the LMS (NRPS)."""
+    target = _teacher_target(request, pk)
+    sync = services.roster_sync(context=target.resource_link.context, requested_by=request.user)
+    if sync.status == sync.Status.DONE:
+        messages.success(
+            request, f"Roster synced: {sync.members} members, {sync.active_members} active."
+        )
+    else:
+        messages.error(request, f"The roster could not be synced: {sync.detail}")
+    return redirect("lti:link-instructor", pk=target.pk)
+
+
+@staff_member_required
+@require_GET
+def setup(request: HttpRequest) -> HttpResponse:
+    """What an LMS administrator enters to register softgrade, and what is registered."""
+    registrations = selectors.registrations_with_deployments()
+    context = {
+        "login_url": request.build_absolute_uri(reverse("lti:login")),
+        "launch_url": _launch_url(request),
+        "jwks_url": request.build_absolute_uri(reverse("lti:jwks")),
+        "registrations": [
+            (
+                registration,
+                request.build_absolute_uri(
+                    reverse("lti:login-registration", args=[registration.uuid])
+                ),
+            )
+            for registration in registrations
+        ],
+        "key_id": keys.key_id(keys.signing_key()),
+        "overlap_days": settings.LTI_KEY_OVERLAP_DAYS,
+        "custom_quiz": services.CUSTOM_QUIZ,
+        "custom_practice": services.CUSTOM_PRACTICE,
+        "custom_mastery": services.CUSTOM_MASTERY_PASSBACK,
+    }
+    return render(request, "lti/setup.html", context)

@@ -44,15 +44,18 @@ def _chromium() -> str:
     return path
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="module")
 def browser():
-    """Chromium for the tests of this folder only, so nothing below outlives them."""
+    """Chromium for the tests of one module; it stops with the module, so nothing outlives it.
+
+    Playwright's sync API keeps an event loop running in the test's thread while it is open;
+    Django would then refuse the ORM calls a test makes to set up data, although they do not run
+    inside that loop. The variable that allows them is set only meanwhile: the deploy checks
+    rightly refuse it anywhere else.
+    """
     executable = _chromium()
     from playwright.sync_api import sync_playwright
 
-    # Playwright's sync API keeps an event loop running in the test's thread; Django would then
-    # refuse the ORM calls the tests make to set up data, although they do not run inside that
-    # loop. The variable is put back afterwards: deploy checks rightly refuse it elsewhere.
     previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     try:
@@ -62,7 +65,7 @@ def browser():
             chromium.close()
     finally:
         if previous is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+            del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
         else:
             os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 

@@ -11,12 +11,15 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import partial
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.db.models import F, Max, Q
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from courses.models import Problem, Question, Quiz, QuizItem
 from grading import engine
@@ -30,6 +33,16 @@ from grading.models import Attempt, PracticeStreak, Response, Variant
 
 # Two identical submissions this close together are one double click, not two tries.
 DOUBLE_SUBMIT_WINDOW = timedelta(seconds=5)
+
+
+def _hooks_after_commit(setting: str, **kwargs) -> None:
+    """Call the hooks a setting names (dotted paths) once the current transaction commits.
+
+    Other apps (LTI grade passback) learn of a submission this way without grading importing
+    them. `robust`: a failing hook is logged and never undoes or blocks the learner's work.
+    """
+    for path in getattr(settings, setting, ()):
+        transaction.on_commit(partial(import_string(path), **kwargs), robust=True)
 
 
 class ServiceError(Exception):
@@ -266,6 +279,7 @@ def practice_answer_submit(
                 streak.best = max(streak.best, streak.current)
                 if streak.current >= PracticeStreak.MASTERY and streak.mastered_at is None:
                     streak.mastered_at = now
+                    _hooks_after_commit("SOFTGRADE_MASTERY_CHANGED_HOOKS", streak=streak)
         else:
             streak.current = 0
         streak.save()
@@ -606,6 +620,7 @@ def attempt_expire_if_overdue(*, attempt: Attempt, now: datetime | None = None) 
         locked.late = True
         locked.save(update_fields=["status", "submitted_at", "late", "updated_at"])
         _attempt_rescore(locked)
+        _hooks_after_commit("SOFTGRADE_ATTEMPT_SUBMITTED_HOOKS", attempt=locked)
     attempt.refresh_from_db()
     return True
 
@@ -631,6 +646,7 @@ def attempt_submit(*, attempt: Attempt, now: datetime | None = None) -> Attempt:
         locked.submitted_at = now
         locked.save(update_fields=["status", "submitted_at", "updated_at"])
         _attempt_rescore(locked)
+        _hooks_after_commit("SOFTGRADE_ATTEMPT_SUBMITTED_HOOKS", attempt=locked)
     attempt.refresh_from_db()
     return attempt
 

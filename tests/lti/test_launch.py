@@ -425,3 +425,13 @@ def test_a_link_naming_a_removed_quiz_is_a_clear_404(client, platform, shipped_b
         response = launch_as(client, platform, custom={"softgrade_quiz": "gone"})
     _refused(response, 404, caplog, "unknown_quiz (gone)")
     assert "no longer exists" in response.content.decode()
+
+
+def test_a_claim_of_the_wrong_shape_is_a_400_not_a_500(client, platform, quiz, caplog):
+    login = oidc_login(client, platform)
+    claims = platform.claims(nonce=login.nonce, custom=quiz_custom(quiz))
+    claims[CLAIM + "context"] = "not an object"
+    with caplog.at_level(logging.WARNING, logger="softgrade.lti"):
+        response = launch_post(client, id_token=platform.sign(claims), state=login.state)
+    assert response.status_code == 400
+    assert "malformed claims" in caplog.text

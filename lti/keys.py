@@ -47,7 +47,12 @@ def published_keys(*, now: datetime | None = None) -> list[Key]:
 
 
 def jwks(*, now: datetime | None = None) -> dict:
-    """The tool's public JSON Web Key Set, as platforms fetch it."""
+    """The tool's public JSON Web Key Set, as platforms fetch it.
+
+    A platform may fetch and cache the set before softgrade has signed anything, so the first
+    signing key is made here too: an empty set would make the first signed message unverifiable.
+    """
+    signing_key()
     return {"keys": [key.as_jwk() for key in published_keys(now=now)]}
 
 

@@ -35,6 +35,13 @@ def test_jwks_publishes_the_signing_key_without_its_private_part(client):
     assert "p" not in published
 
 
+def test_jwks_is_never_empty_on_a_fresh_install(client):
+    assert not Key.objects.exists()
+    (published,) = client.get(reverse("lti:jwks")).json()["keys"]
+    assert published["kid"] == keys.key_id(keys.signing_key())
+    assert Key.objects.count() == 1
+
+
 def test_rotation_keeps_the_previous_key_published_for_the_overlap(client, settings):
     settings.LTI_KEY_OVERLAP_DAYS = 7
     old = keys.signing_key()

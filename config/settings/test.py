@@ -1,7 +1,7 @@
 """Settings for the test suite: fast hashing, in-memory cache, same database choice as CI."""
 
 from .base import *  # noqa: F403
-from .base import env
+from .base import database_tuned, env
 
 DEBUG = False
 SECRET_KEY = "softgrade-test-key-only-for-the-test-suite-0123456789"
@@ -13,7 +13,8 @@ STORAGES = {
 }
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 DATABASES = {
-    "default": env.db("DATABASE_URL", default="sqlite:///:memory:"),
+    # Tuned as in production, so the suite on PostgreSQL runs with server-side binding too.
+    "default": database_tuned(env.db("DATABASE_URL", default="sqlite:///:memory:")),
 }
 
 # Tasks are recorded, not run: the LTI tests run the passback task themselves, step by step.

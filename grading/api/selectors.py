@@ -31,25 +31,26 @@ def attempt_to_answer(*, scope: Scope, attempt_id: int) -> Attempt | None:
     return next(iter(rows.filter(pk=attempt_id).order_by()[:1]), None)
 
 
-def item_to_answer(*, attempt: Attempt, item_id: int) -> tuple[QuizItem, Variant | None] | None:
-    """The item of the attempt's quiz, with the attempt's variant when it is a problem.
+def variant_to_answer(*, scope: Scope, attempt_id: int, item_id: int) -> Variant | None:
+    """The attempt's variant of a problem item, with its attempt, quiz and item: one query.
 
-    The variant is looked for first: for a problem it brings its item in the same query, which
-    keeps an answer within its budget of SQL statements.
+    Narrowed to the caller's scope through the attempt, like attempt_to_answer, so a variant
+    found here is one the caller may answer. None for a question item (it has no variant) and
+    for an attempt out of reach; the caller then asks attempt_to_answer and item_to_answer.
     """
-    variant = (
-        Variant.objects.select_related("quiz_item")
-        .filter(attempt=attempt, quiz_item_id=item_id)
-        .first()
+    rows = scope.courses(
+        scope.owned(Variant.objects.select_related("attempt__quiz", "quiz_item"), "attempt__user"),
+        "attempt__quiz__lesson__course",
     )
-    if variant is not None:
-        return variant.quiz_item, variant
-    item = (
-        QuizItem.objects.select_related("question", "problem")
-        .filter(quiz_id=attempt.quiz_id, pk=item_id)
-        .first()
+    return next(iter(rows.filter(attempt_id=attempt_id, quiz_item_id=item_id).order_by()[:1]), None)
+
+
+def item_to_answer(*, attempt: Attempt, item_id: int) -> QuizItem | None:
+    """The item of the attempt's quiz, with its question or problem."""
+    rows = QuizItem.objects.select_related("question", "problem").filter(
+        quiz_id=attempt.quiz_id, pk=item_id
     )
-    return None if item is None else (item, None)
+    return next(iter(rows.order_by()[:1]), None)
 
 
 def quiz_to_start(*, scope: Scope, slug: str) -> Quiz | None:

@@ -238,13 +238,19 @@ class ItemAnswer(generics.GenericAPIView):
         idempotency_key = _idempotency_key(request)
         body = AnswerSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        attempt = selectors.attempt_to_answer(scope=Scope(request), attempt_id=attempt_id)
-        if attempt is None:
-            raise not_found("No attempt with that id is available to you.")
-        found = selectors.item_to_answer(attempt=attempt, item_id=item_id)
-        if found is None:
-            raise not_found("That item is not part of this attempt's quiz.")
-        item, variant = found
+        scope = Scope(request)
+        # A problem item (the common case) comes with its attempt in one query; a question
+        # item, or an attempt out of reach, takes the two reads that tell which 404 it is.
+        variant = selectors.variant_to_answer(scope=scope, attempt_id=attempt_id, item_id=item_id)
+        if variant is not None:
+            attempt, item = variant.attempt, variant.quiz_item
+        else:
+            attempt = selectors.attempt_to_answer(scope=scope, attempt_id=attempt_id)
+            if attempt is None:
+                raise not_found("No attempt with that id is available to you.")
+            item = selectors.item_to_answer(attempt=attempt, item_id=item_id)
+            if item is None:
+                raise not_found("That item is not part of this attempt's quiz.")
         answer = body.validated_data
         if item.problem_id and "text" not in answer:
             raise exceptions.ValidationError({"text": ["This item is a problem: send text."]})

@@ -211,6 +211,22 @@ def test_answer_body_must_match_the_item_kind(lms, practice_quiz):
     assert not Response.objects.exists()
 
 
+def test_a_problem_item_of_another_attempt_is_not_answered_through_this_one(lms, practice_quiz):
+    """The variant found for an answer must be this attempt's: another attempt's problem item,
+    even the same learner's with a variant of its own, is not part of this attempt."""
+    client = lms.client()
+    practice_id = start(client).json()["id"]
+    exam_id = start(client, quiz="attention-exam").json()["id"]
+    exam_problem = problem_items(client, exam_id)[0]
+    wrong = client.post(answer_url(practice_id, exam_problem["id"]), {"text": "1"}, format="json")
+    assert wrong.status_code == 404
+    assert "not part of this attempt" in wrong.json()["message"]
+    out_of_reach = client.post(answer_url(999999, exam_problem["id"]), {"text": "1"}, format="json")
+    assert out_of_reach.status_code == 404
+    assert "No attempt" in out_of_reach.json()["message"]
+    assert not Response.objects.exists()
+
+
 def test_attempt_list_filters_and_sync(lms, practice_quiz, exam):
     client = lms.client()
     first = start(client).json()

@@ -12,12 +12,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
+from typing import NamedTuple
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import F, Max, Q
+from django.db.models import Max, Q
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
@@ -455,20 +456,27 @@ def response_submit(
     raise ServiceError("Too many answers arrived at the same moment; please send yours again.")
 
 
-# What the tries rules, the replay check and the rescore read of earlier responses: leaving out
-# the text, feedback and detail keeps the one read inside the transaction small.
-_RULE_FIELDS = (
-    "id",
-    "user_id",
-    "attempt_id",
-    "quiz_item_id",
-    "status",
-    "score",
-    "counts_as_try",
-    "idempotency_key",
-    "request_fingerprint",
-    "created_at",
-)
+class _RuleRow(NamedTuple):
+    """What the tries rules, the replay check and the rescore read of an earlier response.
+
+    Plain tuples, not model instances: the read covers every counted response of the attempt on
+    each answer, and building a model per row cost more than the query. Leaving out the text,
+    feedback and detail keeps the one read inside the transaction small.
+    """
+
+    id: int
+    attempt_id: int | None
+    quiz_item_id: int | None
+    status: str
+    score: float
+    counts_as_try: bool
+    idempotency_key: str
+    request_fingerprint: str
+    created_at: datetime
+    item_points: int | None
+
+
+_RULE_FIELDS = (*_RuleRow._fields[:-1], "quiz_item__points")
 
 
 class _AttemptChanged(Exception):
@@ -497,19 +505,19 @@ def _response_record(
     wanted = Q(attempt=attempt, counts_as_try=True)
     if idempotency_key:
         wanted |= Q(user_id=attempt.user_id, idempotency_key=idempotency_key)
-    rows = list(
-        Response.objects.filter(wanted)
-        .only(*_RULE_FIELDS)
-        .annotate(item_points=F("quiz_item__points"))
+    rows = [
+        _RuleRow(*values)
+        for values in Response.objects.filter(wanted)
         .order_by("created_at", "id")
-    )
+        .values_list(*_RULE_FIELDS)
+    ]
     for row in rows:
         if idempotency_key and row.idempotency_key == idempotency_key:
             if row.request_fingerprint != fingerprint:
                 raise IdempotencyConflict(
                     "This Idempotency-Key was already used for a different answer; use a new key."
                 )
-            return Response.objects.get(pk=row.pk)
+            return Response.objects.get(pk=row.id)
     counted = [row for row in rows if row.attempt_id == attempt.pk and row.counts_as_try]
     earlier = [row for row in counted if row.quiz_item_id == item.pk]
     if (
@@ -517,7 +525,7 @@ def _response_record(
         and earlier[-1].request_fingerprint == fingerprint
         and now - earlier[-1].created_at < DOUBLE_SUBMIT_WINDOW
     ):
-        return Response.objects.get(pk=earlier[-1].pk)
+        return Response.objects.get(pk=earlier[-1].id)
     if graded.status != "invalid" and feedback_is_immediate(attempt.quiz):
         if any(row.status == "correct" for row in earlier):
             raise NoTriesLeft("You have already answered this item correctly.")
@@ -552,7 +560,7 @@ def _response_record(
     return response
 
 
-def item_scores(*, attempt: Attempt, responses: Iterable[Response]) -> dict[int, float]:
+def item_scores(*, attempt: Attempt, responses: Iterable[Response | _RuleRow]) -> dict[int, float]:
     """Score per quiz item id from the attempt's responses (0 to 1, before points).
 
     With immediate feedback the best try counts; otherwise the latest saved answer counts.
@@ -573,7 +581,7 @@ def item_scores(*, attempt: Attempt, responses: Iterable[Response]) -> dict[int,
 
 def _attempt_rescore(
     attempt: Attempt,
-    responses: Iterable[Response] | None = None,
+    responses: Iterable[Response | _RuleRow] | None = None,
     points: dict[int, int] | None = None,
     unchanged_since: datetime | None = None,
 ) -> None:

@@ -206,6 +206,34 @@ class VerdictSerializer(serializers.Serializer):
     def get_detail(self, response: Response) -> dict | None:
         return self._detail(response) if self._shown(response) else None
 
+    def to_representation(self, instance: Response) -> dict:
+        # The fields above define the schema; the body is built directly, since it is on every
+        # answer's path and DRF's per-field machinery cost more than the rest of the rendering.
+        # tests/api/test_attempts.py checks the two agree field by field.
+        return verdict_body(instance, feedback_shown=self.context["feedback_shown"])
+
+
+_TIMESTAMP = serializers.DateTimeField(read_only=True)
+
+
+def verdict_body(response: Response, *, feedback_shown: bool) -> dict:
+    """What VerdictSerializer declares, for one response under the quiz's feedback policy."""
+    invalid = response.status == Response.Status.INVALID
+    shown = feedback_shown and not invalid
+    return {
+        "id": response.pk,
+        "item": response.quiz_item_id,
+        "variant": response.variant_id,
+        "status": response.status if invalid or feedback_shown else Response.Status.RECORDED,
+        "counts_as_try": response.counts_as_try,
+        "score": response.score if shown else None,
+        "misconception": (response.misconception or None) if shown else None,
+        # The reader's message for invalid input is always shown: it reveals nothing.
+        "feedback": response.feedback if invalid or shown else None,
+        "detail": VerdictSerializer._detail(response) if shown else None,
+        "created_at": _TIMESTAMP.to_representation(response.created_at),
+    }
+
 
 class StreakSerializer(serializers.ModelSerializer):
     problem = serializers.SlugRelatedField(slug_field="slug", read_only=True)
@@ -237,6 +265,9 @@ class PracticeVerdictSerializer(VerdictSerializer):
     def get_streak(self, response: Response) -> dict | None:
         streak = self.context.get("streak")
         return StreakSerializer(streak).data if streak is not None else None
+
+    def to_representation(self, instance: Response) -> dict:
+        return {**super().to_representation(instance), "streak": self.get_streak(instance)}
 
 
 class VariantSerializer(serializers.ModelSerializer):

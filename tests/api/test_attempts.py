@@ -241,3 +241,26 @@ def test_attempt_list_filters_and_sync(lms, practice_quiz, exam):
     assert none_yet["results"] == []
     bad = client.get("/api/v1/attempts/?updated_since=yesterday")
     assert (bad.status_code, bad.json()["field"]) == (400, "updated_since")
+
+
+@pytest.mark.parametrize("feedback_shown", [True, False])
+def test_the_verdict_body_is_what_the_serializer_fields_declare(lms, practice_quiz, feedback_shown):
+    """VerdictSerializer builds its body directly for speed; its declared fields (the schema)
+    must give the same thing for correct, wrong, named-mistake and invalid answers."""
+    from rest_framework import serializers
+
+    from grading.api.serializers import VerdictSerializer
+
+    client = lms.client()
+    attempt_id = start(client).json()["id"]
+    items = problem_items(client, attempt_id)
+    variant = Variant.objects.get(attempt_id=attempt_id, quiz_item_id=items[0]["id"])
+    for item, text in [(items[0], correct_text(variant)), (items[1], "7"), (items[2], "[oops")]:
+        client.post(answer_url(attempt_id, item["id"]), {"text": text}, format="json")
+    responses = list(Response.objects.filter(attempt_id=attempt_id))
+    assert {r.status for r in responses} == {"correct", "incorrect", "invalid"}
+    for response in responses:
+        serializer = VerdictSerializer(response, context={"feedback_shown": feedback_shown})
+        by_fields = serializers.Serializer.to_representation(serializer, response)
+        assert serializer.data == by_fields
+        assert list(serializer.data) == list(serializer.fields)

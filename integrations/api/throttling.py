@@ -1,10 +1,10 @@
 """Rate limits per API key, per signed-in learner and per anonymous address.
 
-A fixed window counted with the cache's atomic increment: one add and one incr per request,
-whatever the rate. (DRF's stock throttle keeps a list of every request time in the window and
-rewrites it on each request, which grows with the rate and loses counts between workers.) The
-counters live in Django's default cache, which production points at a cache shared by every
-worker (CACHE_URL), so a limit holds for the whole deployment.
+A fixed window counted with the cache's atomic increment: one incr per request (and one add per
+window), whatever the rate. (DRF's stock throttle keeps a list of every request time in the
+window and rewrites it on each request, which grows with the rate and loses counts between
+workers.) The counters live in Django's default cache, which production points at a cache
+shared by every worker (CACHE_URL), so a limit holds for the whole deployment.
 """
 
 from __future__ import annotations
@@ -42,14 +42,22 @@ class _WindowThrottle(BaseThrottle):
         now = time.time()
         window = int(now // period)
         key = f"throttle:{self.scope}:{ident}:{window}"
-        cache.add(key, 0, period + 1)
-        try:
-            count = cache.incr(key)
-        except ValueError:  # the window expired between add and incr: a new one starts
-            cache.add(key, 1, period + 1)
-            count = 1
         self._wait = (window + 1) * period - now
-        return count <= limit
+        return self._count(key, period) <= limit
+
+    @staticmethod
+    def _count(key: str, period: int) -> int:
+        """Count one request in the window. Increment first: every request but a window's first
+        finds the counter there, so the add costs a round trip to the cache only once a window.
+        """
+        for _ in range(3):
+            try:
+                return cache.incr(key)
+            except ValueError:  # the window's first request, or its counter just expired
+                if cache.add(key, 1, period + 1):
+                    return 1
+                # Another worker started the window between our incr and add: count in it.
+        return 1  # the counter keeps vanishing (a cache being flushed): do not lock callers out
 
     def wait(self) -> float:
         return self._wait

@@ -131,6 +131,34 @@ def test_throttled_per_key_with_retry_after(lms, other_lms):
         assert other_lms.client().get("/api/v1/courses/").status_code == 200
 
 
+def test_a_window_started_by_another_worker_between_incr_and_add_counts_the_request(
+    monkeypatch,
+):
+    """The counter is incremented first and added only when missing; when another worker adds
+    it in between, this request is counted in that window, not lost and not counted as first."""
+    from django.core.cache import cache
+
+    from integrations.api import throttling
+
+    key = "throttle:test:race:1"
+    cache.delete(key)
+    real_incr = cache.incr
+    calls = []
+
+    def incr_after_a_rival_starts_the_window(name, *args, **kwargs):
+        calls.append(name)
+        if len(calls) == 1:
+            cache.add(name, 1, 60)  # the rival's add lands after our miss
+            raise ValueError(name)
+        return real_incr(name, *args, **kwargs)
+
+    monkeypatch.setattr(throttling.cache, "incr", incr_after_a_rival_starts_the_window)
+    assert throttling._WindowThrottle._count(key, 60) == 2
+    assert throttling._WindowThrottle._count(key, 60) == 3
+    cache.delete(key)
+    assert throttling._WindowThrottle._count(key, 60) == 1
+
+
 def _rest_framework() -> dict:
     from django.conf import settings
 

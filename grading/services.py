@@ -189,31 +189,37 @@ def _create_response(*, idempotency_key: str, fingerprint: str, **fields) -> Res
 # ---------------------------------------------------------------------------------------------
 
 
+def _variant_unsaved(*, problem: Problem, seed: int, user, **owner) -> Variant:
+    """A problem's variant for a seed, with everything a regrade needs stored beside the seed."""
+    data = variant_data(problem, seed)
+    tolerance = problem_tolerance(problem)
+    return Variant(
+        problem=problem,
+        user=user,
+        seed=seed,
+        family=problem.family,
+        family_version=engine.get_family(problem.family).version,
+        params=problem.params,
+        givens=data.givens,
+        atol=tolerance.atol,
+        rtol=tolerance.rtol,
+        **owner,
+    )
+
+
 def practice_variant_new(*, user: AbstractBaseUser, problem: Problem) -> Variant:
     """A fresh variant of a problem for a learner: the next counter, a server-derived seed."""
-    data = None
     for _ in range(3):  # a concurrent request may take the same counter; try the next one
         last = Variant.objects.filter(
             user=user, problem=problem, attempt__isnull=True, counter__isnull=False
         ).aggregate(last=Max("counter"))["last"]
         counter = (last or 0) + 1
         seed = practice_seed(user_id=user.pk, problem_id=problem.pk, counter=counter)
-        data = variant_data(problem, seed)
-        tolerance = problem_tolerance(problem)
+        variant = _variant_unsaved(problem=problem, seed=seed, user=user, counter=counter)
         try:
             with transaction.atomic():
-                return Variant.objects.create(
-                    problem=problem,
-                    user=user,
-                    counter=counter,
-                    seed=seed,
-                    family=problem.family,
-                    family_version=engine.get_family(problem.family).version,
-                    params=problem.params,
-                    givens=data.givens,
-                    atol=tolerance.atol,
-                    rtol=tolerance.rtol,
-                )
+                variant.save(force_insert=True)
+                return variant
         except IntegrityError:
             continue
     raise ServiceError("Could not create a new variant; please try again.")
@@ -363,22 +369,9 @@ def attempt_start(*, user: AbstractBaseUser, quiz: Quiz, now: datetime | None = 
 
 
 def _attempt_variant(attempt: Attempt, item: QuizItem, user) -> Variant:
-    problem = item.problem
     seed = attempt_seed(attempt_id=attempt.pk, item_id=item.pk)
-    data = variant_data(problem, seed)
-    tolerance = problem_tolerance(problem)
-    return Variant(
-        problem=problem,
-        user=user,
-        attempt=attempt,
-        quiz_item=item,
-        seed=seed,
-        family=problem.family,
-        family_version=engine.get_family(problem.family).version,
-        params=problem.params,
-        givens=data.givens,
-        atol=tolerance.atol,
-        rtol=tolerance.rtol,
+    return _variant_unsaved(
+        problem=item.problem, seed=seed, user=user, attempt=attempt, quiz_item=item
     )
 
 

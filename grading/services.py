@@ -423,18 +423,17 @@ def response_submit(
             else:
                 graded = question_grade(question=item.question, choice_ids=choice_ids)
         try:
-            with transaction.atomic():
-                return _response_record(
-                    attempt=attempt,
-                    item=item,
-                    variant=variant,
-                    graded=graded,
-                    text=text,
-                    choice_ids=choice_ids,
-                    idempotency_key=idempotency_key,
-                    fingerprint=fingerprint,
-                    now=now,
-                )
+            return _response_record(
+                attempt=attempt,
+                item=item,
+                variant=variant,
+                graded=graded,
+                text=text,
+                choice_ids=choice_ids,
+                idempotency_key=idempotency_key,
+                fingerprint=fingerprint,
+                now=now,
+            )
         except IntegrityError:
             # A concurrent twin with the same key committed first: its row is the answer.
             replay = _replay(
@@ -450,11 +449,10 @@ def response_submit(
 
 
 class _RuleRow(NamedTuple):
-    """What the tries rules, the replay check and the rescore read of an earlier response.
+    """What the tries rules, the replay check and the score update read of an earlier response.
 
-    Plain tuples, not model instances: the read covers every counted response of the attempt on
-    each answer, and building a model per row cost more than the query. Leaving out the text,
-    feedback and detail keeps the one read inside the transaction small.
+    Plain tuples, not model instances: building a model per row cost more than the query, and
+    leaving out the text, feedback and detail keeps the read small.
     """
 
     id: int
@@ -466,14 +464,18 @@ class _RuleRow(NamedTuple):
     idempotency_key: str
     request_fingerprint: str
     created_at: datetime
-    item_points: int | None
-
-
-_RULE_FIELDS = (*_RuleRow._fields[:-1], "quiz_item__points")
 
 
 class _AttemptChanged(Exception):
-    """The attempt changed after it was read, so a rescore computed from that read is stale."""
+    """The attempt changed after it was read, so a score computed from that read is stale."""
+
+
+def _item_score(*, immediate: bool, tries: Sequence[_RuleRow | Response]) -> float:
+    """An item's score (0 to 1) from its counted tries in order: the best one with immediate
+    feedback, else the latest saved answer; 0 when there is none. Same rule as item_scores."""
+    if not tries:
+        return 0.0
+    return max(row.score for row in tries) if immediate else tries[-1].score
 
 
 def _response_record(
@@ -488,21 +490,26 @@ def _response_record(
     fingerprint: str,
     now: datetime,
 ) -> Response:
-    """Apply the tries rules and write one graded answer, inside the caller's transaction.
+    """Apply the tries rules and write one graded answer with the attempt's new score.
 
-    One read serves the idempotency check, the tries rules and the rescore: the attempt's counted
-    responses plus any earlier use of the key. The rescore writes only if the attempt is unchanged
-    since it was read, so two answers racing for the last try cannot both count.
+    One read, before any lock is taken, serves the idempotency check and the tries rules: the
+    item's counted tries in this attempt plus any earlier use of the key. The write is then as
+    short as it can be (SQLite has one writer at a time): insert the answer and move the
+    attempt's score by what this item's score changed, only if the attempt is unchanged since it
+    was read. Every counted answer and every submission changes the attempt, so an answer or a
+    submission that got in between makes the update miss; the insert then rolls back and
+    _AttemptChanged tells the caller to read again. Two answers racing for the last try cannot
+    both count, and the score stays the sum over the items that a full rescore would give.
     """
     seen = attempt.updated_at
-    wanted = Q(attempt=attempt, counts_as_try=True)
+    wanted = Q(attempt=attempt, quiz_item=item, counts_as_try=True)
     if idempotency_key:
         wanted |= Q(user_id=attempt.user_id, idempotency_key=idempotency_key)
     rows = [
         _RuleRow(*values)
         for values in Response.objects.filter(wanted)
         .order_by("created_at", "id")
-        .values_list(*_RULE_FIELDS)
+        .values_list(*_RuleRow._fields)
     ]
     for row in rows:
         if idempotency_key and row.idempotency_key == idempotency_key:
@@ -511,15 +518,19 @@ def _response_record(
                     "This Idempotency-Key was already used for a different answer; use a new key."
                 )
             return Response.objects.get(pk=row.id)
-    counted = [row for row in rows if row.attempt_id == attempt.pk and row.counts_as_try]
-    earlier = [row for row in counted if row.quiz_item_id == item.pk]
+    earlier = [
+        row
+        for row in rows
+        if row.attempt_id == attempt.pk and row.quiz_item_id == item.pk and row.counts_as_try
+    ]
     if (
         earlier
         and earlier[-1].request_fingerprint == fingerprint
         and now - earlier[-1].created_at < DOUBLE_SUBMIT_WINDOW
     ):
         return Response.objects.get(pk=earlier[-1].id)
-    if graded.status != "invalid" and feedback_is_immediate(attempt.quiz):
+    immediate = feedback_is_immediate(attempt.quiz)
+    if graded.status != "invalid" and immediate:
         if any(row.status == "correct" for row in earlier):
             raise NoTriesLeft("You have already answered this item correctly.")
         if len(earlier) >= attempt.quiz.tries_per_item:
@@ -527,8 +538,7 @@ def _response_record(
                 f"No tries left: this item allows {attempt.quiz.tries_per_item} "
                 f"tr{'y' if attempt.quiz.tries_per_item == 1 else 'ies'}."
             )
-    # No savepoint: a duplicate key aborts the whole transaction, and the caller replays.
-    response = Response.objects.create(
+    response = Response(
         idempotency_key=idempotency_key,
         request_fingerprint=fingerprint,
         user_id=attempt.user_id,
@@ -539,17 +549,27 @@ def _response_record(
         text=text,
         **_verdict_fields(graded),
     )
-    if choice_ids and graded.status != "invalid":
-        Response.choices.through.objects.bulk_create(
-            [Response.choices.through(response=response, choice_id=i) for i in set(choice_ids)]
-        )
-    if response.counts_as_try:
-        # Points come with the rows read above, so the rescore reads nothing more.
-        points = {row.quiz_item_id: row.item_points for row in counted}
-        points[item.pk] = item.points
-        _attempt_rescore(
-            attempt, responses=[*counted, response], points=points, unchanged_since=seen
-        )
+    # No savepoint: a duplicate key aborts the whole transaction, and the caller replays.
+    with transaction.atomic():
+        response.save(force_insert=True)
+        if choice_ids and graded.status != "invalid":
+            Response.choices.through.objects.bulk_create(
+                [Response.choices.through(response=response, choice_id=i) for i in set(choice_ids)]
+            )
+        if response.counts_as_try:
+            before = _item_score(immediate=immediate, tries=earlier)
+            after = _item_score(immediate=immediate, tries=[*earlier, response])
+            score = attempt.score + item.points * (after - before)
+            # The clock at the write, not the request's start: a retry may have read an attempt
+            # written after the request began, and updated_at must only move forward for the
+            # LMS's incremental grade sync.
+            changed_at = timezone.now()
+            written = Attempt.objects.filter(pk=attempt.pk, updated_at=seen).update(
+                score=score, updated_at=changed_at
+            )
+            if not written:
+                raise _AttemptChanged
+            attempt.score, attempt.updated_at = score, changed_at
     return response
 
 
@@ -572,36 +592,17 @@ def item_scores(*, attempt: Attempt, responses: Iterable[Response | _RuleRow]) -
     return scores
 
 
-def _attempt_rescore(
-    attempt: Attempt,
-    responses: Iterable[Response | _RuleRow] | None = None,
-    points: dict[int, int] | None = None,
-    unchanged_since: datetime | None = None,
-) -> None:
-    """Recompute the attempt's score from its responses (read here unless given).
+def _attempt_rescore(attempt: Attempt) -> None:
+    """Recompute the attempt's score and maximum from its responses and the quiz's items.
 
-    Given the points of the answered items, the maximum stays as it is; otherwise both are
-    recomputed from the quiz's items. With `unchanged_since` the score is written only if the
-    attempt's updated_at still has that value, else _AttemptChanged is raised and the caller's
-    transaction rolls back.
+    Submission and expiry call this, so the final score never rests on the running total each
+    answer keeps up to date.
     """
-    if points is None:
-        points = {item.id: item.points for item in attempt.quiz.items.all()}
-        attempt.max_score = float(sum(points.values()))
-    scores = item_scores(
-        attempt=attempt, responses=attempt.responses.all() if responses is None else responses
-    )
+    points = {item.id: item.points for item in attempt.quiz.items.all()}
+    attempt.max_score = float(sum(points.values()))
+    scores = item_scores(attempt=attempt, responses=attempt.responses.all())
     attempt.score = float(sum(points[item_id] * score for item_id, score in scores.items()))
-    if unchanged_since is None:
-        attempt.save(update_fields=["score", "max_score", "updated_at"])
-        return
-    now = timezone.now()
-    written = Attempt.objects.filter(pk=attempt.pk, updated_at=unchanged_since).update(
-        score=attempt.score, max_score=attempt.max_score, updated_at=now
-    )
-    if not written:
-        raise _AttemptChanged
-    attempt.updated_at = now
+    attempt.save(update_fields=["score", "max_score", "updated_at"])
 
 
 def attempt_expire_if_overdue(*, attempt: Attempt, now: datetime | None = None) -> bool:

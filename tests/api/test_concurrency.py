@@ -8,13 +8,14 @@ test database is in memory), so these run only on PostgreSQL.
 from __future__ import annotations
 
 import threading
+from functools import partial
 
 import pytest
 from django.db import connection, connections
 
 from courses.models import Quiz
-from grading import services
-from grading.models import Attempt, Response
+from grading import engine, services
+from grading.models import Attempt, Response, Variant
 from integrations.models import Learner
 from tests.api.conftest import first_item, key_client, start_attempt
 
@@ -127,3 +128,38 @@ def test_two_answers_for_the_last_try_count_once(lms, practice_quiz):
         tries = Response.objects.filter(attempt_id=attempt["id"], counts_as_try=True).count()
         assert tries == practice_quiz.tries_per_item
         client.post(f"/api/v1/attempts/{attempt['id']}/submit/")
+
+
+def test_right_answers_to_two_items_at_once_both_count_in_the_score(lms, practice_quiz):
+    """Each answer moves the attempt's running score; two arriving together must not lose one."""
+    client = lms.client()
+    for round_ in range(ROUNDS):
+        attempt = start_attempt(client)
+        items = [
+            item
+            for item in client.get(f"/api/v1/attempts/{attempt['id']}/items/").json()
+            if item["kind"] == "problem"
+        ][:2]
+        variants = Variant.objects.filter(
+            attempt_id=attempt["id"], quiz_item_id__in=[item["id"] for item in items]
+        )
+        right = {
+            variant.quiz_item_id: engine.format_answer(
+                engine.get_family(variant.family).solve(variant.givens).answer
+            )
+            for variant in variants
+        }
+
+        def answer(item_id, text, url=f"/api/v1/attempts/{attempt['id']}/items/"):
+            return key_client(lms.token).post(f"{url}{item_id}/answers/", {"text": text})
+
+        first, second = simultaneously(
+            *(partial(answer, item["id"], right[item["id"]]) for item in items)
+        )
+        assert [first.status_code, second.status_code] == [201, 201], round_
+        assert first.json()["status"] == second.json()["status"] == "correct"
+        stored = Attempt.objects.get(pk=attempt["id"])
+        assert stored.score == sum(item["points"] for item in items), round_
+        client.post(f"/api/v1/attempts/{attempt['id']}/submit/")
+        stored.refresh_from_db()
+        assert stored.score == sum(item["points"] for item in items), round_

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 from datetime import timedelta
 
 import pytest
+from django.db import transaction
 from django.utils import timezone
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from courses.models import Problem, Question, Quiz
 from grading import engine, services
@@ -275,3 +279,59 @@ def test_answers_after_close_wait_for_the_close(learner, db):
     services.attempt_submit(attempt=attempt, now=now)
     assert not services.answers_released(attempt=attempt, now=now)
     assert services.answers_released(attempt=attempt, now=now + timedelta(hours=2))
+
+
+# --- the running score ------------------------------------------------------------------------
+
+
+def _full_rescore(attempt: Attempt) -> float:
+    points = {item.pk: item.points for item in attempt.quiz.items.all()}
+    scores = services.item_scores(attempt=attempt, responses=attempt.responses.all())
+    return sum(points[item_id] * score for item_id, score in scores.items())
+
+
+@pytest.mark.parametrize("mode", [Quiz.Mode.PRACTICE, Quiz.Mode.EXAM])
+@settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    moves=st.lists(
+        st.tuples(st.integers(0, 3), st.sampled_from(["right", "wrong", "other", "invalid"])),
+        max_size=14,
+    )
+)
+def test_the_running_score_is_what_a_full_rescore_gives(shipped_bank, learner, mode, moves):
+    """Each answer moves the attempt's score by its item's change (best try, or latest saved
+    answer in an exam); after any sequence of answers it equals the score recomputed from
+    every response, and submission keeps it."""
+    with transaction.atomic():
+        quiz = Quiz.objects.filter(mode=mode).first()
+        attempt = services.attempt_start(user=learner, quiz=quiz)
+        items = list(quiz.items.order_by("order"))[:4]
+        for index, kind in moves:
+            item = items[index % len(items)]
+            if item.problem_id:
+                variant = Variant.objects.get(attempt=attempt, quiz_item=item)
+                text = {"right": answer_of(variant), "wrong": "123457", "other": "-98.5"}.get(
+                    kind, "[["
+                )
+                answer = {"text": text}
+            else:
+                choices = item.question.choices
+                picked = {
+                    "right": choices.filter(is_correct=True),
+                    "wrong": choices.filter(is_correct=False)[:1],
+                    "other": choices.filter(is_correct=False)[1:2] or choices.all()[:1],
+                }.get(kind, choices.none())
+                answer = {"choice_ids": [choice.pk for choice in picked]}
+            with contextlib.suppress(services.NoTriesLeft):
+                services.response_submit(attempt=attempt, item=item, **answer)
+            attempt.refresh_from_db()
+            assert attempt.score == pytest.approx(_full_rescore(attempt), abs=1e-9)
+        running = attempt.score
+        services.attempt_submit(attempt=attempt)
+        attempt.refresh_from_db()
+        assert attempt.score == pytest.approx(running, abs=1e-9)
+        transaction.set_rollback(True)

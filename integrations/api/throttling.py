@@ -1,9 +1,10 @@
 """Rate limits per API key, per signed-in learner and per anonymous address.
 
-A fixed window counted with the cache's atomic increment: one incr per request (and one add per
-window), whatever the rate. (DRF's stock throttle keeps a list of every request time in the
-window and rewrites it on each request, which grows with the rate and loses counts between
-workers.) The counters live in Django's default cache, which production points at a cache
+A fixed window counted with the cache's atomic increment, whatever the rate: on Redis (what
+production uses) one round trip per request, INCR and EXPIRE in one MULTI; on any other cache an
+incr per request and an add per window. (DRF's stock throttle keeps a list of every request
+time in the window and rewrites it on each request, which grows with the rate and loses counts
+between workers.) The counters live in Django's default cache, which production points at a cache
 shared by every worker (CACHE_URL), so a limit holds for the whole deployment.
 """
 
@@ -11,7 +12,8 @@ from __future__ import annotations
 
 import time
 
-from django.core.cache import cache
+from django.core.cache import cache, caches
+from django.core.cache.backends.redis import RedisCache
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
@@ -50,6 +52,15 @@ class _WindowThrottle(BaseThrottle):
         """Count one request in the window. Increment first: every request but a window's first
         finds the counter there, so the add costs a round trip to the cache only once a window.
         """
+        backend = caches["default"]
+        if isinstance(backend, RedisCache):
+            # Django's incr asks EXISTS before INCR (two round trips). Redis's own INCR starts a
+            # missing counter at 1, and the EXPIRE in the same transaction gives a new window's
+            # counter its lifetime (renewing it later is harmless: the window is in the name).
+            name = backend.make_and_validate_key(key)
+            pipeline = backend._cache.get_client(name, write=True).pipeline(transaction=True)
+            count, _ = pipeline.incr(name).expire(name, period + 1).execute()
+            return count
         for _ in range(3):
             try:
                 return cache.incr(key)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import socket
+import uuid
 
 import pytest
 from django.test import override_settings
@@ -157,6 +159,67 @@ def test_a_window_started_by_another_worker_between_incr_and_add_counts_the_requ
     assert throttling._WindowThrottle._count(key, 60) == 3
     cache.delete(key)
     assert throttling._WindowThrottle._count(key, 60) == 1
+
+
+def _redis_answers() -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", 6379), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+_REDIS = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": "redis://127.0.0.1:6379/14",
+        "KEY_PREFIX": "softgrade-tests",
+    }
+}
+needs_redis = pytest.mark.skipif(
+    not _redis_answers(), reason="needs Redis on 127.0.0.1:6379 (production's shared cache)"
+)
+
+
+@needs_redis
+@override_settings(CACHES=_REDIS)
+def test_on_redis_one_counter_per_window_is_shared_by_every_worker_and_expires(monkeypatch):
+    import redis
+    from django.core.cache import caches
+    from django.core.cache.backends.redis import RedisCache
+
+    from integrations.api import throttling
+
+    key = f"throttle:test:redis:{uuid.uuid4().hex}"
+    rival = RedisCache(_REDIS["default"]["LOCATION"], {"KEY_PREFIX": "softgrade-tests"})
+    with monkeypatch.context() as patched:
+        # One round trip per request: no EXISTS before the INCR (Django's own incr asks it).
+        patched.setattr(redis.Redis, "exists", lambda *args: pytest.fail("EXISTS was sent"))
+        assert throttling._WindowThrottle._count(key, 60) == 1
+        assert throttling._WindowThrottle._count(key, 60) == 2
+    # Another worker: its own cache client, the same Redis.
+    assert rival.incr(key) == 3
+    assert throttling._WindowThrottle._count(key, 60) == 4
+    assert caches["default"].get(key) == 4
+    name = caches["default"].make_and_validate_key(key)
+    ttl = caches["default"]._cache.get_client(name).ttl(name)
+    assert 0 < ttl <= 61
+    caches["default"].delete(key)
+
+
+@needs_redis
+@override_settings(CACHES=_REDIS)
+def test_throttled_per_key_on_redis(lms):
+    from django.core.cache import caches
+
+    caches["default"].clear()
+    rates = {**api_settings.DEFAULT_THROTTLE_RATES, "api_key": "3/minute"}
+    with override_settings(REST_FRAMEWORK={**_rest_framework(), "DEFAULT_THROTTLE_RATES": rates}):
+        client = lms.client()
+        for _ in range(3):
+            assert client.get("/api/v1/courses/").status_code == 200
+        assert_error(client.get("/api/v1/courses/"), 429, "throttled")
+    caches["default"].clear()
 
 
 def _rest_framework() -> dict:

@@ -18,10 +18,11 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import Max, Q
+from django.db.models import Max, Q, QuerySet
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from config.statements import Statement
 from courses.models import Problem, Question, Quiz, QuizItem
 from grading import engine
 from grading.families import (
@@ -466,6 +467,30 @@ class _RuleRow(NamedTuple):
     created_at: datetime
 
 
+def tries_and_key_rows(
+    *, attempt_id: int, item_id: int, user_id: int | None = None, key: str = ""
+) -> QuerySet:
+    """The read behind the tries rules: an item's counted tries in an attempt, oldest first,
+    plus the learner's earlier answer under an idempotency key when one is given."""
+    wanted = Q(attempt_id=attempt_id, quiz_item_id=item_id, counts_as_try=True)
+    if key:
+        wanted |= Q(user_id=user_id, idempotency_key=key)
+    return (
+        Response.objects.filter(wanted).order_by("created_at", "id").values_list(*_RuleRow._fields)
+    )
+
+
+# Compiled once per connection: every answer runs one of these (config/statements.py).
+_TRIES = Statement(tries_and_key_rows, attempt_id=-(2**40) - 1, item_id=-(2**40) - 2)
+_TRIES_AND_KEY = Statement(
+    tries_and_key_rows,
+    attempt_id=-(2**40) - 1,
+    item_id=-(2**40) - 2,
+    user_id=-(2**40) - 3,
+    key="(statement marker: idempotency key)",
+)
+
+
 class _AttemptChanged(Exception):
     """The attempt changed after it was read, so a score computed from that read is stale."""
 
@@ -502,15 +527,13 @@ def _response_record(
     both count, and the score stays the sum over the items that a full rescore would give.
     """
     seen = attempt.updated_at
-    wanted = Q(attempt=attempt, quiz_item=item, counts_as_try=True)
     if idempotency_key:
-        wanted |= Q(user_id=attempt.user_id, idempotency_key=idempotency_key)
-    rows = [
-        _RuleRow(*values)
-        for values in Response.objects.filter(wanted)
-        .order_by("created_at", "id")
-        .values_list(*_RuleRow._fields)
-    ]
+        found = _TRIES_AND_KEY.rows(
+            attempt_id=attempt.pk, item_id=item.pk, user_id=attempt.user_id, key=idempotency_key
+        )
+    else:
+        found = _TRIES.rows(attempt_id=attempt.pk, item_id=item.pk)
+    rows = [_RuleRow(*values) for values in found]
     for row in rows:
         if idempotency_key and row.idempotency_key == idempotency_key:
             if row.request_fingerprint != fingerprint:

@@ -16,6 +16,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from config.statements import Statement, columns, instance
 from courses.models import Course
 from integrations.models import ApiKey, Integration, Learner
 
@@ -24,6 +25,15 @@ from integrations.models import ApiKey, Integration, Learner
 LAST_USED_PRECISION = timedelta(minutes=1)
 _PREFIX_BYTES = 6  # 12 hex characters: a collision is retried, never silently shared
 _SECRET_BYTES = 32  # 256 bits of entropy: a plain SHA-256 digest is then as good as a slow hash
+
+
+# Every API call looks its key up by prefix: compiled once per connection (config/statements.py).
+_KEY_BY_PREFIX = Statement(
+    lambda prefix: (
+        ApiKey.objects.filter(prefix=prefix).order_by().values_list(*columns(ApiKey))[:1]
+    ),
+    prefix="(statement marker: key prefix)",
+)
 
 
 class InvalidApiKey(Exception):
@@ -96,7 +106,8 @@ def api_key_authenticate(*, token: str, now: datetime | None = None) -> ApiKey:
     prefix, separator, _ = token.removeprefix(ApiKey.TOKEN_PREFIX).partition("_")
     if not separator or len(prefix) != 2 * _PREFIX_BYTES:
         raise unknown
-    key = next(iter(ApiKey.objects.filter(prefix=prefix).order_by()[:1]), None)
+    found = _KEY_BY_PREFIX.rows(prefix=prefix)
+    key = instance(ApiKey, found[0], 0) if found else None
     # Compared in constant time, so response timing says nothing about how much of a guess matched.
     if key is None or not hmac.compare_digest(key.digest, _digest(token)):
         raise unknown

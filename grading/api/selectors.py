@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from django.contrib.auth import get_user_model
 from django.db.models import Count, F, Max, Q, QuerySet
 
+from config.statements import Statement, columns, instance
 from courses.markup import MarkupError, render_markup
 from courses.models import Problem, Quiz, QuizItem
 from grading import engine
 from grading.models import Attempt, PracticeStreak, Variant
 from integrations.api.scope import Scope
+from integrations.models import ApiKey
 
 
 def attempts(*, scope: Scope) -> QuerySet[Attempt]:
@@ -31,6 +34,49 @@ def attempt_to_answer(*, scope: Scope, attempt_id: int) -> Attempt | None:
     return next(iter(rows.filter(pk=attempt_id).order_by()[:1]), None)
 
 
+_ANSWER_COLUMNS = (
+    (Variant, ""),
+    (Attempt, "attempt"),
+    (Quiz, "attempt__quiz"),
+    (QuizItem, "quiz_item"),
+)
+
+
+def variant_to_answer_rows(*, scope: Scope, attempt_id: int, item_id: int) -> QuerySet:
+    """The read behind variant_to_answer, as a values_list queryset: one row or none."""
+    rows = scope.courses(
+        scope.owned(Variant.objects.all(), "attempt__user"), "attempt__quiz__lesson__course"
+    )
+    names = [name for model, path in _ANSWER_COLUMNS for name in columns(model, path)]
+    return (
+        rows.filter(attempt_id=attempt_id, quiz_item_id=item_id).order_by().values_list(*names)[:1]
+    )
+
+
+# Compiled once per connection: answering is the API's hottest path (config/statements.py).
+_VARIANT_FOR_KEY = Statement(
+    lambda attempt_id, item_id, key_id, integration_id: variant_to_answer_rows(
+        scope=Scope.of(key=ApiKey(pk=key_id, integration_id=integration_id)),
+        attempt_id=attempt_id,
+        item_id=item_id,
+    ),
+    attempt_id=-(2**40) - 1,
+    item_id=-(2**40) - 2,
+    key_id=-(2**40) - 3,
+    integration_id=-(2**40) - 4,
+)
+_VARIANT_FOR_LEARNER = Statement(
+    lambda attempt_id, item_id, user_id: variant_to_answer_rows(
+        scope=Scope.of(user=get_user_model()(pk=user_id)),
+        attempt_id=attempt_id,
+        item_id=item_id,
+    ),
+    attempt_id=-(2**40) - 1,
+    item_id=-(2**40) - 2,
+    user_id=-(2**40) - 3,
+)
+
+
 def variant_to_answer(*, scope: Scope, attempt_id: int, item_id: int) -> Variant | None:
     """The attempt's variant of a problem item, with its attempt, quiz and item: one query.
 
@@ -38,11 +84,27 @@ def variant_to_answer(*, scope: Scope, attempt_id: int, item_id: int) -> Variant
     found here is one the caller may answer. None for a question item (it has no variant) and
     for an attempt out of reach; the caller then asks attempt_to_answer and item_to_answer.
     """
-    rows = scope.courses(
-        scope.owned(Variant.objects.select_related("attempt__quiz", "quiz_item"), "attempt__user"),
-        "attempt__quiz__lesson__course",
-    )
-    return next(iter(rows.filter(attempt_id=attempt_id, quiz_item_id=item_id).order_by()[:1]), None)
+    if scope.key is not None:
+        rows = _VARIANT_FOR_KEY.rows(
+            attempt_id=attempt_id,
+            item_id=item_id,
+            key_id=scope.key.pk,
+            integration_id=scope.key.integration_id,
+        )
+    else:
+        rows = _VARIANT_FOR_LEARNER.rows(
+            attempt_id=attempt_id, item_id=item_id, user_id=scope.user.pk
+        )
+    if not rows:
+        return None
+    loaded, start = [], 0
+    for model, _ in _ANSWER_COLUMNS:
+        loaded.append(instance(model, rows[0], start))
+        start += len(model._meta.concrete_fields)
+    variant, attempt, quiz, item = loaded
+    attempt.quiz = quiz
+    variant.attempt, variant.quiz_item = attempt, item
+    return variant
 
 
 def item_to_answer(*, attempt: Attempt, item_id: int) -> QuizItem | None:

@@ -31,6 +31,13 @@ class Scope:
         self.key: ApiKey | None = request.auth if isinstance(request.auth, ApiKey) else None
         self.user: AbstractBaseUser | None = None if self.key else request.user
 
+    @classmethod
+    def of(cls, *, key: ApiKey | None = None, user: AbstractBaseUser | None = None) -> Scope:
+        """The scope of a key, or else of a signed-in learner, without a request."""
+        scope = cls.__new__(cls)
+        scope.key, scope.user = key, None if key else user
+        return scope
+
     def courses(self, queryset: QuerySet, course_path: str = "") -> QuerySet:
         """Only rows whose course (reached through `course_path`) the caller may see."""
         if self.key is None:

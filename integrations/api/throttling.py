@@ -11,6 +11,7 @@ shared by every worker (CACHE_URL), so a limit holds for the whole deployment.
 from __future__ import annotations
 
 import time
+import weakref
 
 from django.core.cache import cache, caches
 from django.core.cache.backends.redis import RedisCache
@@ -20,6 +21,16 @@ from rest_framework.throttling import BaseThrottle
 from integrations.models import ApiKey
 
 _PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+# Django's Redis backend builds a new client object on every call (~45 µs, more than the
+# round trip); one per cache backend, over the backend's own connection pool, is enough.
+_redis_clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _redis_client(backend: RedisCache):
+    client = _redis_clients.get(backend)
+    if client is None:
+        client = _redis_clients[backend] = backend._cache.get_client(write=True)
+    return client
 
 
 def parse_rate(rate: str) -> tuple[int, int]:
@@ -58,7 +69,7 @@ class _WindowThrottle(BaseThrottle):
             # missing counter at 1, and the EXPIRE in the same transaction gives a new window's
             # counter its lifetime (renewing it later is harmless: the window is in the name).
             name = backend.make_and_validate_key(key)
-            pipeline = backend._cache.get_client(name, write=True).pipeline(transaction=True)
+            pipeline = _redis_client(backend).pipeline(transaction=True)
             count, _ = pipeline.incr(name).expire(name, period + 1).execute()
             return count
         for _ in range(3):

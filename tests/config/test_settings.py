@@ -12,7 +12,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
-    environment = {k: v for k, v in os.environ.items() if k not in ("SECRET_KEY", "ALLOWED_HOSTS")}
+    unset = ("SECRET_KEY", "ALLOWED_HOSTS", "CONN_HEALTH_CHECKS", "CONN_MAX_AGE")
+    environment = {k: v for k, v in os.environ.items() if k not in unset}
     environment.update(DJANGO_SETTINGS_MODULE="config.settings.production", **env)
     return subprocess.run(
         [sys.executable, "manage.py", *args],
@@ -49,3 +50,21 @@ def test_deploy_checks_are_clean():
     )
     assert result.returncode == 0, result.stderr
     assert "no issues" in result.stdout
+
+
+@pytest.mark.parametrize(("value", "expected"), [(None, "False"), ("True", "True")])
+def test_connection_health_checks_are_off_unless_asked_for(value, expected):
+    """A health check is a round trip per request; production turns it on only when told."""
+    env = {"SECRET_KEY": secrets.token_urlsafe(64), "ALLOWED_HOSTS": "softgrade.example.org"}
+    if value is not None:
+        env["CONN_HEALTH_CHECKS"] = value
+    result = manage(
+        "shell",
+        "--no-imports",
+        "-c",
+        "from django.conf import settings; print(settings.DATABASES['default']"
+        "['CONN_HEALTH_CHECKS'], settings.DATABASES['default']['CONN_MAX_AGE'])",
+        **env,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == [expected, "60"]

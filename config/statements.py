@@ -1,4 +1,4 @@
-"""Reads on the answer path, compiled to SQL once per connection instead of on every request.
+"""The answer path's SQL, compiled once per connection instead of on every request.
 
 Django turns a queryset into SQL each time it is evaluated. For the small, indexed reads an
 answer makes (its API key, its variant with attempt, quiz and item, the item's earlier tries)
@@ -9,6 +9,10 @@ database's SQL); it compiles that queryset once per database connection with mar
 place of the arguments, remembers where each marker landed among the bound parameters, and from
 then on binds the real values and runs the same SQL, applying the same converters Django would.
 Values are always bound as parameters, never pasted into the SQL.
+
+`insert_guarded` is the write: insert one row, and move another row only if it is unchanged
+since it was read, all or nothing. On PostgreSQL outside a transaction that is one statement
+(a data-modifying WITH), so one round trip instead of BEGIN, INSERT, UPDATE and COMMIT.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ImproperlyConfigured
-from django.db import connections
+from django.db import connections, transaction
 from django.db.models import Model, QuerySet
 from django.db.models.query import ValuesListIterable
 
@@ -120,3 +124,127 @@ def instance(model: type[Model], row: tuple, start: int, using: str = "default")
     fields = model._meta.concrete_fields
     values = row[start : start + len(fields)]
     return model.from_db(using, [field.attname for field in fields], values)
+
+
+@dataclass(frozen=True)
+class Guard:
+    """`UPDATE model SET values WHERE pk = pk AND field = expected`: the change that must land
+    for an insert to stand (the row still as it was read, then moved on)."""
+
+    model: type[Model]
+    pk: Any
+    field: str
+    expected: Any
+    values: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _InsertSql:
+    fields: tuple  # the inserted model's fields, in column order
+    insert: str  # INSERT … RETURNING pk (or without RETURNING where the backend has none)
+    returning: bool
+    update: str | None  # the guard's UPDATE, run after the insert in one transaction
+    combined: str | None  # PostgreSQL: the guard's UPDATE and the INSERT in one statement
+
+
+_insert_sql: weakref.WeakKeyDictionary[Any, dict[tuple, _InsertSql]] = weakref.WeakKeyDictionary()
+
+
+def _compile_insert(connection, model: type[Model], guard: Guard | None) -> _InsertSql:
+    quote = connection.ops.quote_name
+    meta = model._meta
+    fields = tuple(field for field in meta.concrete_fields if field is not meta.auto_field)
+    names = ", ".join(quote(field.column) for field in fields)
+    table = quote(meta.db_table)
+    returning = connection.features.can_return_columns_from_insert
+    tail = ""
+    if returning:
+        tail, _ = connection.ops.returning_columns([meta.pk])
+        tail = " " + tail
+    placeholders = ", ".join(["%s"] * len(fields))
+    insert = f"INSERT INTO {table} ({names}) VALUES ({placeholders}){tail}"
+    update = combined = None
+    if guard is not None:
+        target = guard.model._meta
+        sets = ", ".join(f"{quote(target.get_field(name).column)} = %s" for name in guard.values)
+        update = (
+            f"UPDATE {quote(target.db_table)} SET {sets} WHERE {quote(target.pk.column)} = %s "
+            f"AND {quote(target.get_field(guard.field).column)} = %s"
+        )
+        if connection.vendor == "postgresql" and returning:
+            # INSERT … SELECT gives its values no column types, so each is cast to its column's.
+            typed = ", ".join(f"%s::{field.cast_db_type(connection)}" for field in fields)
+            combined = (
+                f"WITH guard AS ({update} RETURNING 1) INSERT INTO {table} ({names}) "
+                f"SELECT {typed} WHERE EXISTS (SELECT 1 FROM guard){tail}"
+            )
+    return _InsertSql(fields, insert, returning, update, combined)
+
+
+def insert_guarded(obj: Model, guard: Guard | None = None, *, using: str = "default") -> bool:
+    """Insert a new model instance (its pk is set) and apply the guard's update, all or nothing.
+
+    Returns False, having written nothing, when the guarded row no longer has the expected
+    value. The row is inserted as save() would (auto_now_add and defaults applied), without
+    sending signals; a database error (a duplicate key) is raised with nothing written. Inside
+    the caller's transaction it runs in a savepoint.
+    """
+    if obj.pk is not None:
+        raise ValueError("insert_guarded inserts new rows: this instance already has a pk.")
+    connection = connections[using]
+    shape = (
+        type(obj),
+        None if guard is None else (guard.model, guard.field, tuple(guard.values)),
+    )
+    by_shape = _insert_sql.setdefault(connection, {})
+    compiled = by_shape.get(shape)
+    if compiled is None:
+        compiled = by_shape[shape] = _compile_insert(connection, type(obj), guard)
+    values = [
+        field.get_db_prep_save(field.pre_save(obj, True), connection) for field in compiled.fields
+    ]
+    guard_params = []
+    if guard is not None:
+        target = guard.model._meta
+        guard_params = [
+            *(
+                target.get_field(name).get_db_prep_save(value, connection)
+                for name, value in guard.values.items()
+            ),
+            target.pk.get_db_prep_value(guard.pk, connection),
+            target.get_field(guard.field).get_db_prep_value(guard.expected, connection),
+        ]
+    if compiled.combined is not None and transaction.get_autocommit(using):
+        # One statement is a transaction of its own: no BEGIN and COMMIT round trips.
+        with connection.cursor() as cursor:
+            cursor.execute(compiled.combined, [*guard_params, *values])
+            row = cursor.fetchone()
+        if row is None:
+            return False
+        return _loaded(obj, row[0], using)
+    if guard is None and transaction.get_autocommit(using):
+        with connection.cursor() as cursor:
+            return _loaded(obj, _run_insert(connection, cursor, compiled, values, obj), using)
+    with transaction.atomic(using=using), connection.cursor() as cursor:
+        pk = _run_insert(connection, cursor, compiled, values, obj)
+        if guard is not None:
+            cursor.execute(compiled.update, guard_params)
+            if cursor.rowcount != 1:
+                transaction.set_rollback(True, using=using)
+                return False
+        return _loaded(obj, pk, using)
+
+
+def _run_insert(connection, cursor, compiled: _InsertSql, values: list, obj: Model):
+    cursor.execute(compiled.insert, values)
+    if compiled.returning:
+        return cursor.fetchone()[0]
+    meta = type(obj)._meta
+    return connection.ops.last_insert_id(cursor, meta.db_table, meta.pk.column)
+
+
+def _loaded(obj: Model, pk: Any, using: str) -> bool:
+    obj.pk = pk
+    obj._state.adding = False
+    obj._state.db = using
+    return True

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
@@ -22,7 +23,7 @@ from django.db.models import Max, Q, QuerySet
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
-from config.statements import Statement
+from config.statements import Guard, Statement, insert_guarded
 from courses.models import Problem, Question, Quiz, QuizItem
 from grading import engine
 from grading.families import (
@@ -572,27 +573,33 @@ def _response_record(
         text=text,
         **_verdict_fields(graded),
     )
-    # No savepoint: a duplicate key aborts the whole transaction, and the caller replays.
-    with transaction.atomic():
-        response.save(force_insert=True)
-        if choice_ids and graded.status != "invalid":
+    guard = None
+    if response.counts_as_try:
+        before = _item_score(immediate=immediate, tries=earlier)
+        after = _item_score(immediate=immediate, tries=[*earlier, response])
+        score = attempt.score + item.points * (after - before)
+        # The clock at the write, not the request's start: a retry may have read an attempt
+        # written after the request began, and updated_at must only move forward for the
+        # LMS's incremental grade sync.
+        changed_at = timezone.now()
+        guard = Guard(
+            model=Attempt,
+            pk=attempt.pk,
+            field="updated_at",
+            expected=seen,
+            values={"score": score, "updated_at": changed_at},
+        )
+    picked = set(choice_ids) if graded.status != "invalid" else set()
+    # A duplicate key raises IntegrityError with nothing written, and the caller replays.
+    with transaction.atomic() if picked else nullcontext():
+        if not insert_guarded(response, guard):
+            raise _AttemptChanged
+        if picked:
             Response.choices.through.objects.bulk_create(
-                [Response.choices.through(response=response, choice_id=i) for i in set(choice_ids)]
+                [Response.choices.through(response=response, choice_id=i) for i in picked]
             )
-        if response.counts_as_try:
-            before = _item_score(immediate=immediate, tries=earlier)
-            after = _item_score(immediate=immediate, tries=[*earlier, response])
-            score = attempt.score + item.points * (after - before)
-            # The clock at the write, not the request's start: a retry may have read an attempt
-            # written after the request began, and updated_at must only move forward for the
-            # LMS's incremental grade sync.
-            changed_at = timezone.now()
-            written = Attempt.objects.filter(pk=attempt.pk, updated_at=seen).update(
-                score=score, updated_at=changed_at
-            )
-            if not written:
-                raise _AttemptChanged
-            attempt.score, attempt.updated_at = score, changed_at
+    if guard is not None:
+        attempt.score, attempt.updated_at = guard.values["score"], guard.values["updated_at"]
     return response
 
 

@@ -1,13 +1,17 @@
-"""A Statement runs the read its queryset defines, compiled once per connection."""
+"""A Statement runs the read its queryset defines, compiled once per connection; insert_guarded
+writes a row and moves another, all or nothing."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.core.exceptions import ImproperlyConfigured
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
-from config.statements import Statement, columns, instance
+from config.statements import Guard, Statement, columns, insert_guarded, instance
 from courses.models import Quiz
 from grading import engine, services
 from grading.api import selectors
@@ -128,3 +132,117 @@ def test_arguments_are_checked():
         by_slug.rows(slug="a", extra=1)
     with pytest.raises(TypeError, match="must be str"):
         by_slug.rows(slug=3)
+
+
+# --- insert_guarded ---------------------------------------------------------------------------
+
+
+def _answer_row(attempt: Attempt, **fields) -> Response:
+    item = attempt.quiz.items.filter(problem__isnull=False).first()
+    values = {
+        "user_id": attempt.user_id,
+        "attempt": attempt,
+        "quiz_item": item,
+        "variant": Variant.objects.get(attempt=attempt, quiz_item=item),
+        "text": "0.5",
+        "status": "incorrect",
+        "score": 0.0,
+        "misconception": "std-for-variance",
+        "feedback": "That is the standard deviation.",
+        "detail": {"expected_shape": [2], "notes": ["a", "b"]},
+        "idempotency_key": "",
+        **fields,
+    }
+    return Response(**values)
+
+
+@pytest.fixture
+def open_attempt(shipped_bank):
+    return services.attempt_start(
+        user=UserFactory(), quiz=Quiz.objects.get(slug="attention-practice")
+    )
+
+
+def _guard(attempt: Attempt, expected, score: float) -> Guard:
+    return Guard(
+        model=Attempt,
+        pk=attempt.pk,
+        field="updated_at",
+        expected=expected,
+        values={"score": score, "updated_at": timezone.now()},
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_inserted_row_is_what_save_would_store(open_attempt):
+    """Outside a transaction, as in production (on PostgreSQL: the one-statement path)."""
+    saved = _answer_row(open_attempt, idempotency_key="by-save")
+    saved.save(force_insert=True)
+    inserted = _answer_row(open_attempt, idempotency_key="by-insert")
+    assert insert_guarded(inserted, _guard(open_attempt, open_attempt.updated_at, 2.5))
+    assert inserted.pk is not None
+    assert not inserted._state.adding
+    stored = Response.objects.get(pk=inserted.pk)
+    twin = Response.objects.get(pk=saved.pk)
+    for field in Response._meta.concrete_fields:
+        if field.name not in ("id", "idempotency_key", "created_at"):
+            assert getattr(stored, field.attname) == getattr(twin, field.attname), field.name
+    assert stored.created_at == inserted.created_at  # auto_now_add applied, as save() does
+    assert Attempt.objects.get(pk=open_attempt.pk).score == 2.5
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_stale_guard_writes_nothing(open_attempt):
+    stale = open_attempt.updated_at - timedelta(seconds=1)
+    row = _answer_row(open_attempt)
+    assert insert_guarded(row, _guard(open_attempt, stale, 9.0)) is False
+    assert row.pk is None
+    assert not Response.objects.filter(attempt=open_attempt).exists()
+    assert Attempt.objects.get(pk=open_attempt.pk).score == open_attempt.score
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_duplicate_key_raises_with_nothing_written(open_attempt):
+    assert insert_guarded(_answer_row(open_attempt, idempotency_key="once"))
+    fresh = Attempt.objects.get(pk=open_attempt.pk)
+    with pytest.raises(IntegrityError):
+        insert_guarded(
+            _answer_row(open_attempt, idempotency_key="once"),
+            _guard(fresh, fresh.updated_at, 7.0),
+        )
+    assert Attempt.objects.get(pk=open_attempt.pk).score == fresh.score
+    assert Response.objects.filter(idempotency_key="once").count() == 1
+    # The connection is usable afterwards (no transaction left aborted).
+    assert Response.objects.filter(attempt=open_attempt).count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_on_postgresql_a_guarded_insert_is_one_statement(open_attempt):
+    row, guard = _answer_row(open_attempt), _guard(open_attempt, open_attempt.updated_at, 1)
+    with CaptureQueriesContext(connection) as statements:
+        assert insert_guarded(row, guard)
+    if connection.vendor == "postgresql":
+        assert len(statements) == 1, [q["sql"] for q in statements]
+        assert statements[0]["sql"].startswith("WITH guard AS (UPDATE")
+    else:  # the transaction, its insert and its update
+        assert len(statements) <= 4
+
+
+def test_inside_a_transaction_a_refused_guard_leaves_the_transaction_usable(open_attempt):
+    """In the caller's transaction it runs in a savepoint: refusing undoes only its own rows."""
+    with transaction.atomic():
+        kept = _answer_row(open_attempt, idempotency_key="kept")
+        assert insert_guarded(kept)
+        refused = _answer_row(open_attempt, idempotency_key="refused")
+        stale = open_attempt.updated_at - timedelta(seconds=1)
+        assert insert_guarded(refused, _guard(open_attempt, stale, 3.0)) is False
+        assert list(
+            Response.objects.filter(attempt=open_attempt).values_list("idempotency_key", flat=True)
+        ) == ["kept"]
+
+
+def test_only_new_rows_are_inserted(open_attempt):
+    row = _answer_row(open_attempt)
+    row.save()
+    with pytest.raises(ValueError, match="already has a pk"):
+        insert_guarded(row)

@@ -8,9 +8,10 @@ Run as `.venv/bin/python bench/api_bench.py` (`make bench` does). For SQLite and
 2. counts the SQL statements of one answer in process (CaptureQueriesContext, BEGIN and COMMIT
    included), through the same middleware and views;
 3. serves the app with gunicorn under production settings on a free port, and drives it from a
-   second process (bench/api_load.py): 16 concurrent clients, first on a trivial endpoint of the
-   same app (GET /api/v1/, no database), then submitting answers, each phase bounded in requests
-   and seconds;
+   second process (bench/api_load.py): 16 concurrent clients warm every worker up with a few
+   trivial requests and 8 answers each (stored and counted like the rest, not timed), then are
+   timed on a trivial endpoint of the same app (GET /api/v1/, no database), then submitting
+   answers, each phase bounded in requests and seconds;
 4. stops the server, and counts that every acknowledged answer is in the database.
 
 Prints a table and writes bench-results/api.json.
@@ -39,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 CLIENTS = 16
 LEARNERS_PER_CLIENT = 8  # answers rotate over them, so an attempt holds a realistic ~20 answers
 ANSWERS_PER_CLIENT = 160
+WARM_UP_ANSWERS = 8  # per client, before the measured phase: each worker's first answer is cold
 TRIVIAL_PER_CLIENT = 400
 PHASE_SECONDS = 60.0
 WORKERS = 4
@@ -273,13 +275,26 @@ def run_backend(backend: str) -> dict:
         trivial = [
             [{"method": "GET", "path": "/api/v1/"}] * TRIVIAL_PER_CLIENT for _ in range(CLIENTS)
         ]
+        answers = setup["clients"][:-1]
         plan = {
             "url": f"http://127.0.0.1:{port}/",
             "token": setup["token"],
             "phases": [
-                {"name": "warm-up", "requests": [r[:20] for r in trivial], "seconds": 10},
+                # Every worker serves both kinds of request once before anything is measured:
+                # its first answer connects to the database and compiles the answer's reads.
+                {
+                    "name": "warm-up",
+                    "requests": [
+                        trivial[n][:20] + answers[n][:WARM_UP_ANSWERS] for n in range(CLIENTS)
+                    ],
+                    "seconds": 20,
+                },
                 {"name": "trivial", "requests": trivial, "seconds": PHASE_SECONDS},
-                {"name": "answers", "requests": setup["clients"][:-1], "seconds": PHASE_SECONDS},
+                {
+                    "name": "answers",
+                    "requests": [planned[WARM_UP_ANSWERS:] for planned in answers],
+                    "seconds": PHASE_SECONDS,
+                },
             ],
         }
         load = subprocess.run(
@@ -294,10 +309,16 @@ def run_backend(backend: str) -> dict:
         stop(server)
     report = json.loads(load.stdout)
     answers, trivial_run = report["answers"], report["trivial"]
-    stored = verify(answers.pop("acknowledged") + statements.pop("acknowledged"))
+    stored = verify(
+        answers.pop("acknowledged")
+        + report["warm-up"]["acknowledged"]
+        + statements.pop("acknowledged")
+    )
     trivial_run.pop("acknowledged")
+    warm_up = {key: report["warm-up"][key] for key in ("requests", "ok", "statuses")}
     return {
         "backend": backend,
+        "warm_up": warm_up,
         "trivial": trivial_run,
         "answers": answers,
         "ratio": round(answers["per_second"] / trivial_run["per_second"], 3),
@@ -338,6 +359,8 @@ def verdict(result: dict) -> list[str]:
         problems.append(f"stored rows do not match acknowledgements: {result['stored']}")
     if result["answers"]["ok"] != result["answers"]["requests"]:
         problems.append(f"failed answers: {result['answers']['statuses']}")
+    if result["warm_up"]["ok"] != result["warm_up"]["requests"]:
+        problems.append(f"failed warm-up requests: {result['warm_up']['statuses']}")
     return problems
 
 

@@ -79,7 +79,9 @@ def run_phase(host: str, port: int, token: str, requests: list[list[dict]], seco
         "seconds": round(elapsed, 3),
         "per_second": round(len(ok) / elapsed, 1) if elapsed else 0.0,
         "p50_ms": round(_percentile(flat, 0.50) * 1000, 2),
+        "p90_ms": round(_percentile(flat, 0.90) * 1000, 2),
         "p99_ms": round(_percentile(flat, 0.99) * 1000, 2),
+        "max_ms": round(max(flat, default=0.0) * 1000, 2),
         "mean_ms": round(statistics.fmean(flat) * 1000, 2) if flat else 0.0,
         "acknowledged": [{"key": o["key"], "id": o["id"]} for o in ok if "key" in o],
     }

@@ -68,3 +68,26 @@ def test_connection_health_checks_are_off_unless_asked_for(value, expected):
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == [expected, "60"]
+
+
+def test_a_wsgi_worker_settles_before_its_first_request():
+    """Views imported and start-up's objects frozen out of the collector's full passes."""
+    environment = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    environment.update(SECRET_KEY=secrets.token_urlsafe(64), ALLOWED_HOSTS="softgrade.example.org")
+    code = (
+        "import gc, sys, config.wsgi; "
+        "print(gc.get_freeze_count(), 'grading.api.views' in sys.modules, "
+        "config.wsgi.application is not None)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    frozen, views, app = result.stdout.split()
+    assert int(frozen) > 10_000
+    assert (views, app) == ("True", "True")

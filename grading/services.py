@@ -394,13 +394,15 @@ def response_submit(
     idempotency_key: str = "",
     now: datetime | None = None,
     variant: Variant | None = None,
+    tries: Sequence[Try] | None = None,
 ) -> Response:
     """Record one answer to one item of an attempt, graded on the stored variant.
 
     With immediate feedback every graded answer is a try, up to the quiz's tries per item. Without
     it (exams) an answer is saved, the latest one counts, and it is graded the same way but shown
     only when the policy allows; saving again costs nothing. Invalid input never costs a try.
-    A caller that already fetched the item's variant passes it, saving a query.
+    A caller that already fetched the item's variant passes it, and with it the item's counted
+    tries in this attempt (oldest first, read no earlier than the attempt), saving queries.
     """
     now = now or timezone.now()
     if item.quiz_id != attempt.quiz_id:
@@ -435,11 +437,13 @@ def response_submit(
                 idempotency_key=idempotency_key,
                 fingerprint=fingerprint,
                 now=now,
+                tries=tries,
             )
         except IntegrityError:
-            # A concurrent twin with the same key committed first: its row is the answer.
+            # The key was used before (a concurrent twin, or an earlier answer this read did
+            # not cover): the first row is the answer.
             replay = _replay(
-                user=attempt.user, idempotency_key=idempotency_key, fingerprint=fingerprint
+                user=attempt.user_id, idempotency_key=idempotency_key, fingerprint=fingerprint
             )
             if replay is None:
                 raise
@@ -447,11 +451,13 @@ def response_submit(
         except _AttemptChanged:
             # Another answer or a submission got in between: read the attempt and decide again.
             attempt.refresh_from_db()
+            tries = None
     raise ServiceError("Too many answers arrived at the same moment; please send yours again.")
 
 
-class _RuleRow(NamedTuple):
-    """What the tries rules, the replay check and the score update read of an earlier response.
+class Try(NamedTuple):
+    """What the tries rules, the replay check and the score update read of an earlier response
+    (an item's counted try, or the learner's earlier answer under the same idempotency key).
 
     Plain tuples, not model instances: building a model per row cost more than the query, and
     leaving out the text, feedback and detail keeps the read small.
@@ -476,9 +482,7 @@ def tries_and_key_rows(
     wanted = Q(attempt_id=attempt_id, quiz_item_id=item_id, counts_as_try=True)
     if key:
         wanted |= Q(user_id=user_id, idempotency_key=key)
-    return (
-        Response.objects.filter(wanted).order_by("created_at", "id").values_list(*_RuleRow._fields)
-    )
+    return Response.objects.filter(wanted).order_by("created_at", "id").values_list(*Try._fields)
 
 
 # Compiled once per connection: every answer runs one of these (config/statements.py).
@@ -492,11 +496,25 @@ _TRIES_AND_KEY = Statement(
 )
 
 
+def _tries_refusal(*, quiz: Quiz, graded: Graded, earlier: Sequence[Try]) -> str:
+    """Why the quiz refuses another try at an item, or "" when it takes it."""
+    if graded.status == "invalid" or not feedback_is_immediate(quiz):
+        return ""
+    if any(row.status == "correct" for row in earlier):
+        return "You have already answered this item correctly."
+    if len(earlier) >= quiz.tries_per_item:
+        return (
+            f"No tries left: this item allows {quiz.tries_per_item} "
+            f"tr{'y' if quiz.tries_per_item == 1 else 'ies'}."
+        )
+    return ""
+
+
 class _AttemptChanged(Exception):
     """The attempt changed after it was read, so a score computed from that read is stale."""
 
 
-def _item_score(*, immediate: bool, tries: Sequence[_RuleRow | Response]) -> float:
+def _item_score(*, immediate: bool, tries: Sequence[Try | Response]) -> float:
     """An item's score (0 to 1) from its counted tries in order: the best one with immediate
     feedback, else the latest saved answer; 0 when there is none. Same rule as item_scores."""
     if not tries:
@@ -515,11 +533,15 @@ def _response_record(
     idempotency_key: str,
     fingerprint: str,
     now: datetime,
+    tries: Sequence[Try] | None = None,
 ) -> Response:
     """Apply the tries rules and write one graded answer with the attempt's new score.
 
     One read, before any lock is taken, serves the idempotency check and the tries rules: the
-    item's counted tries in this attempt plus any earlier use of the key. The write is then as
+    item's counted tries in this attempt plus any earlier use of the key. A caller that read the
+    tries with the attempt passes them; an earlier use of the key elsewhere is then found when
+    the answer would be refused (the first result wins over the refusal) or by the key's unique
+    constraint when it is inserted (IntegrityError, and the caller replays). The write is then as
     short as it can be (SQLite has one writer at a time): insert the answer and move the
     attempt's score by what this item's score changed, only if the attempt is unchanged since it
     was read. Every counted answer and every submission changes the attempt, so an answer or a
@@ -528,13 +550,21 @@ def _response_record(
     both count, and the score stays the sum over the items that a full rescore would give.
     """
     seen = attempt.updated_at
-    if idempotency_key:
-        found = _TRIES_AND_KEY.rows(
-            attempt_id=attempt.pk, item_id=item.pk, user_id=attempt.user_id, key=idempotency_key
-        )
+    key_checked = tries is None
+    if tries is not None:
+        rows = list(tries)
+    elif idempotency_key:
+        rows = [
+            Try(*values)
+            for values in _TRIES_AND_KEY.rows(
+                attempt_id=attempt.pk,
+                item_id=item.pk,
+                user_id=attempt.user_id,
+                key=idempotency_key,
+            )
+        ]
     else:
-        found = _TRIES.rows(attempt_id=attempt.pk, item_id=item.pk)
-    rows = [_RuleRow(*values) for values in found]
+        rows = [Try(*values) for values in _TRIES.rows(attempt_id=attempt.pk, item_id=item.pk)]
     for row in rows:
         if idempotency_key and row.idempotency_key == idempotency_key:
             if row.request_fingerprint != fingerprint:
@@ -554,14 +584,16 @@ def _response_record(
     ):
         return Response.objects.get(pk=earlier[-1].id)
     immediate = feedback_is_immediate(attempt.quiz)
-    if graded.status != "invalid" and immediate:
-        if any(row.status == "correct" for row in earlier):
-            raise NoTriesLeft("You have already answered this item correctly.")
-        if len(earlier) >= attempt.quiz.tries_per_item:
-            raise NoTriesLeft(
-                f"No tries left: this item allows {attempt.quiz.tries_per_item} "
-                f"tr{'y' if attempt.quiz.tries_per_item == 1 else 'ies'}."
+    refusal = _tries_refusal(quiz=attempt.quiz, graded=graded, earlier=earlier)
+    if refusal:
+        replay = None
+        if not key_checked:
+            replay = _replay(
+                user=attempt.user_id, idempotency_key=idempotency_key, fingerprint=fingerprint
             )
+        if replay is not None:
+            return replay
+        raise NoTriesLeft(refusal)
     response = Response(
         idempotency_key=idempotency_key,
         request_fingerprint=fingerprint,
@@ -603,7 +635,7 @@ def _response_record(
     return response
 
 
-def item_scores(*, attempt: Attempt, responses: Iterable[Response | _RuleRow]) -> dict[int, float]:
+def item_scores(*, attempt: Attempt, responses: Iterable[Response | Try]) -> dict[int, float]:
     """Score per quiz item id from the attempt's responses (0 to 1, before points).
 
     With immediate feedback the best try counts; otherwise the latest saved answer counts.

@@ -7,14 +7,15 @@ queries whatever the page size; tests/api pins those counts.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import NamedTuple
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, F, Max, Q, QuerySet
+from django.db.models import Count, F, FilteredRelation, Max, Q, QuerySet
 
 from config.statements import Statement, columns, instance
 from courses.markup import MarkupError, render_markup
 from courses.models import Problem, Quiz, QuizItem
-from grading import engine
+from grading import engine, services
 from grading.models import Attempt, PracticeStreak, Variant
 from integrations.api.scope import Scope
 from integrations.models import ApiKey
@@ -42,14 +43,31 @@ _ANSWER_COLUMNS = (
 )
 
 
+class VariantToAnswer(NamedTuple):
+    """A problem item's variant in an attempt (with attempt, quiz and item) and the item's
+    counted tries so far, oldest first, read in the same query as the attempt."""
+
+    variant: Variant
+    tries: list[services.Try]
+
+
+_TRY_COLUMNS = [f"counted__{name}" for name in services.Try._fields]
+
+
 def variant_to_answer_rows(*, scope: Scope, attempt_id: int, item_id: int) -> QuerySet:
-    """The read behind variant_to_answer, as a values_list queryset: one row or none."""
+    """The read behind variant_to_answer, as a values_list queryset: one row per counted try
+    (an attempt's variant is the one its item's answers are graded on), or one row with empty
+    try columns, or none."""
+    counted = FilteredRelation("responses", condition=Q(responses__counts_as_try=True))
     rows = scope.courses(
-        scope.owned(Variant.objects.all(), "attempt__user"), "attempt__quiz__lesson__course"
+        scope.owned(Variant.objects.annotate(counted=counted), "attempt__user"),
+        "attempt__quiz__lesson__course",
     )
     names = [name for model, path in _ANSWER_COLUMNS for name in columns(model, path)]
     return (
-        rows.filter(attempt_id=attempt_id, quiz_item_id=item_id).order_by().values_list(*names)[:1]
+        rows.filter(attempt_id=attempt_id, quiz_item_id=item_id)
+        .order_by("counted__created_at", "counted__id")
+        .values_list(*names, *_TRY_COLUMNS)
     )
 
 
@@ -77,8 +95,9 @@ _VARIANT_FOR_LEARNER = Statement(
 )
 
 
-def variant_to_answer(*, scope: Scope, attempt_id: int, item_id: int) -> Variant | None:
-    """The attempt's variant of a problem item, with its attempt, quiz and item: one query.
+def variant_to_answer(*, scope: Scope, attempt_id: int, item_id: int) -> VariantToAnswer | None:
+    """The attempt's variant of a problem item, with its attempt, quiz, item and the item's
+    counted tries: one query, which also spares the service its read of the tries.
 
     Narrowed to the caller's scope through the attempt, like attempt_to_answer, so a variant
     found here is one the caller may answer. None for a question item (it has no variant) and
@@ -104,7 +123,8 @@ def variant_to_answer(*, scope: Scope, attempt_id: int, item_id: int) -> Variant
     variant, attempt, quiz, item = loaded
     attempt.quiz = quiz
     variant.attempt, variant.quiz_item = attempt, item
-    return variant
+    tries = [services.Try(*row[start:]) for row in rows if row[start] is not None]
+    return VariantToAnswer(variant, tries)
 
 
 def item_to_answer(*, attempt: Attempt, item_id: int) -> QuizItem | None:

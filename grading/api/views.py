@@ -241,7 +241,8 @@ class ItemAnswer(generics.GenericAPIView):
         scope = Scope(request)
         # A problem item (the common case) comes with its attempt in one query; a question
         # item, or an attempt out of reach, takes the two reads that tell which 404 it is.
-        variant = selectors.variant_to_answer(scope=scope, attempt_id=attempt_id, item_id=item_id)
+        found = selectors.variant_to_answer(scope=scope, attempt_id=attempt_id, item_id=item_id)
+        variant, tries = found if found is not None else (None, None)
         if variant is not None:
             attempt, item = variant.attempt, variant.quiz_item
         else:
@@ -267,6 +268,7 @@ class ItemAnswer(generics.GenericAPIView):
             idempotency_key=idempotency_key,
             now=request._answer_started,
             variant=variant,
+            tries=tries,
         )
         context = {"feedback_shown": _feedback(attempt)}
         return _answered(request, VerdictSerializer(response, context=context))

@@ -63,3 +63,52 @@ def test_unusable_keys_are_refused_by_name(answer, key):
     assert response.status_code == 400
     assert response.json()["field"] == "Idempotency-Key"
     assert not Response.objects.exists()
+
+
+def test_a_retry_of_invalid_input_returns_its_first_result(answer):
+    """Invalid input is no try, so it is not among the tries read with the attempt: the key's
+    unique constraint finds the first row."""
+    first = answer("[[", "typo-1")
+    again = answer("[[", "typo-1")
+    assert first.status_code == 201
+    assert first.json()["status"] == "invalid"
+    assert again.status_code == 200
+    assert again.json() == first.json()
+    assert Response.objects.count() == 1
+
+
+@pytest.fixture
+def two_items(lms, practice_quiz):
+    client = lms.client()
+    attempt = start_attempt(client)
+    items = [
+        item
+        for item in client.get(f"/api/v1/attempts/{attempt['id']}/items/").json()
+        if item["kind"] == "problem"
+    ][:2]
+
+    def post(item: int, text: str, key: str):
+        url = f"/api/v1/attempts/{attempt['id']}/items/{items[item]['id']}/answers/"
+        return client.post(url, {"text": text}, format="json", HTTP_IDEMPOTENCY_KEY=key)
+
+    return post
+
+
+def test_a_key_used_for_another_item_is_a_conflict(two_items):
+    assert two_items(0, "12345", "shared").status_code == 201
+    conflict = two_items(1, "12345", "shared")
+    assert conflict.status_code == 409
+    assert conflict.json()["code"] == "idempotency_conflict"
+    assert Response.objects.count() == 1
+
+
+def test_a_key_used_elsewhere_is_a_conflict_even_where_no_try_is_left(two_items, practice_quiz):
+    """The first use of a key wins over the quiz's refusal: the caller learns the key is spent."""
+    assert two_items(0, "12345", "spent").status_code == 201
+    for n in range(practice_quiz.tries_per_item):
+        assert two_items(1, str(2000 + n), f"try-{n}").status_code == 201
+    assert two_items(1, "777", "fresh").json()["code"] == "no_tries_left"
+    conflict = two_items(1, "12345", "spent")
+    assert conflict.status_code == 409
+    assert conflict.json()["code"] == "idempotency_conflict"
+    assert Response.objects.count() == 1 + practice_quiz.tries_per_item

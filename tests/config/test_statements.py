@@ -75,7 +75,7 @@ def test_the_answer_reads_agree_with_their_querysets(shipped_bank):
     for text, key in ((answer * 1.5, "k-1"), ("[[", ""), (answer * 2.5, "")):
         text = text if isinstance(text, str) else engine.format_answer(text)
         services.response_submit(attempt=attempt, item=item, text=text, idempotency_key=key)
-    for user, expected in ((learner, 1), (stranger, 0)):
+    for user, expected in ((learner, 2), (stranger, 0)):  # one row per counted try
         for ids in ((attempt.pk, item.pk), (attempt.pk, -5), (-5, item.pk)):
             found = selectors._VARIANT_FOR_LEARNER.rows(
                 attempt_id=ids[0], item_id=ids[1], user_id=user.pk
@@ -94,13 +94,21 @@ def test_the_answer_reads_agree_with_their_querysets(shipped_bank):
     assert len(services._TRIES_AND_KEY.rows(**keyed)) == 1  # the key's earlier answer
 
 
-def test_a_loaded_variant_comes_with_its_attempt_quiz_and_item(shipped_bank):
+def test_a_loaded_variant_comes_with_its_attempt_quiz_item_and_tries(shipped_bank):
     learner = UserFactory()
     attempt = services.attempt_start(user=learner, quiz=Quiz.objects.get(slug="attention-practice"))
     stored = Variant.objects.filter(attempt=attempt).first()
-    loaded = selectors.variant_to_answer(
+    item = stored.quiz_item
+    answer = engine.get_family(stored.family).solve(stored.givens).answer
+    for text in ("[[", engine.format_answer(answer * 3), engine.format_answer(answer * 5)):
+        services.response_submit(attempt=attempt, item=item, text=text)
+    loaded, tries = selectors.variant_to_answer(
         scope=Scope.of(user=learner), attempt_id=attempt.pk, item_id=stored.quiz_item_id
     )
+    counted = Response.objects.filter(attempt=attempt, counts_as_try=True).order_by("created_at")
+    assert [t.id for t in tries] == [r.pk for r in counted]  # the invalid answer is no try
+    assert [t.status for t in tries] == ["incorrect", "incorrect"]
+    assert tries[0].created_at == counted[0].created_at
     assert (loaded.pk, loaded.givens, loaded.seed) == (stored.pk, stored.givens, stored.seed)
     assert loaded.attempt == attempt
     assert loaded.attempt.updated_at == attempt.updated_at

@@ -138,7 +138,12 @@ def start_attempt(client, quiz: str = "attention-practice", learner: str = "stud
     return client.post("/api/v1/attempts/", {"quiz": quiz, "learner": learner}).json()
 
 
+def items_of_kind(client, attempt: dict, kind: str) -> list[dict]:
+    """The attempt's items of a kind, 'problem' or 'question', in quiz order."""
+    items = client.get(f"/api/v1/attempts/{attempt['id']}/items/").json()
+    return [item for item in items if item["kind"] == kind]
+
+
 def first_item(client, attempt: dict, kind: str) -> dict:
     """The attempt's first item of a kind: 'problem' or 'question'."""
-    items = client.get(f"/api/v1/attempts/{attempt['id']}/items/").json()
-    return next(item for item in items if item["kind"] == kind)
+    return items_of_kind(client, attempt, kind)[0]

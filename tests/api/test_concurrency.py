@@ -17,7 +17,7 @@ from courses.models import Quiz
 from grading import engine, services
 from grading.models import Attempt, Response, Variant
 from integrations.models import Learner
-from tests.api.conftest import first_item, key_client, start_attempt
+from tests.api.conftest import first_item, items_of_kind, key_client, start_attempt
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -135,11 +135,7 @@ def test_right_answers_to_two_items_at_once_both_count_in_the_score(lms, practic
     client = lms.client()
     for round_ in range(ROUNDS):
         attempt = start_attempt(client)
-        items = [
-            item
-            for item in client.get(f"/api/v1/attempts/{attempt['id']}/items/").json()
-            if item["kind"] == "problem"
-        ][:2]
+        items = items_of_kind(client, attempt, "problem")[:2]
         variants = Variant.objects.filter(
             attempt_id=attempt["id"], quiz_item_id__in=[item["id"] for item in items]
         )

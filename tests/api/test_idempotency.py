@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from grading.models import Response
-from tests.api.conftest import first_item, start_attempt
+from tests.api.conftest import first_item, items_of_kind, start_attempt
 
 pytestmark = pytest.mark.django_db
 
@@ -81,11 +81,7 @@ def test_a_retry_of_invalid_input_returns_its_first_result(answer):
 def two_items(lms, practice_quiz):
     client = lms.client()
     attempt = start_attempt(client)
-    items = [
-        item
-        for item in client.get(f"/api/v1/attempts/{attempt['id']}/items/").json()
-        if item["kind"] == "problem"
-    ][:2]
+    items = items_of_kind(client, attempt, "problem")[:2]
 
     def post(item: int, text: str, key: str):
         url = f"/api/v1/attempts/{attempt['id']}/items/{items[item]['id']}/answers/"

@@ -18,10 +18,17 @@ class Attempt(models.Model):
         IN_PROGRESS = "in_progress", "In progress"
         SUBMITTED = "submitted", "Submitted"
 
+    # No index of their own: the unique (user, quiz, number) and the (quiz, updated_at) index
+    # lead with them, and every answer rewrites updated_at, so each index costs a write.
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="attempts"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="attempts",
+        db_index=False,
     )
-    quiz = models.ForeignKey(Quiz, on_delete=models.PROTECT, related_name="attempts")
+    quiz = models.ForeignKey(
+        Quiz, on_delete=models.PROTECT, related_name="attempts", db_index=False
+    )
     number = models.PositiveIntegerField(help_text="1 for a learner's first attempt at the quiz.")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.IN_PROGRESS)
     started_at = models.DateTimeField(auto_now_add=True)
@@ -118,8 +125,14 @@ class Response(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="responses"
     )
+    # No index of its own: response_attempt_item (attempt, quiz_item) leads with it.
     attempt = models.ForeignKey(
-        Attempt, on_delete=models.CASCADE, null=True, blank=True, related_name="responses"
+        Attempt,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="responses",
+        db_index=False,
     )
     quiz_item = models.ForeignKey(
         QuizItem, on_delete=models.PROTECT, null=True, blank=True, related_name="responses"
@@ -167,8 +180,9 @@ class PracticeStreak(models.Model):
 
     MASTERY = 3
 
+    # No index of its own: the unique (user, problem) leads with it.
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="streaks"
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="streaks", db_index=False
     )
     problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="streaks")
     current = models.PositiveIntegerField(default=0)

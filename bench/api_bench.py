@@ -9,9 +9,11 @@ Run as `.venv/bin/python bench/api_bench.py` (`make bench` does). For SQLite and
    included), through the same middleware and views;
 3. serves the app with gunicorn under production settings on a free port, and drives it from a
    second process (bench/api_load.py): 16 concurrent clients warm every worker up with a few
-   trivial requests and 8 answers each (stored and counted like the rest, not timed), then are
-   timed on a trivial endpoint of the same app (GET /api/v1/, no database), then submitting
-   answers, each phase bounded in requests and seconds;
+   trivial requests and 8 answers each (stored and counted like the rest, not timed), then, in
+   3 rounds, are timed on a trivial endpoint of the same app (GET /api/v1/, no database) and
+   then submitting answers, each phase bounded in requests and seconds. The ratio is the median
+   of the rounds' ratios (alternating the two kinds of request keeps a shared machine's drift
+   from favouring either); rates and latencies pool every round;
 4. stops the server, and counts that every acknowledged answer is in the database.
 
 Prints a table and writes bench-results/api.json.
@@ -27,6 +29,7 @@ import platform
 import secrets
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -39,10 +42,12 @@ sys.path.insert(0, str(ROOT))
 
 CLIENTS = 16
 LEARNERS_PER_CLIENT = 8  # answers rotate over them, so an attempt holds a realistic ~20 answers
-ANSWERS_PER_CLIENT = 160
-WARM_UP_ANSWERS = 8  # per client, before the measured phase: each worker's first answer is cold
-TRIVIAL_PER_CLIENT = 400
-PHASE_SECONDS = 60.0
+ROUNDS = 3  # trivial and answer phases alternate, so a machine's drift hits both alike
+WARM_UP_ANSWERS = 8  # per client, before the measured phases: each worker's first answer is cold
+ANSWERS_PER_ROUND = 64  # per client
+ANSWERS_PER_CLIENT = WARM_UP_ANSWERS + ROUNDS * ANSWERS_PER_ROUND
+TRIVIAL_PER_ROUND = 300  # per client
+PHASE_SECONDS = 30.0
 WORKERS = 4
 GOAL_RATIO = 0.3
 GOAL_P99_MS = 50.0
@@ -272,58 +277,92 @@ def run_backend(backend: str) -> dict:
     port = free_port()
     server = serve(dict(os.environ), port)
     try:
-        trivial = [
-            [{"method": "GET", "path": "/api/v1/"}] * TRIVIAL_PER_CLIENT for _ in range(CLIENTS)
-        ]
+        trivial = [[{"method": "GET", "path": "/api/v1/"}] * TRIVIAL_PER_ROUND] * CLIENTS
         answers = setup["clients"][:-1]
-        plan = {
-            "url": f"http://127.0.0.1:{port}/",
-            "token": setup["token"],
-            "phases": [
-                # Every worker serves both kinds of request once before anything is measured:
-                # its first answer connects to the database and compiles the answer's reads.
+        phases = [
+            # Every worker serves both kinds of request before anything is measured: its first
+            # answer connects to the database and compiles the answer's reads.
+            {
+                "name": "warm-up",
+                "requests": [
+                    trivial[n][:20] + answers[n][:WARM_UP_ANSWERS] for n in range(CLIENTS)
+                ],
+                "seconds": 20,
+            }
+        ]
+        for round_ in range(ROUNDS):
+            start = WARM_UP_ANSWERS + round_ * ANSWERS_PER_ROUND
+            phases += [
+                {"name": f"trivial-{round_}", "requests": trivial, "seconds": PHASE_SECONDS},
                 {
-                    "name": "warm-up",
-                    "requests": [
-                        trivial[n][:20] + answers[n][:WARM_UP_ANSWERS] for n in range(CLIENTS)
-                    ],
-                    "seconds": 20,
-                },
-                {"name": "trivial", "requests": trivial, "seconds": PHASE_SECONDS},
-                {
-                    "name": "answers",
-                    "requests": [planned[WARM_UP_ANSWERS:] for planned in answers],
+                    "name": f"answers-{round_}",
+                    "requests": [planned[start : start + ANSWERS_PER_ROUND] for planned in answers],
                     "seconds": PHASE_SECONDS,
                 },
-            ],
-        }
+            ]
+        plan = {"url": f"http://127.0.0.1:{port}/", "token": setup["token"], "phases": phases}
         load = subprocess.run(
             [sys.executable, str(ROOT / "bench" / "api_load.py")],
             input=json.dumps(plan),
             capture_output=True,
             text=True,
-            timeout=4 * PHASE_SECONDS,
+            timeout=(2 * ROUNDS + 2) * PHASE_SECONDS,
             check=True,
         )
     finally:
         stop(server)
     report = json.loads(load.stdout)
-    answers, trivial_run = report["answers"], report["trivial"]
-    stored = verify(
-        answers.pop("acknowledged")
-        + report["warm-up"]["acknowledged"]
-        + statements.pop("acknowledged")
-    )
-    trivial_run.pop("acknowledged")
+    acknowledged = [*report["warm-up"]["acknowledged"], *statements.pop("acknowledged")]
+    rounds = []
+    for round_ in range(ROUNDS):
+        trivial_run, answers_run = report[f"trivial-{round_}"], report[f"answers-{round_}"]
+        acknowledged += answers_run["acknowledged"]
+        rounds.append(
+            {
+                "trivial_per_second": trivial_run["per_second"],
+                "answers_per_second": answers_run["per_second"],
+                "ratio": round(answers_run["per_second"] / trivial_run["per_second"], 3),
+            }
+        )
+    stored = verify(acknowledged)
     warm_up = {key: report["warm-up"][key] for key in ("requests", "ok", "statuses")}
     return {
         "backend": backend,
         "warm_up": warm_up,
-        "trivial": trivial_run,
-        "answers": answers,
-        "ratio": round(answers["per_second"] / trivial_run["per_second"], 3),
+        "trivial": pooled([report[f"trivial-{n}"] for n in range(ROUNDS)]),
+        "answers": pooled([report[f"answers-{n}"] for n in range(ROUNDS)]),
+        "rounds": rounds,
+        # The median round: one slow moment of a shared machine moves it least.
+        "ratio": statistics.median(r["ratio"] for r in rounds),
         "statements_per_answer": statements,
         "stored": stored,
+    }
+
+
+def pooled(phases: list[dict]) -> dict:
+    """The rounds of one kind of request as one: rates over their summed time, percentiles
+    over every latency."""
+    latencies = sorted(sample for phase in phases for sample in phase["latencies_ms"])
+    seconds = sum(phase["seconds"] for phase in phases)
+    statuses: dict[str, int] = {}
+    for phase in phases:
+        for status, count in phase["statuses"].items():
+            statuses[status] = statuses.get(status, 0) + count
+    ok = sum(phase["ok"] for phase in phases)
+
+    def percentile(fraction: float) -> float:
+        return latencies[min(len(latencies) - 1, int(fraction * len(latencies)))]
+
+    return {
+        "requests": sum(phase["requests"] for phase in phases),
+        "ok": ok,
+        "statuses": statuses,
+        "seconds": round(seconds, 3),
+        "per_second": round(ok / seconds, 1) if seconds else 0.0,
+        "p50_ms": percentile(0.50),
+        "p90_ms": percentile(0.90),
+        "p99_ms": percentile(0.99),
+        "max_ms": latencies[-1],
     }
 
 
@@ -388,7 +427,7 @@ def main() -> int:
     failures = 0
     header = (
         f"{'backend':<11}{'trivial/s':>10}{'answers/s':>10}{'ratio':>7}{'p50 ms':>8}"
-        f"{'p99 ms':>8}{'SQL/answer':>11}{'stored':>14}  goals"
+        f"{'p99 ms':>8}{'SQL/answer':>11}{'stored':>14}  {'round ratios':<18}goals"
     )
     print(header)
     for result in results:
@@ -401,6 +440,7 @@ def main() -> int:
             f"{result['answers']['p50_ms']:>8}{result['answers']['p99_ms']:>8}"
             f"{result['statements_per_answer']['max']:>11}"
             f"{stored['stored']:>7}/{stored['acknowledged']:<6}  "
+            f"{' '.join(str(r['ratio']) for r in result['rounds']):<18}"
             + ("met" if not problems else "MISSED: " + "; ".join(problems))
         )
     out_dir = ROOT / "bench-results"

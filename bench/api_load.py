@@ -84,6 +84,7 @@ def run_phase(host: str, port: int, token: str, requests: list[list[dict]], seco
         "max_ms": round(max(flat, default=0.0) * 1000, 2),
         "mean_ms": round(statistics.fmean(flat) * 1000, 2) if flat else 0.0,
         "acknowledged": [{"key": o["key"], "id": o["id"]} for o in ok if "key" in o],
+        "latencies_ms": [round(sample * 1000, 3) for sample in flat],
     }
 
 

@@ -1,11 +1,12 @@
 """Rate limits per API key, per signed-in learner and per anonymous address.
 
 A fixed window counted with the cache's atomic increment, whatever the rate: on Redis (what
-production uses) one round trip per request, INCR and EXPIRE in one MULTI; on any other cache an
-incr per request and an add per window. (DRF's stock throttle keeps a list of every request
-time in the window and rewrites it on each request, which grows with the rate and loses counts
-between workers.) The counters live in Django's default cache, which production points at a cache
-shared by every worker (CACHE_URL), so a limit holds for the whole deployment.
+production uses) one command per request, a script that increments and gives a new window's
+counter its lifetime; on any other cache an incr per request and an add per window. (DRF's
+stock throttle keeps a list of every request time in the window and rewrites it on each
+request, which grows with the rate and loses counts between workers.) The counters live in
+Django's default cache, which production points at a cache shared by every worker (CACHE_URL),
+so a limit holds for the whole deployment.
 """
 
 from __future__ import annotations
@@ -21,16 +22,24 @@ from rest_framework.throttling import BaseThrottle
 from integrations.models import ApiKey
 
 _PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+# INCR starts a missing counter at 1; only then does the window's counter need its lifetime.
+# One script is one atomic command: no MULTI/EXEC, and no counter left without an expiry.
+_COUNT_SCRIPT = """
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return count
+"""
 # Django's Redis backend builds a new client object on every call (~45 µs, more than the
-# round trip); one per cache backend, over the backend's own connection pool, is enough.
-_redis_clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# round trip); one script per cache backend, over the backend's own connection pool, is enough.
+_redis_counters: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _redis_client(backend: RedisCache):
-    client = _redis_clients.get(backend)
-    if client is None:
-        client = _redis_clients[backend] = backend._cache.get_client(write=True)
-    return client
+def _redis_counter(backend: RedisCache):
+    counter = _redis_counters.get(backend)
+    if counter is None:
+        client = backend._cache.get_client(write=True)
+        counter = _redis_counters[backend] = client.register_script(_COUNT_SCRIPT)
+    return counter
 
 
 def parse_rate(rate: str) -> tuple[int, int]:
@@ -65,13 +74,8 @@ class _WindowThrottle(BaseThrottle):
         """
         backend = caches["default"]
         if isinstance(backend, RedisCache):
-            # Django's incr asks EXISTS before INCR (two round trips). Redis's own INCR starts a
-            # missing counter at 1, and the EXPIRE in the same transaction gives a new window's
-            # counter its lifetime (renewing it later is harmless: the window is in the name).
-            name = backend.make_and_validate_key(key)
-            pipeline = _redis_client(backend).pipeline(transaction=True)
-            count, _ = pipeline.incr(name).expire(name, period + 1).execute()
-            return count
+            # Django's incr asks EXISTS before INCR: two round trips where one command will do.
+            return int(_redis_counter(backend)(keys=[backend.make_key(key)], args=[period + 1]))
         for _ in range(3):
             try:
                 return cache.incr(key)

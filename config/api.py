@@ -16,9 +16,10 @@ urlpatterns = [
     path("", ApiRoot.as_view(), name="root"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", ApiDocs.as_view(url_name="api:schema"), name="docs"),
+    # Answers are the busiest endpoint: their URLs are tried first.
+    path("", include("grading.api.urls")),
     path("", include("integrations.api.urls")),
     path("", include("courses.api.urls")),
-    path("", include("grading.api.urls")),
     # Anything else under /api/v1/ is a 404 in the API's error shape, not an HTML page.
     re_path(r"^.*$", endpoint_not_found),
 ]

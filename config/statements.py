@@ -39,6 +39,20 @@ class _Compiled:
     converters: tuple[tuple[int, tuple[Callable, ...], Any], ...]
 
 
+def _unbound(converter: Callable, connection) -> Callable:
+    """A converter that does not hold on to the connection it was made with.
+
+    The backend's converters are methods of connection.ops, which refers to its connection:
+    kept as they are, a compiled entry would keep alive the very connection it is filed under,
+    and a server with a thread (so a connection) per request would never free either. The
+    method is kept without its instance and called on the ops of the connection in use.
+    """
+    if getattr(converter, "__self__", None) is connection.ops:
+        method = converter.__func__
+        return lambda value, expression, current: method(current.ops, value, expression, current)
+    return converter
+
+
 class Statement:
     """A values_list read whose SQL is compiled once per connection and reused.
 
@@ -107,7 +121,7 @@ class Statement:
             slots[name] = found
         fields = [column[0] for column in compiler.select[: compiler.col_count]]
         converters = tuple(
-            (position, tuple(functions), expression)
+            (position, tuple(_unbound(f, connection) for f in functions), expression)
             for position, (functions, expression) in compiler.get_converters(fields).items()
         )
         return _Compiled(sql=sql, params=tuple(params), slots=slots, converters=converters)

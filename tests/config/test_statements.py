@@ -3,7 +3,11 @@ writes a row and moves another, all or nothing."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
@@ -254,3 +258,48 @@ def test_only_new_rows_are_inserted(open_attempt):
     row.save()
     with pytest.raises(ValueError, match="already has a pk"):
         insert_guarded(row)
+
+
+_THREADS_SCRIPT = """
+import gc, threading
+import django
+django.setup()
+from django.db import connection, connections
+from config.statements import Statement, columns
+from courses.models import Quiz
+with connection.schema_editor() as editor:
+    editor.create_model(Quiz)
+statement = Statement(
+    lambda slug: Quiz.objects.filter(slug=slug).values_list(*columns(Quiz)), slug="(marker)"
+)
+def request():
+    statement.rows(slug="a-quiz")
+    connections.close_all()
+for _ in range(4):
+    thread = threading.Thread(target=request)
+    thread.start()
+    thread.join()
+gc.collect()
+print(len(statement._compiled))
+"""
+
+
+def test_a_finished_threads_connection_and_its_compiled_sql_are_freed(tmp_path):
+    """A server with a thread per request (runserver) has a connection per thread: what a
+    Statement compiled for one must not keep it alive once the thread is done. SQLite's date
+    converters are methods of the connection's operations, the case that did."""
+    environment = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    environment.update(
+        DJANGO_SETTINGS_MODULE="config.settings.base",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'threads.sqlite3'}",
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", _THREADS_SCRIPT],
+        cwd=Path(__file__).resolve().parents[2],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[-1] == "0"

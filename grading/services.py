@@ -496,9 +496,10 @@ _TRIES_AND_KEY = Statement(
 )
 
 
-def _tries_refusal(*, quiz: Quiz, graded: Graded, earlier: Sequence[Try]) -> str:
-    """Why the quiz refuses another try at an item, or "" when it takes it."""
-    if graded.status == "invalid" or not feedback_is_immediate(quiz):
+def _tries_refusal(*, quiz: Quiz, immediate: bool, graded: Graded, earlier: Sequence[Try]) -> str:
+    """Why the quiz refuses another try at an item, or "" when it takes it (only quizzes with
+    immediate feedback count tries)."""
+    if graded.status == "invalid" or not immediate:
         return ""
     if any(row.status == "correct" for row in earlier):
         return "You have already answered this item correctly."
@@ -584,7 +585,7 @@ def _response_record(
     ):
         return Response.objects.get(pk=earlier[-1].id)
     immediate = feedback_is_immediate(attempt.quiz)
-    refusal = _tries_refusal(quiz=attempt.quiz, graded=graded, earlier=earlier)
+    refusal = _tries_refusal(quiz=attempt.quiz, immediate=immediate, graded=graded, earlier=earlier)
     if refusal:
         replay = None
         if not key_checked:

@@ -48,6 +48,8 @@ class AttemptStartSerializer(StrictSerializer):
 class AnswerSerializer(StrictSerializer):
     """Text for a problem item, choice ids for a question item."""
 
+    _CHOICES_AT_MOST = 50
+
     text = serializers.CharField(
         required=False,
         allow_blank=True,
@@ -58,7 +60,7 @@ class AnswerSerializer(StrictSerializer):
     choices = serializers.ListField(
         child=WholeNumberField(min_value=1),
         required=False,
-        max_length=50,
+        max_length=_CHOICES_AT_MOST,
         help_text="The ids of the choices picked (a question item).",
     )
 
@@ -68,6 +70,32 @@ class AnswerSerializer(StrictSerializer):
                 "Send either text (a problem) or choices (a question).", code="answer_required"
             )
         return attrs
+
+    @classmethod
+    def answer(cls, data) -> dict:
+        """The validated answer in a request body.
+
+        The two everyday bodies, `{"text": "..."}` and `{"choices": [ids]}`, are checked here
+        directly: building the serializer's fields costs about 0.1 ms, a noticeable share of an
+        answer's own work. Anything else, every error included, goes through the fields above,
+        so the accepted answers and the messages are the serializer's
+        (tests/api/test_answer_body.py checks that both ways agree on any body).
+        """
+        if type(data) is dict and len(data) == 1:
+            text = data.get("text")
+            # CharField refuses NUL and surrogate characters: ASCII text holds no surrogate.
+            if type(text) is str and text.isascii() and "\x00" not in text:
+                return {"text": text}
+            choices = data.get("choices")
+            if (
+                type(choices) is list
+                and len(choices) <= cls._CHOICES_AT_MOST
+                and all(type(choice) is int and choice >= 1 for choice in choices)
+            ):
+                return {"choices": list(choices)}
+        body = cls(data=data)
+        body.is_valid(raise_exception=True)
+        return body.validated_data
 
 
 class PracticeAnswerSerializer(StrictSerializer):

@@ -236,8 +236,7 @@ class ItemAnswer(generics.GenericAPIView):
 
     def post(self, request, attempt_id: int, item_id: int):
         idempotency_key = _idempotency_key(request)
-        body = AnswerSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
+        answer = AnswerSerializer.answer(request.data)
         scope = Scope(request)
         # A problem item (the common case) comes with its attempt in one query; a question
         # item, or an attempt out of reach, takes the two reads that tell which 404 it is.
@@ -252,7 +251,6 @@ class ItemAnswer(generics.GenericAPIView):
             item = selectors.item_to_answer(attempt=attempt, item_id=item_id)
             if item is None:
                 raise not_found("That item is not part of this attempt's quiz.")
-        answer = body.validated_data
         if item.problem_id and "text" not in answer:
             raise exceptions.ValidationError({"text": ["This item is a problem: send text."]})
         if item.question_id and "choices" not in answer:

@@ -62,6 +62,10 @@ class ApiKey(models.Model):
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
     revoked_at = models.DateTimeField(null=True, blank=True, editable=False)
 
+    # Not a column: True when integrations.services.api_key_authenticate gave this process's
+    # recent copy of the key, which the caller confirms in its own read.
+    recent = False
+
     class Meta:
         ordering = ["-created_at"]
         verbose_name = "API key"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import time
 import uuid
 from collections.abc import Iterable
 from datetime import datetime, timedelta
@@ -34,6 +35,16 @@ _KEY_BY_PREFIX = Statement(
     ),
     prefix="(statement marker: key prefix)",
 )
+
+
+# A key read from the database stays with this process for a while, so the busiest endpoint
+# need not read it again on every request. Only an endpoint that confirms the key in its own read
+# takes this copy (the answer endpoint: the read that finds the variant also requires the key
+# to be in force, unchanged), since a key can be revoked, re-issued or moved at any moment.
+RECENT_KEY_SECONDS = 60.0
+RECENT_KEYS_AT_MOST = 256
+_recent_keys: dict[str, tuple[float, tuple]] = {}  # prefix -> (read at, monotonic; the row)
+_LAST_USED_COLUMN = columns(ApiKey).index("last_used_at")
 
 
 class InvalidApiKey(Exception):
@@ -92,13 +103,20 @@ def api_key_revoke(*, key: ApiKey, now: datetime | None = None) -> ApiKey:
     if key.revoked_at is None:
         key.revoked_at = now or timezone.now()
         ApiKey.objects.filter(pk=key.pk, revoked_at__isnull=True).update(revoked_at=key.revoked_at)
+    _recent_keys.pop(key.prefix, None)
     return key
 
 
-def api_key_authenticate(*, token: str, now: datetime | None = None) -> ApiKey:
+def api_key_authenticate(
+    *, token: str, now: datetime | None = None, recent: bool = False
+) -> ApiKey:
     """The live key a token belongs to, recording its use.
 
     Raises InvalidApiKey for a malformed or unknown token and RevokedApiKey for a revoked one.
+    With `recent`, the key may be this process's copy of a read up to RECENT_KEY_SECONDS old,
+    and then comes with `recent` set: the caller must confirm it in its own read (see
+    grading.api.selectors.variant_to_answer) and call api_key_confirm when that read finds
+    nothing.
     """
     unknown = InvalidApiKey("This API key is not valid.")
     if not token.startswith(ApiKey.TOKEN_PREFIX):
@@ -106,18 +124,58 @@ def api_key_authenticate(*, token: str, now: datetime | None = None) -> ApiKey:
     prefix, separator, _ = token.removeprefix(ApiKey.TOKEN_PREFIX).partition("_")
     if not separator or len(prefix) != 2 * _PREFIX_BYTES:
         raise unknown
-    found = _KEY_BY_PREFIX.rows(prefix=prefix)
-    key = instance(ApiKey, found[0], 0) if found else None
+    copy = _recent_keys.get(prefix) if recent else None
+    from_copy = copy is not None and time.monotonic() - copy[0] < RECENT_KEY_SECONDS
+    if from_copy:
+        row = copy[1]
+    else:
+        found = _KEY_BY_PREFIX.rows(prefix=prefix)
+        row = found[0] if found else None
+        if row is not None:
+            _remember(prefix, row)
+    key = instance(ApiKey, row, 0) if row is not None else None
     # Compared in constant time, so response timing says nothing about how much of a guess matched.
     if key is None or not hmac.compare_digest(key.digest, _digest(token)):
         raise unknown
-    if key.revoked_at is not None:
+    key.recent = from_copy
+    if key.revoked_at is not None:  # a revoked key stays revoked: even an old copy tells
         raise RevokedApiKey("This API key has been revoked; ask an instructor for a new one.")
     now = now or timezone.now()
     if key.last_used_at is None or now - key.last_used_at >= LAST_USED_PRECISION:
         key.last_used_at = now
         ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
+        if prefix in _recent_keys:
+            read_at, row = _recent_keys[prefix]
+            used = (*row[:_LAST_USED_COLUMN], now, *row[_LAST_USED_COLUMN + 1 :])
+            _recent_keys[prefix] = (read_at, used)
     return key
+
+
+def api_key_confirm(*, key: ApiKey) -> ApiKey:
+    """Read a key again, for a caller whose own read of it (its copy being `recent`) found
+    nothing: the key as it is now, or InvalidApiKey / RevokedApiKey when the copy no longer
+    holds (revoked, re-issued, deleted)."""
+    _recent_keys.pop(key.prefix, None)
+    found = _KEY_BY_PREFIX.rows(prefix=key.prefix)
+    fresh = instance(ApiKey, found[0], 0) if found else None
+    if fresh is None or not hmac.compare_digest(fresh.digest, key.digest):
+        raise InvalidApiKey("This API key is not valid.")
+    if fresh.revoked_at is not None:
+        raise RevokedApiKey("This API key has been revoked; ask an instructor for a new one.")
+    _remember(key.prefix, found[0])
+    return fresh
+
+
+def api_key_forget_recent() -> None:
+    """Drop every recent copy of a key held by this process (tests start from none)."""
+    _recent_keys.clear()
+
+
+def _remember(prefix: str, row: tuple) -> None:
+    if len(_recent_keys) >= RECENT_KEYS_AT_MOST and prefix not in _recent_keys:
+        # Many keys in turn: start over rather than track which is least recent.
+        _recent_keys.clear()
+    _recent_keys[prefix] = (time.monotonic(), row)
 
 
 def learner_provision(

@@ -62,6 +62,7 @@ def variant_to_answer_rows(*, scope: Scope, attempt_id: int, item_id: int) -> Qu
     rows = scope.courses(
         scope.owned(Variant.objects.annotate(counted=counted), "attempt__user"),
         "attempt__quiz__lesson__course",
+        confirm=True,
     )
     names = [name for model, path in _ANSWER_COLUMNS for name in columns(model, path)]
     return (
@@ -73,8 +74,8 @@ def variant_to_answer_rows(*, scope: Scope, attempt_id: int, item_id: int) -> Qu
 
 # Compiled once per connection: answering is the API's hottest path (config/statements.py).
 _VARIANT_FOR_KEY = Statement(
-    lambda attempt_id, item_id, key_id, integration_id: variant_to_answer_rows(
-        scope=Scope.of(key=ApiKey(pk=key_id, integration_id=integration_id)),
+    lambda attempt_id, item_id, key_id, integration_id, digest: variant_to_answer_rows(
+        scope=Scope.of(key=ApiKey(pk=key_id, integration_id=integration_id, digest=digest)),
         attempt_id=attempt_id,
         item_id=item_id,
     ),
@@ -82,6 +83,7 @@ _VARIANT_FOR_KEY = Statement(
     item_id=-(2**40) - 2,
     key_id=-(2**40) - 3,
     integration_id=-(2**40) - 4,
+    digest="(statement marker: key digest)",
 )
 _VARIANT_FOR_LEARNER = Statement(
     lambda attempt_id, item_id, user_id: variant_to_answer_rows(
@@ -100,8 +102,10 @@ def variant_to_answer(*, scope: Scope, attempt_id: int, item_id: int) -> Variant
     counted tries: one query, which also spares the service its read of the tries.
 
     Narrowed to the caller's scope through the attempt, like attempt_to_answer, so a variant
-    found here is one the caller may answer. None for a question item (it has no variant) and
-    for an attempt out of reach; the caller then asks attempt_to_answer and item_to_answer.
+    found here is one the caller may answer; with a key, only while the key is in force as the
+    caller holds it, so a recent copy of the key is confirmed by this same read. None for a
+    question item (it has no variant), for an attempt out of reach and for a key no longer in
+    force; the caller then confirms a recent key and asks attempt_to_answer and item_to_answer.
     """
     if scope.key is not None:
         rows = _VARIANT_FOR_KEY.rows(
@@ -109,6 +113,7 @@ def variant_to_answer(*, scope: Scope, attempt_id: int, item_id: int) -> Variant
             item_id=item_id,
             key_id=scope.key.pk,
             integration_id=scope.key.integration_id,
+            digest=scope.key.digest,
         )
     else:
         rows = _VARIANT_FOR_LEARNER.rows(

@@ -36,6 +36,7 @@ from grading.api.serializers import (
     VerdictSerializer,
 )
 from grading.models import Attempt, PracticeStreak
+from integrations.api.authentication import confirm_key
 from integrations.api.errors import not_found
 from integrations.api.pagination import SyncCursor
 from integrations.api.scope import ApiKeyRequired, Scope
@@ -233,6 +234,9 @@ class AttemptItems(generics.GenericAPIView):
 class ItemAnswer(generics.GenericAPIView):
     serializer_class = VerdictSerializer
     conflict_responses = _ATTEMPT_REFUSALS
+    # The busiest endpoint: its read of the variant confirms the key, so the key itself may
+    # come from this process's recent copy instead of a read of its own (ApiKeyAuthentication).
+    confirms_key_in_read = True
 
     def post(self, request, attempt_id: int, item_id: int):
         idempotency_key = _idempotency_key(request)
@@ -245,6 +249,9 @@ class ItemAnswer(generics.GenericAPIView):
         if variant is not None:
             attempt, item = variant.attempt, variant.quiz_item
         else:
+            if scope.key is not None:
+                # Revoked or re-issued since this process copied it: a 401, not a 404.
+                scope = Scope.of(key=confirm_key(scope.key))
             attempt = selectors.attempt_to_answer(scope=scope, attempt_id=attempt_id)
             if attempt is None:
                 raise not_found("No attempt with that id is available to you.")

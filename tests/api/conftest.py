@@ -147,3 +147,17 @@ def items_of_kind(client, attempt: dict, kind: str) -> list[dict]:
 def first_item(client, attempt: dict, kind: str) -> dict:
     """The attempt's first item of a kind: 'problem' or 'question'."""
     return items_of_kind(client, attempt, kind)[0]
+
+
+def problem_answers(client, quiz: str = "attention-practice"):
+    """Start the learner's attempt and return a function that answers its first problem item:
+    post(text, idempotency_key=None) -> the response."""
+    attempt = start_attempt(client, quiz)
+    item = first_item(client, attempt, "problem")
+    url = f"/api/v1/attempts/{attempt['id']}/items/{item['id']}/answers/"
+
+    def post(text: str, idempotency_key: str | None = None):
+        headers = {"HTTP_IDEMPOTENCY_KEY": idempotency_key} if idempotency_key is not None else {}
+        return client.post(url, {"text": text}, format="json", **headers)
+
+    return post

@@ -6,23 +6,14 @@ from __future__ import annotations
 import pytest
 
 from grading.models import Response
-from tests.api.conftest import first_item, items_of_kind, start_attempt
+from tests.api.conftest import items_of_kind, problem_answers, start_attempt
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def answer(lms, practice_quiz):
-    client = lms.client()
-    attempt = start_attempt(client)
-    item = first_item(client, attempt, "problem")
-    url = f"/api/v1/attempts/{attempt['id']}/items/{item['id']}/answers/"
-
-    def post(text: str, key: str | None):
-        headers = {"HTTP_IDEMPOTENCY_KEY": key} if key is not None else {}
-        return client.post(url, {"text": text}, format="json", **headers)
-
-    return post
+    return problem_answers(lms.client())
 
 
 def test_a_retry_returns_the_first_result_and_records_one_try(answer):

@@ -13,7 +13,7 @@ from django.utils import timezone
 from grading.models import Response
 from integrations import services
 from integrations.models import ApiKey, Integration
-from tests.api.conftest import first_item, start_attempt
+from tests.api.conftest import first_item, problem_answers, start_attempt
 
 pytestmark = pytest.mark.django_db
 
@@ -21,15 +21,8 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def answer(lms, practice_quiz):
     """Post answers to a problem item with the LMS's key; the first one leaves a recent copy."""
-    client = lms.client()
-    attempt = start_attempt(client)
-    item = first_item(client, attempt, "problem")
-    url = f"/api/v1/attempts/{attempt['id']}/items/{item['id']}/answers/"
-
-    def post(text: str = "12345"):
-        return client.post(url, {"text": text}, format="json")
-
-    assert post().status_code == 201
+    post = problem_answers(lms.client())
+    assert post("12345").status_code == 201
     return post
 
 

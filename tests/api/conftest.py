@@ -14,6 +14,7 @@ from rest_framework.test import APIClient
 
 from courses.models import Course, Problem, Quiz
 from integrations import services
+from integrations.api.throttling import forget_blocks
 from integrations.models import Integration
 from tests.factories import (
     InstructorFactory,
@@ -30,8 +31,10 @@ SHIPPED_COURSE = "attention-math"
 @pytest.fixture(autouse=True)
 def _fresh_rate_limits():
     cache.clear()
+    forget_blocks()
     yield
     cache.clear()
+    forget_blocks()
 
 
 @dataclass

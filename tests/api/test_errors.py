@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import uuid
 
 import pytest
@@ -14,6 +13,7 @@ from rest_framework.test import APIClient
 from grading.models import Attempt
 from integrations.api.parsers import MAX_BODY_BYTES
 from tests.api.conftest import first_item, key_client, start_attempt
+from tests.shared_cache import REDIS_CACHES, needs_redis
 
 pytestmark = pytest.mark.django_db
 
@@ -161,28 +161,8 @@ def test_a_window_started_by_another_worker_between_incr_and_add_counts_the_requ
     assert throttling._WindowThrottle._count(key, 60) == 1
 
 
-def _redis_answers() -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", 6379), timeout=1):
-            return True
-    except OSError:
-        return False
-
-
-_REDIS = {
-    "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
-        "LOCATION": "redis://127.0.0.1:6379/14",
-        "KEY_PREFIX": "softgrade-tests",
-    }
-}
-needs_redis = pytest.mark.skipif(
-    not _redis_answers(), reason="needs Redis on 127.0.0.1:6379 (production's shared cache)"
-)
-
-
 @needs_redis
-@override_settings(CACHES=_REDIS)
+@override_settings(CACHES=REDIS_CACHES)
 def test_on_redis_one_counter_per_window_is_shared_by_every_worker_and_expires(monkeypatch):
     import redis
     from django.core.cache import caches
@@ -191,7 +171,7 @@ def test_on_redis_one_counter_per_window_is_shared_by_every_worker_and_expires(m
     from integrations.api import throttling
 
     key = f"throttle:test:redis:{uuid.uuid4().hex}"
-    rival = RedisCache(_REDIS["default"]["LOCATION"], {"KEY_PREFIX": "softgrade-tests"})
+    rival = RedisCache(REDIS_CACHES["default"]["LOCATION"], {"KEY_PREFIX": "softgrade-tests"})
     with monkeypatch.context() as patched:
         # One round trip per request: no EXISTS before the INCR (Django's own incr asks it).
         patched.setattr(redis.Redis, "exists", lambda *args: pytest.fail("EXISTS was sent"))
@@ -208,7 +188,7 @@ def test_on_redis_one_counter_per_window_is_shared_by_every_worker_and_expires(m
 
 
 @needs_redis
-@override_settings(CACHES=_REDIS)
+@override_settings(CACHES=REDIS_CACHES)
 def test_throttled_per_key_on_redis(lms):
     from django.core.cache import caches
 

@@ -3,7 +3,6 @@ never more admitted than the limit, and little held back near it."""
 
 from __future__ import annotations
 
-import socket
 import uuid
 
 import pytest
@@ -13,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from integrations.api import throttling
+from tests.shared_cache import REDIS_CACHES, needs_redis
 
 
 @pytest.fixture(autouse=True)
@@ -97,25 +97,8 @@ def test_what_a_worker_holds_is_bounded(monkeypatch):
     assert cache.get("throttle:t:many:9") == 15
 
 
-def _redis_answers() -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", 6379), timeout=1):
-            return True
-    except OSError:
-        return False
-
-
-_REDIS = {
-    "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
-        "LOCATION": "redis://127.0.0.1:6379/14",
-        "KEY_PREFIX": "softgrade-tests",
-    }
-}
-
-
-@pytest.mark.skipif(not _redis_answers(), reason="needs Redis on 127.0.0.1:6379")
-@override_settings(CACHES=_REDIS)
+@needs_redis
+@override_settings(CACHES=REDIS_CACHES)
 def test_on_redis_a_block_is_one_command_and_the_counter_expires():
     from django.core.cache import caches
 

@@ -25,7 +25,7 @@ from grading.engine.feedback import (
     slips_for,
     width_of,
 )
-from grading.engine.problems.base import Family, offered_mistakes
+from grading.engine.problems.base import Family, offered_mistakes, offered_scalar_mistakes
 
 Status = Literal["correct", "incorrect", "invalid"]
 FloatArray = npt.NDArray[np.float64]
@@ -138,6 +138,67 @@ class _Marker:
         """Verdict for text that could not be read."""
         return invalid_verdict(message, self.tolerance_text)
 
+    def judge_number(self, value: float) -> Verdict:
+        """judge() for one response to a number answer, in plain floats.
+
+        Grading one answer is the common case, and for a single number the array machinery
+        cost several times the comparisons themselves. The steps and their order are judge()'s
+        (a named mistake first, then a generic slip, then coarse rounding); IEEE arithmetic
+        gives the same results on floats as on float64 arrays, and tests/grading/engine checks
+        the verdicts are identical.
+        """
+        answer = float(self.answer)
+        if abs(value - answer) <= float(self.allowed):
+            return Verdict(
+                "correct",
+                1.0,
+                None,
+                f"Correct: {self.tolerance_text}.",
+                {
+                    "wrong_entries": [],
+                    "tolerance": self.tolerance_text,
+                    "diagnosis": None,
+                    "parsed": value,
+                    "error": None,
+                },
+            )
+        atol, rtol = self.tolerance.atol, self.tolerance.rtol
+        code = sentence = misconception = None
+        offered = offered_scalar_mistakes(self.solution, self.tolerance)
+        misconception = next(
+            (
+                name
+                for name, mistake in offered.items()
+                if abs(value - mistake) <= max(atol, rtol * abs(mistake))
+            ),
+            None,
+        )
+        if misconception is None:
+            slips, targets = self.slips()
+            for index, (slip, allowed) in enumerate(
+                zip(targets.values.tolist(), targets.allowed.tolist(), strict=True)
+            ):
+                if abs(value - slip) <= allowed:
+                    code, sentence = slips.codes[index], slips.sentences[index]
+                    break
+            else:
+                coarse = rounded_too_coarsely(np.array([value]), self.answer, self.tolerance)
+                if coarse[0]:
+                    code, sentence = ROUNDED, SENTENCES[ROUNDED]
+        return Verdict(
+            "incorrect",
+            0.0,
+            misconception,
+            self.feedback(misconception, sentence, []),
+            {
+                "wrong_entries": [],
+                "tolerance": self.tolerance_text,
+                "diagnosis": code,
+                "parsed": value,
+                "error": None,
+            },
+        )
+
     def judge(self, values: FloatArray) -> list[Verdict]:
         """Verdicts for a stack of parsed responses (first axis = response)."""
         count = values.shape[0]
@@ -240,11 +301,15 @@ def grade(
 ) -> Verdict:
     """Grade one response against stored givens, e.g. grade(fam, givens, '√64').status."""
     tol = tolerance or family.default_tolerance
+    shape = tuple(family.answer_shape(givens))
     try:
-        value = parse(text, tuple(family.answer_shape(givens)))
+        value = parse(text, shape)
     except ParseError as error:
         return invalid_verdict(error.message, describe_tolerance(tol))
-    return _Marker(family, givens, tol).judge(value[np.newaxis])[0]
+    marker = _Marker(family, givens, tol)
+    if not shape:
+        return marker.judge_number(float(value))
+    return marker.judge(value[np.newaxis])[0]
 
 
 def _read_scalars(texts: Sequence[str]) -> tuple[FloatArray, list[int]]:

@@ -245,6 +245,28 @@ def offered_mistakes(solution: Solution, tolerance: Tolerance) -> dict[str, Floa
     return {code: value for (code, value), kept in zip(shaped, keep, strict=True) if kept}
 
 
+def offered_scalar_mistakes(solution: Solution, tolerance: Tolerance) -> dict[str, float]:
+    """offered_mistakes for a number answer, in plain floats: the same codes in the same order
+    with the same values, without the array overhead that dominates for one number (grading a
+    single answer asks this every time). tests/grading/engine check the two agree."""
+    answer = float(solution.answer)
+    atol, rtol = tolerance.atol, tolerance.rtol
+    allowed = max(atol, rtol * abs(answer))
+    kept: list[tuple[str, float]] = []
+    for code, value in solution.mistakes.items():
+        if np.shape(value) != ():
+            continue
+        number = float(value)
+        # NaN compares False, as in the array version; a non-finite value is never offered.
+        if not math.isfinite(number) or abs(number - answer) <= allowed:
+            continue
+        # A value that fits an earlier offered mistake can only be named once.
+        if any(abs(number - earlier) <= max(atol, rtol * abs(earlier)) for _, earlier in kept):
+            continue
+        kept.append((code, number))
+    return dict(kept)
+
+
 def make_variant(
     family: Family,
     params: Mapping[str, Any] | None,

@@ -322,6 +322,7 @@ def run_backend(backend: str) -> dict:
                 "trivial_per_second": trivial_run["per_second"],
                 "answers_per_second": answers_run["per_second"],
                 "ratio": round(answers_run["per_second"] / trivial_run["per_second"], 3),
+                "answers_p99_ms": answers_run["p99_ms"],
             }
         )
     stored = verify(acknowledged)
@@ -427,7 +428,8 @@ def main() -> int:
     failures = 0
     header = (
         f"{'backend':<11}{'trivial/s':>10}{'answers/s':>10}{'ratio':>7}{'p50 ms':>8}"
-        f"{'p99 ms':>8}{'SQL/answer':>11}{'stored':>14}  {'round ratios':<18}goals"
+        f"{'p99 ms':>8}{'SQL/answer':>11}{'stored':>14}  {'round ratios':<18}"
+        f"{'round p99s':<18}goals"
     )
     print(header)
     for result in results:
@@ -441,6 +443,7 @@ def main() -> int:
             f"{result['statements_per_answer']['max']:>11}"
             f"{stored['stored']:>7}/{stored['acknowledged']:<6}  "
             f"{' '.join(str(r['ratio']) for r in result['rounds']):<18}"
+            f"{' '.join(str(round(r['answers_p99_ms'])) for r in result['rounds']):<18}"
             + ("met" if not problems else "MISSED: " + "; ".join(problems))
         )
     out_dir = ROOT / "bench-results"

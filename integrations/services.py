@@ -28,7 +28,8 @@ _PREFIX_BYTES = 6  # 12 hex characters: a collision is retried, never silently s
 _SECRET_BYTES = 32  # 256 bits of entropy: a plain SHA-256 digest is then as good as a slow hash
 
 
-# Every API call looks its key up by prefix: compiled once per connection (config/statements.py).
+# API calls look their key up by prefix (the answer endpoint only when it holds no recent copy):
+# compiled once per connection (config/statements.py).
 _KEY_BY_PREFIX = Statement(
     lambda prefix: (
         ApiKey.objects.filter(prefix=prefix).order_by().values_list(*columns(ApiKey))[:1]

@@ -13,7 +13,9 @@ Run as `.venv/bin/python bench/api_bench.py` (`make bench` does). For SQLite and
    3 rounds, are timed on a trivial endpoint of the same app (GET /api/v1/, no database) and
    then submitting answers, each phase bounded in requests and seconds. The ratio is the median
    of the rounds' ratios (alternating the two kinds of request keeps a shared machine's drift
-   from favouring either); rates and latencies pool every round;
+   from favouring either), and the p99 checked against the goal is the median round's, so a
+   moment when the shared machine stalls, which lands in one round, moves neither; rates, p50
+   and a pooled p99 cover every round;
 4. stops the server, and counts that every acknowledged answer is in the database.
 
 Prints a table and writes bench-results/api.json.
@@ -333,8 +335,10 @@ def run_backend(backend: str) -> dict:
         "trivial": pooled([report[f"trivial-{n}"] for n in range(ROUNDS)]),
         "answers": pooled([report[f"answers-{n}"] for n in range(ROUNDS)]),
         "rounds": rounds,
-        # The median round: one slow moment of a shared machine moves it least.
+        # The median round: one slow moment of a shared machine moves it least. The same for
+        # the p99 the goal is checked on; the p99 of all rounds pooled is reported beside it.
         "ratio": statistics.median(r["ratio"] for r in rounds),
+        "answers_p99_ms": statistics.median(r["answers_p99_ms"] for r in rounds),
         "statements_per_answer": statements,
         "stored": stored,
     }
@@ -391,8 +395,8 @@ def verdict(result: dict) -> list[str]:
     problems = []
     if result["ratio"] < GOAL_RATIO:
         problems.append(f"ratio {result['ratio']} < {GOAL_RATIO}")
-    if result["answers"]["p99_ms"] >= GOAL_P99_MS:
-        problems.append(f"p99 {result['answers']['p99_ms']} ms >= {GOAL_P99_MS} ms")
+    if result["answers_p99_ms"] >= GOAL_P99_MS:
+        problems.append(f"median round's p99 {result['answers_p99_ms']} ms >= {GOAL_P99_MS} ms")
     if result["statements_per_answer"]["max"] > GOAL_STATEMENTS:
         problems.append(f"{result['statements_per_answer']['max']} statements > {GOAL_STATEMENTS}")
     if result["stored"]["missing"] or result["stored"]["extra"]:
@@ -428,7 +432,7 @@ def main() -> int:
     failures = 0
     header = (
         f"{'backend':<11}{'trivial/s':>10}{'answers/s':>10}{'ratio':>7}{'p50 ms':>8}"
-        f"{'p99 ms':>8}{'SQL/answer':>11}{'stored':>14}  {'round ratios':<18}"
+        f"{'p99 ms':>8}{'(pooled)':>9}{'SQL/answer':>11}{'stored':>14}  {'round ratios':<18}"
         f"{'round p99s':<18}goals"
     )
     print(header)
@@ -439,7 +443,8 @@ def main() -> int:
         print(
             f"{result['backend']:<11}{result['trivial']['per_second']:>10}"
             f"{result['answers']['per_second']:>10}{result['ratio']:>7}"
-            f"{result['answers']['p50_ms']:>8}{result['answers']['p99_ms']:>8}"
+            f"{result['answers']['p50_ms']:>8}{result['answers_p99_ms']:>8}"
+            f"{result['answers']['p99_ms']:>9}"
             f"{result['statements_per_answer']['max']:>11}"
             f"{stored['stored']:>7}/{stored['acknowledged']:<6}  "
             f"{' '.join(str(r['ratio']) for r in result['rounds']):<18}"

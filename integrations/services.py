@@ -134,13 +134,8 @@ def api_key_authenticate(
         row = found[0] if found else None
         if row is not None:
             _remember(prefix, row)
-    key = instance(ApiKey, row, 0) if row is not None else None
-    # Compared in constant time, so response timing says nothing about how much of a guess matched.
-    if key is None or not hmac.compare_digest(key.digest, _digest(token)):
-        raise unknown
+    key = _in_force(row, _digest(token))
     key.recent = from_copy
-    if key.revoked_at is not None:  # a revoked key stays revoked: even an old copy tells
-        raise RevokedApiKey("This API key has been revoked; ask an instructor for a new one.")
     now = now or timezone.now()
     if key.last_used_at is None or now - key.last_used_at >= LAST_USED_PRECISION:
         key.last_used_at = now
@@ -158,13 +153,21 @@ def api_key_confirm(*, key: ApiKey) -> ApiKey:
     holds (revoked, re-issued, deleted)."""
     _recent_keys.pop(key.prefix, None)
     found = _KEY_BY_PREFIX.rows(prefix=key.prefix)
-    fresh = instance(ApiKey, found[0], 0) if found else None
-    if fresh is None or not hmac.compare_digest(fresh.digest, key.digest):
-        raise InvalidApiKey("This API key is not valid.")
-    if fresh.revoked_at is not None:
-        raise RevokedApiKey("This API key has been revoked; ask an instructor for a new one.")
+    fresh = _in_force(found[0] if found else None, key.digest)
     _remember(key.prefix, found[0])
     return fresh
+
+
+def _in_force(row: tuple | None, digest: str) -> ApiKey:
+    """The key in a row read by prefix, if the token's digest matches and it is not revoked
+    (a revoked key stays revoked, so even an old copy of the row tells)."""
+    key = instance(ApiKey, row, 0) if row is not None else None
+    # Compared in constant time, so response timing says nothing about how much of a guess matched.
+    if key is None or not hmac.compare_digest(key.digest, digest):
+        raise InvalidApiKey("This API key is not valid.")
+    if key.revoked_at is not None:
+        raise RevokedApiKey("This API key has been revoked; ask an instructor for a new one.")
+    return key
 
 
 def api_key_forget_recent() -> None:

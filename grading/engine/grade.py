@@ -84,6 +84,7 @@ class _Marker:
         self.family = family
         self.tolerance = tolerance
         self.tolerance_text = describe_tolerance(tolerance)
+        self.correct_feedback = f"Correct: {self.tolerance_text}."
         self.shape = tuple(family.answer_shape(givens))
         solution = family.solve(givens)
         self.answer = solution.answer
@@ -138,6 +139,45 @@ class _Marker:
         """Verdict for text that could not be read."""
         return invalid_verdict(message, self.tolerance_text)
 
+    def correct(self, parsed: Any) -> Verdict:
+        """The verdict for a right response (judge and judge_number build the same ones)."""
+        return Verdict(
+            "correct",
+            1.0,
+            None,
+            self.correct_feedback,
+            {
+                "wrong_entries": [],
+                "tolerance": self.tolerance_text,
+                "diagnosis": None,
+                "parsed": parsed,
+                "error": None,
+            },
+        )
+
+    def incorrect(
+        self,
+        parsed: Any,
+        wrong: list[Any],
+        misconception: str | None,
+        code: str | None,
+        sentence: str | None,
+    ) -> Verdict:
+        """The verdict for a wrong response: its wrong entries and what it was taken for."""
+        return Verdict(
+            "incorrect",
+            0.0,
+            misconception,
+            self.feedback(misconception, sentence, wrong),
+            {
+                "wrong_entries": wrong,
+                "tolerance": self.tolerance_text,
+                "diagnosis": code,
+                "parsed": parsed,
+                "error": None,
+            },
+        )
+
     def judge_number(self, value: float) -> Verdict:
         """judge() for one response to a number answer, in plain floats.
 
@@ -149,19 +189,7 @@ class _Marker:
         """
         answer = float(self.answer)
         if abs(value - answer) <= float(self.allowed):
-            return Verdict(
-                "correct",
-                1.0,
-                None,
-                f"Correct: {self.tolerance_text}.",
-                {
-                    "wrong_entries": [],
-                    "tolerance": self.tolerance_text,
-                    "diagnosis": None,
-                    "parsed": value,
-                    "error": None,
-                },
-            )
+            return self.correct(value)
         atol, rtol = self.tolerance.atol, self.tolerance.rtol
         code = sentence = misconception = None
         offered = offered_scalar_mistakes(self.solution, self.tolerance)
@@ -185,19 +213,7 @@ class _Marker:
                 coarse = rounded_too_coarsely(np.array([value]), self.answer, self.tolerance)
                 if coarse[0]:
                     code, sentence = ROUNDED, SENTENCES[ROUNDED]
-        return Verdict(
-            "incorrect",
-            0.0,
-            misconception,
-            self.feedback(misconception, sentence, []),
-            {
-                "wrong_entries": [],
-                "tolerance": self.tolerance_text,
-                "diagnosis": code,
-                "parsed": value,
-                "error": None,
-            },
-        )
+        return self.incorrect(value, [], misconception, code, sentence)
 
     def judge(self, values: FloatArray) -> list[Verdict]:
         """Verdicts for a stack of parsed responses (first axis = response)."""
@@ -220,28 +236,13 @@ class _Marker:
                     coarse[rest] = rounded_too_coarsely(values[rest], self.answer, self.tolerance)
 
         parsed = values.tolist()
-        correct_feedback = f"Correct: {self.tolerance_text}."
         verdicts: list[Verdict] = []
         mistake_list = mistake_index.tolist()
         slip_list = slip_index.tolist()
         coarse_list = coarse.tolist()
         for index, is_correct in enumerate(correct.tolist()):
             if is_correct:
-                verdicts.append(
-                    Verdict(
-                        "correct",
-                        1.0,
-                        None,
-                        correct_feedback,
-                        {
-                            "wrong_entries": [],
-                            "tolerance": self.tolerance_text,
-                            "diagnosis": None,
-                            "parsed": parsed[index],
-                            "error": None,
-                        },
-                    )
-                )
+                verdicts.append(self.correct(parsed[index]))
                 continue
             wrong: list[Any] = []
             if self.shape:
@@ -258,21 +259,7 @@ class _Marker:
                 sentence = slips.sentences[slip_list[index]]
             elif coarse_list[index]:
                 code, sentence = ROUNDED, SENTENCES[ROUNDED]
-            verdicts.append(
-                Verdict(
-                    "incorrect",
-                    0.0,
-                    misconception,
-                    self.feedback(misconception, sentence, wrong),
-                    {
-                        "wrong_entries": wrong,
-                        "tolerance": self.tolerance_text,
-                        "diagnosis": code,
-                        "parsed": parsed[index],
-                        "error": None,
-                    },
-                )
-            )
+            verdicts.append(self.incorrect(parsed[index], wrong, misconception, code, sentence))
         return verdicts
 
 

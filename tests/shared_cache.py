@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 
 import pytest
@@ -19,7 +20,9 @@ REDIS_CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": "redis://127.0.0.1:6379/14",
-        "KEY_PREFIX": "softgrade-tests",
+        # One prefix per test process: two suites run at once on one machine (a developer's and
+        # a worktree's) never count each other's requests.
+        "KEY_PREFIX": f"softgrade-tests-{os.getpid()}",
     }
 }
 needs_redis = pytest.mark.skipif(

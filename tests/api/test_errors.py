@@ -171,7 +171,9 @@ def test_on_redis_one_counter_per_window_is_shared_by_every_worker_and_expires(m
     from integrations.api import throttling
 
     key = f"throttle:test:redis:{uuid.uuid4().hex}"
-    rival = RedisCache(REDIS_CACHES["default"]["LOCATION"], {"KEY_PREFIX": "softgrade-tests"})
+    rival = RedisCache(
+        REDIS_CACHES["default"]["LOCATION"], {"KEY_PREFIX": REDIS_CACHES["default"]["KEY_PREFIX"]}
+    )
     with monkeypatch.context() as patched:
         # One round trip per request: no EXISTS before the INCR (Django's own incr asks it).
         patched.setattr(redis.Redis, "exists", lambda *args: pytest.fail("EXISTS was sent"))

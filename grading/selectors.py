@@ -226,7 +226,9 @@ def attempt_sheet(*, attempt: Attempt) -> list[ItemRow]:
     )
     for response in responses:
         by_item[response.quiz_item_id].append(response)
-    scores = services.item_scores(attempt=attempt, responses=responses)
+    scores = services.item_scores(
+        attempt=attempt, responses=responses, overrides=services.item_overrides(attempt=attempt)
+    )
     return [
         ItemRow(
             number=index,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -32,7 +32,7 @@ from grading.families import (
     problem_tolerance,
     variant_data,
 )
-from grading.models import Attempt, PracticeStreak, Response, Variant
+from grading.models import Attempt, PracticeStreak, Response, ScoreChange, Variant
 
 # Two identical submissions this close together are one double click, not two tries.
 DOUBLE_SUBMIT_WINDOW = timedelta(seconds=5)
@@ -636,10 +636,17 @@ def _response_record(
     return response
 
 
-def item_scores(*, attempt: Attempt, responses: Iterable[Response | Try]) -> dict[int, float]:
+def item_scores(
+    *,
+    attempt: Attempt,
+    responses: Iterable[Response | Try],
+    overrides: Mapping[int, float] | None = None,
+) -> dict[int, float]:
     """Score per quiz item id from the attempt's responses (0 to 1, before points).
 
-    With immediate feedback the best try counts; otherwise the latest saved answer counts.
+    With immediate feedback the best try counts; otherwise the latest saved answer counts. An
+    instructor's override (`overrides`, from item_overrides) is its item's score whatever the
+    responses say.
     """
     immediate = feedback_is_immediate(attempt.quiz)
     scores: dict[int, float] = {}
@@ -652,19 +659,50 @@ def item_scores(*, attempt: Attempt, responses: Iterable[Response | Try]) -> dic
             )
         else:
             scores[response.quiz_item_id] = response.score
+    scores.update(overrides or {})
     return scores
 
 
-def _attempt_rescore(attempt: Attempt) -> None:
-    """Recompute the attempt's score and maximum from its responses and the quiz's items.
+def item_overrides(*, attempt: Attempt) -> dict[int, float]:
+    """The scores (0 to 1) instructors set for items of a submitted attempt, by quiz item id;
+    the latest override of an item is in force (grading/overrides.py writes them)."""
+    if attempt.status != Attempt.Status.SUBMITTED:
+        return {}  # only submitted attempts are overridden: no query for the others
+    rows = (
+        ScoreChange.objects.filter(attempt=attempt, kind=ScoreChange.Kind.OVERRIDE)
+        .order_by("created_at", "id")
+        .values_list("quiz_item_id", "new_score", "points")
+    )
+    return {item_id: score / points for item_id, score, points in rows}
 
-    Submission and expiry call this, so the final score never rests on the running total each
-    answer keeps up to date.
+
+def attempt_points(
+    *,
+    attempt: Attempt,
+    points: Mapping[int, int],
+    responses: Iterable[Response | Try],
+    overrides: Mapping[int, float],
+) -> float:
+    """The attempt's score in points: each item's score (item_scores) times its points."""
+    scores = item_scores(attempt=attempt, responses=responses, overrides=overrides)
+    return float(sum(points[item_id] * score for item_id, score in scores.items()))
+
+
+def _attempt_rescore(attempt: Attempt) -> None:
+    """Recompute the attempt's score and maximum from its responses, overrides and the quiz's
+    items.
+
+    Submission, expiry, overrides and regrades call this, so the final score never rests on the
+    running total each answer keeps up to date.
     """
     points = {item.id: item.points for item in attempt.quiz.items.all()}
     attempt.max_score = float(sum(points.values()))
-    scores = item_scores(attempt=attempt, responses=attempt.responses.all())
-    attempt.score = float(sum(points[item_id] * score for item_id, score in scores.items()))
+    attempt.score = attempt_points(
+        attempt=attempt,
+        points=points,
+        responses=attempt.responses.all(),
+        overrides=item_overrides(attempt=attempt),
+    )
     attempt.save(update_fields=["score", "max_score", "updated_at"])
 
 

@@ -1,0 +1,129 @@
+"""Audited changes to a submitted attempt's score: an instructor overrides one item's score.
+
+A recorded answer is evidence and never changes; a score changes only here or through a regrade
+(grading/regrades.py). Each change is a ScoreChange row (who, when, old → new, why); the attempt is
+rescored through the one scoring path (services._attempt_rescore, where an override takes
+precedence for its item), and the LMS hears of the new score through the submitted-attempt hooks
+(LTI grade passback), once the change is committed.
+"""
+
+from __future__ import annotations
+
+import math
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from courses.models import Quiz, QuizItem
+from grading.models import Attempt, Response, ScoreChange
+from grading.services import (
+    ServiceError,
+    _attempt_rescore,
+    _hooks_after_commit,
+    attempt_points,
+    item_overrides,
+    item_scores,
+)
+
+REASON_MAX_LENGTH = 2000
+
+
+class ScoreChangeRefused(ServiceError):
+    code = "score_change_refused"
+
+
+class ScoreChangeNotAllowed(ServiceError):
+    code = "permission_denied"
+
+
+def may_change_scores(*, user: AbstractBaseUser, quiz: Quiz) -> bool:
+    """May this user override or regrade scores of this quiz's attempts?
+
+    Active staff for now. Every score change asks this one function, so course roles (an
+    instructor of this quiz's course) replace the rule here and nowhere else.
+    """
+    return bool(user.is_active and user.is_staff)
+
+
+def score_change_authorize(*, user: AbstractBaseUser, quiz: Quiz) -> None:
+    if not may_change_scores(user=user, quiz=quiz):
+        raise ScoreChangeNotAllowed("Only instructors may change a learner's score.")
+
+
+def item_points(*, attempt: Attempt, item: QuizItem, overrides: dict[int, float]) -> float:
+    """The item's score in points in this attempt now, through the one scoring path."""
+    fractions = item_scores(attempt=attempt, responses=attempt.responses.all(), overrides=overrides)
+    return item.points * fractions.get(item.pk, 0.0)
+
+
+def quiz_points(*, attempt: Attempt) -> dict[int, int]:
+    """Points per quiz item id of the attempt's quiz."""
+    return {item.pk: item.points for item in attempt.quiz.items.all()}
+
+
+def item_score_override(
+    *,
+    attempt: Attempt,
+    item: QuizItem,
+    score: float,
+    reason: str,
+    by: AbstractBaseUser,
+) -> ScoreChange:
+    """Set one item's score (in points) in a submitted attempt, with a reason, audited.
+
+    The override is in force from now on, whatever the item's responses say; a later override of
+    the same item replaces it (both rows stay). Refusals change nothing.
+    """
+    score_change_authorize(user=by, quiz=attempt.quiz)
+    if item.quiz_id != attempt.quiz_id:
+        raise ScoreChangeRefused("That item is not part of this attempt's quiz.")
+    reason = (reason or "").strip()
+    if not reason:
+        raise ScoreChangeRefused("Give a reason for the override: the learner's record keeps it.")
+    if len(reason) > REASON_MAX_LENGTH:
+        raise ScoreChangeRefused(f"Keep the reason under {REASON_MAX_LENGTH} characters.")
+    if (
+        isinstance(score, bool)
+        or not isinstance(score, int | float)
+        or not math.isfinite(score)
+        or not 0 <= score <= item.points
+    ):
+        raise ScoreChangeRefused(
+            f"The score must be a number from 0 to {item.points} (the item's points); "
+            f"got {score!r}."
+        )
+    with transaction.atomic():
+        locked = Attempt.objects.select_for_update().select_related("quiz").get(pk=attempt.pk)
+        if locked.status != Attempt.Status.SUBMITTED:
+            raise ScoreChangeRefused(
+                "Only a submitted attempt's score can be overridden; this one is still in progress."
+            )
+        overrides = item_overrides(attempt=locked)
+        old_item = item_points(attempt=locked, item=item, overrides=overrides)
+        overrides[item.pk] = float(score) / item.points
+        new_total = attempt_points(
+            attempt=locked,
+            points=quiz_points(attempt=locked),
+            responses=Response.objects.filter(attempt=locked),
+            overrides=overrides,
+        )
+        old_total = locked.score
+        change = ScoreChange.objects.create(
+            kind=ScoreChange.Kind.OVERRIDE,
+            attempt=locked,
+            learner_id=locked.user_id,
+            quiz_item=item,
+            points=item.points,
+            old_score=old_item,
+            new_score=float(score),
+            old_attempt_score=old_total,
+            new_attempt_score=new_total,
+            reason=reason,
+            by=by,
+            by_username=by.get_username(),
+        )
+        _attempt_rescore(locked)
+        if locked.score != old_total:
+            _hooks_after_commit("SOFTGRADE_ATTEMPT_SUBMITTED_HOOKS", attempt=locked)
+    attempt.refresh_from_db()
+    return change

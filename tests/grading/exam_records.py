@@ -1,0 +1,95 @@
+"""A small exam with hand-checkable numbers, for the tests of overrides, regrades and deletions.
+
+Item 1 is a single-choice question worth 2 points (choice A marked right, B and C wrong); item 2 is
+a dot-variance problem worth 3 points. Feedback comes after submission, so the latest answer to an
+item counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from django.contrib.auth.models import AbstractBaseUser
+
+from courses.models import Choice, Problem, Question, Quiz, QuizItem
+from grading import engine, services
+from grading.models import Attempt, Variant
+from tests.factories import (
+    ChoiceFactory,
+    LessonFactory,
+    MisconceptionFactory,
+    ProblemFactory,
+    QuestionFactory,
+    QuizFactory,
+    QuizItemFactory,
+)
+
+
+@dataclass
+class Exam:
+    quiz: Quiz
+    question_item: QuizItem
+    problem_item: QuizItem
+    problem: Problem
+    choices: dict[str, Choice]
+
+
+def exam_build() -> Exam:
+    lesson = LessonFactory()
+    quiz = QuizFactory(
+        lesson=lesson, mode=Quiz.Mode.EXAM, show_feedback=Quiz.Feedback.AFTER_SUBMISSION
+    )
+    question = QuestionFactory(lesson=lesson, kind=Question.Kind.SINGLE)
+    mistaken = MisconceptionFactory(lesson=lesson)
+    choices = {
+        label: ChoiceFactory(
+            question=question,
+            text=label,
+            is_correct=label == "A",
+            misconception=None if label == "A" else mistaken,
+            order=i,
+        )
+        for i, label in enumerate("ABC")
+    }
+    problem = ProblemFactory(lesson=lesson, family="dot-variance")
+    question_item = QuizItemFactory(quiz=quiz, question=question, points=2, order=1)
+    problem_item = QuizItemFactory(quiz=quiz, question=None, problem=problem, points=3, order=2)
+    return Exam(quiz, question_item, problem_item, problem, choices)
+
+
+def true_answer(variant: Variant) -> float:
+    family = engine.get_family(variant.family)
+    return float(np.asarray(family.solve(variant.givens).answer))
+
+
+def sit(
+    exam: Exam,
+    user: AbstractBaseUser,
+    *,
+    choice: str,
+    factor: float,
+    submit: bool = True,
+) -> Attempt:
+    """The learner picks a choice and types the problem's answer times `factor` (1.05 is 5 % off:
+    wrong under the family's 1 % tolerance, right under 10 %)."""
+    attempt = services.attempt_start(user=user, quiz=exam.quiz)
+    services.response_submit(
+        attempt=attempt, item=exam.question_item, choice_ids=[exam.choices[choice].pk]
+    )
+    variant = Variant.objects.get(attempt=attempt, quiz_item=exam.problem_item)
+    services.response_submit(
+        attempt=attempt, item=exam.problem_item, text=repr(true_answer(variant) * factor)
+    )
+    if submit:
+        services.attempt_submit(attempt=attempt)
+    attempt.refresh_from_db()
+    return attempt
+
+
+submitted_hook_calls: list[int] = []
+
+
+def record_submitted_hook(*, attempt: Attempt) -> None:
+    """Stands in for the LTI passback: what grading tells the LMS, in order."""
+    submitted_hook_calls.append(attempt.pk)

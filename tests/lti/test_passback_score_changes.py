@@ -1,0 +1,95 @@
+"""An override, a regrade or a deletion after submission reaches the LMS gradebook: the
+learner's new best score is queued for the link they launched from."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth.models import Permission
+
+from grading.deletions import attempt_delete
+from grading.models import Attempt
+from grading.overrides import item_score_override
+from grading.regrades import quiz_item_regrade
+from lti.models import ScorePassback
+from tests.factories import UserFactory
+from tests.lti.test_passback import learner_submits, submit
+
+pytestmark = pytest.mark.django_db
+
+LINEITEM_URL = "https://lms.example.edu/api/lti/courses/101/line_items/55"
+
+
+@pytest.fixture
+def staff():
+    return UserFactory(is_staff=True)
+
+
+def scores_queued() -> list[tuple[float, float]]:
+    return list(
+        ScorePassback.objects.filter(status=ScorePassback.Status.QUEUED).values_list(
+            "score_given", "score_maximum"
+        )
+    )
+
+
+def submitted_attempt(client, platform, quiz, capture) -> Attempt:
+    attempt = submit(learner_submits(client, platform, quiz, lineitem=LINEITEM_URL), capture)
+    assert scores_queued() == [(attempt.score, attempt.max_score)]
+    return attempt
+
+
+def answered_question_item(attempt: Attempt):
+    return attempt.quiz.items.filter(question__isnull=False).order_by("order", "id").first()
+
+
+def test_an_override_queues_the_new_score(
+    client, platform, quiz, staff, django_capture_on_commit_callbacks
+):
+    attempt = submitted_attempt(client, platform, quiz, django_capture_on_commit_callbacks)
+    item = answered_question_item(attempt)
+    before = attempt.score
+    with django_capture_on_commit_callbacks(execute=True):
+        item_score_override(attempt=attempt, item=item, score=0, reason="Collusion.", by=staff)
+    # The earlier score, still waiting, is replaced by the one with the item's points taken off.
+    assert scores_queued() == [(before - item.points, attempt.max_score)]
+    assert attempt.score == before - item.points
+    assert ScorePassback.objects.filter(status=ScorePassback.Status.SUPERSEDED).count() == 1
+
+
+def test_an_applied_regrade_queues_the_new_score_and_a_preview_does_not(
+    client, platform, quiz, staff, django_capture_on_commit_callbacks
+):
+    attempt = submitted_attempt(client, platform, quiz, django_capture_on_commit_callbacks)
+    item = answered_question_item(attempt)
+    # The instructor finds the keyed answer wrong: the right choice is now a wrong one.
+    right = item.question.choices.filter(is_correct=True).first()
+    right.is_correct = False
+    right.misconception = item.question.lesson.misconceptions.first()
+    right.save()
+    with django_capture_on_commit_callbacks(execute=True):
+        quiz_item_regrade(item=item, by=staff, apply=False)
+    assert scores_queued() == [(attempt.score, attempt.max_score)]
+    with django_capture_on_commit_callbacks(execute=True):
+        quiz_item_regrade(item=item, by=staff, apply=True)
+    assert scores_queued() == [(attempt.score - item.points, attempt.max_score)]
+
+
+def test_deleting_the_best_attempt_queues_the_best_remaining_one(
+    client, platform, quiz, django_capture_on_commit_callbacks
+):
+    best = submitted_attempt(client, platform, quiz, django_capture_on_commit_callbacks)
+    # A second, blank attempt by the same learner: the LMS keeps the best score.
+    weaker = Attempt.objects.get(
+        pk=submit(
+            learner_submits(client, platform, quiz, answer_all=False, lineitem=LINEITEM_URL),
+            django_capture_on_commit_callbacks,
+        ).pk
+    )
+    assert weaker.score < best.score
+    assert scores_queued() == [(best.score, best.max_score)]
+    deleter = UserFactory(is_staff=True)
+    deleter.user_permissions.add(Permission.objects.get(codename="delete_attempt_record"))
+    deleter = type(deleter).objects.get(pk=deleter.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        attempt_delete(attempt=best, by=deleter, reason="Sat by someone else.")
+    assert scores_queued() == [(weaker.score, weaker.max_score)]

@@ -12,8 +12,17 @@ from django.utils.safestring import mark_safe
 from courses.markup import MarkupError, render_markup
 from courses.models import Misconception, Problem
 from grading import engine
+from grading.deletions import attempt_delete, may_delete_attempts
 from grading.families import problem_errors, variant_data
-from grading.models import Attempt, PracticeStreak, Response, Variant
+from grading.models import (
+    Attempt,
+    AttemptDeletion,
+    PracticeStreak,
+    Regrade,
+    Response,
+    ScoreChange,
+    Variant,
+)
 
 PREVIEW_SEEDS = (1, 2, 3)
 
@@ -118,40 +127,139 @@ class ProblemAdmin(admin.ModelAdmin):
         return format_html("{}{}", format_html_join("", "{}", ((b,) for b in blocks)), hint)
 
 
+class ViewOnly:
+    """Everyone, superusers included, may look but not add, change or delete here."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class RecordAdmin(ViewOnly, admin.ModelAdmin):
+    """A learner's record is evidence, and an audit row is history: view only (an attempt is
+    deleted only through grading/deletions.py)."""
+
+    def get_readonly_fields(self, request, obj=None):
+        return [f.name for f in self.model._meta.fields] + list(self.readonly_fields)
+
+
+class RecordInline(ViewOnly, admin.TabularInline):
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+
+@admin.display(description="Choices picked")
+def picked_choices(response: Response) -> str:
+    return ", ".join(str(choice) for choice in response.choices.all()) or "—"
+
+
 @admin.register(Variant)
-class VariantAdmin(admin.ModelAdmin):
+class VariantAdmin(RecordAdmin):
     list_display = ["problem", "user", "attempt", "counter", "seed", "family_version", "created_at"]
     list_filter = ["problem__lesson", "family"]
     search_fields = ["problem__slug", "user__username"]
     list_select_related = ["problem", "user", "attempt"]
-    readonly_fields = [f.name for f in Variant._meta.fields]
 
-    def has_add_permission(self, request):
-        return False
+
+class ResponseInline(RecordInline):
+    model = Response
+    fields = ["quiz_item", "status", "score", "counts_as_try", "text", "picked", "created_at"]
+    readonly_fields = fields
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("quiz_item").prefetch_related("choices")
+
+    @admin.display(description="Choices picked")
+    def picked(self, obj: Response) -> str:
+        return picked_choices(obj)
+
+
+class ScoreChangeInline(RecordInline):
+    model = ScoreChange
+    fk_name = "attempt"
+    fields = ["created_at", "kind", "quiz_item", "old_score", "new_score", "reason", "by_username"]
+    readonly_fields = fields
 
 
 @admin.register(Attempt)
-class AttemptAdmin(admin.ModelAdmin):
+class AttemptAdmin(RecordAdmin):
     list_display = ["user", "quiz", "number", "status", "score", "max_score", "late", "started_at"]
     list_filter = ["quiz", "status", "late"]
     search_fields = ["user__username", "quiz__slug"]
     list_select_related = ["user", "quiz"]
-    readonly_fields = [f.name for f in Attempt._meta.fields]
+    inlines = [ResponseInline, ScoreChangeInline]
 
-    def has_add_permission(self, request):
-        return False
+    def has_delete_permission(self, request, obj=None):
+        return may_delete_attempts(user=request.user)
+
+    def get_deleted_objects(self, objs, request):
+        # The attempt's variants and responses go with it through the service, which alone
+        # needs a permission (their own admins refuse deleting them one by one), and which
+        # deletes the responses first: they are what protects the variants here.
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        if may_delete_attempts(user=request.user):
+            perms_needed, protected = set(), []
+        return deleted, counts, perms_needed, protected
+
+    def delete_model(self, request, obj):
+        attempt_delete(attempt=obj, by=request.user)
+
+    def delete_queryset(self, request, queryset):
+        for attempt in queryset:
+            attempt_delete(attempt=attempt, by=request.user)
 
 
 @admin.register(Response)
-class ResponseAdmin(admin.ModelAdmin):
+class ResponseAdmin(RecordAdmin):
     list_display = ["user", "status", "misconception", "score", "counts_as_try", "created_at"]
     list_filter = ["status", "misconception", "counts_as_try"]
     search_fields = ["user__username", "text", "misconception"]
     list_select_related = ["user"]
-    readonly_fields = [f.name for f in Response._meta.fields]
+    readonly_fields = [picked_choices]
+    exclude = ["choices"]
 
-    def has_add_permission(self, request):
-        return False
+
+@admin.register(ScoreChange)
+class ScoreChangeAdmin(RecordAdmin):
+    list_display = [
+        "created_at",
+        "kind",
+        "learner",
+        "quiz_item",
+        "old_score",
+        "new_score",
+        "by_username",
+    ]
+    list_filter = ["kind", "quiz_item__quiz"]
+    search_fields = ["learner__username", "by_username", "reason"]
+    list_select_related = ["learner", "quiz_item__quiz"]
+
+
+@admin.register(Regrade)
+class RegradeAdmin(RecordAdmin):
+    list_display = [
+        "created_at",
+        "quiz_item",
+        "responses_changed",
+        "attempts_changed",
+        "by_username",
+    ]
+    list_filter = ["quiz_item__quiz"]
+    search_fields = ["by_username"]
+    list_select_related = ["quiz_item__quiz"]
+
+
+@admin.register(AttemptDeletion)
+class AttemptDeletionAdmin(RecordAdmin):
+    list_display = ["deleted_at", "learner_username", "quiz_slug", "number", "score", "by_username"]
+    list_filter = ["quiz_slug"]
+    search_fields = ["learner_username", "quiz_slug", "by_username", "reason"]
 
 
 @admin.register(PracticeStreak)

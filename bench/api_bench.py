@@ -154,7 +154,9 @@ def prepare() -> dict:
             )
             attempt = services.attempt_start(user=learner.user, quiz=quiz)
             for variant in Variant.objects.filter(attempt=attempt):
-                solution = engine.get_family(variant.family).solve(variant.givens)
+                solution = engine.get_family(variant.family).solve(
+                    variant.givens, variant.grading_key
+                )
                 # Wrong on purpose (a correct answer would end the item's tries): a named
                 # mistake when the variant offers one, else the answer off by a third.
                 values = [*solution.mistakes.values(), solution.answer * 1.37]

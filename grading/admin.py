@@ -115,10 +115,12 @@ class ProblemAdmin(admin.ModelAdmin):
             blocks.append(
                 format_html(
                     '<div class="sg-preview"><h4>Seed {}</h4>{}<p>Givens: <code>{}</code></p>'
+                    "<p>Grading key (never shown to learners): <code>{}</code></p>"
                     "<p>Answer: <code>{}</code></p><p>Mistakes offered:</p><ul>{}</ul></div>",
                     seed,
                     prompt,
                     json.dumps(data.givens),
+                    json.dumps(data.grading_key),
                     engine.format_answer(data.answer),
                     mistakes or mark_safe("<li>none for this variant</li>"),
                 )

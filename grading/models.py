@@ -1,7 +1,8 @@
 """What learners do: variants they are given, attempts at quizzes, every response they submit.
 
 A Variant stores its seed AND its givens (with the family version that made them), so a regrade or
-an audit reads the stored numbers and never depends on the generator staying unchanged.
+an audit reads the stored numbers and never depends on the generator staying unchanged. Its grading
+key holds whatever else grading needs that the learner is not shown (a formula problem's formulas).
 """
 
 from __future__ import annotations
@@ -86,7 +87,12 @@ class Variant(models.Model):
     family = models.CharField(max_length=60)
     family_version = models.PositiveIntegerField()
     params = models.JSONField(default=dict)
-    givens = models.JSONField()
+    givens = models.JSONField(help_text="What the learner is shown: the numbers of the prompt.")
+    # Never in a page or an API response for learners: a formula problem keeps its answer and
+    # mistake formulas here, so the variant grades the same way after the problem is edited.
+    grading_key = models.JSONField(
+        default=dict, blank=True, help_text="What grading needs beyond the givens; never shown."
+    )
     # The tolerance in force when the variant was made, so a later edit cannot regrade it.
     atol = models.FloatField()
     rtol = models.FloatField()

@@ -95,10 +95,15 @@ class Graded:
 
 
 def variant_grade(*, variant: Variant, text: str) -> Graded:
-    """Grade typed text against a stored variant: its givens and tolerance, never regenerated."""
+    """Grade typed text against a stored variant: its givens, grading key and tolerance, never
+    regenerated."""
     family = engine.get_family(variant.family)
     verdict = engine.grade(
-        family, variant.givens, text, tolerance=engine.Tolerance(variant.atol, variant.rtol)
+        family,
+        variant.givens,
+        text,
+        tolerance=engine.Tolerance(variant.atol, variant.rtol),
+        grading_key=variant.grading_key,
     )
     return Graded(
         verdict.status, verdict.score, verdict.misconception, verdict.feedback, verdict.detail
@@ -203,6 +208,7 @@ def _variant_unsaved(*, problem: Problem, seed: int, user, **owner) -> Variant:
         family_version=engine.get_family(problem.family).version,
         params=problem.params,
         givens=data.givens,
+        grading_key=data.grading_key,
         atol=tolerance.atol,
         rtol=tolerance.rtol,
         **owner,

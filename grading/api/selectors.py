@@ -211,7 +211,7 @@ def variant_answer_shape(*, variant: Variant) -> list[int]:
 def variant_answer_text(*, variant: Variant) -> str:
     """The correct answer, for when the policy has released it."""
     family = engine.get_family(variant.family)
-    return engine.format_answer(family.solve(variant.givens).answer)
+    return engine.format_answer(family.solve(variant.givens, variant.grading_key).answer)
 
 
 def markup_html(text: str) -> str | None:

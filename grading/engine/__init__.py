@@ -10,6 +10,8 @@ from grading.engine.grade import Verdict, grade, grade_many
 from grading.engine.problems import (
     FAMILIES,
     FORMULA_FAMILY,
+    NO_KEY,
+    Drawn,
     Family,
     ParamError,
     ParamSpec,
@@ -26,6 +28,8 @@ from grading.engine.seeds import derive_seed
 __all__ = [
     "FAMILIES",
     "FORMULA_FAMILY",
+    "NO_KEY",
+    "Drawn",
     "Family",
     "ParamError",
     "ParamSpec",

@@ -1,7 +1,8 @@
-"""Grading learners' responses against a variant's stored givens.
+"""Grading learners' responses against a variant's stored givens and grading key.
 
-The answer is recomputed from the givens every time, so a stored response grades the same way
-after a family's generator changes: regrading never needs the seed or the generator.
+The answer is recomputed from the givens (and the grading key, for families that keep part of a
+variant from the learner) every time, so a stored response grades the same way after a family's
+generator changes or its problem is edited: regrading never needs the seed or the generator.
 """
 
 from __future__ import annotations
@@ -25,7 +26,12 @@ from grading.engine.feedback import (
     slips_for,
     width_of,
 )
-from grading.engine.problems.base import Family, offered_mistakes, offered_scalar_mistakes
+from grading.engine.problems.base import (
+    NO_KEY,
+    Family,
+    offered_mistakes,
+    offered_scalar_mistakes,
+)
 
 Status = Literal["correct", "incorrect", "invalid"]
 FloatArray = npt.NDArray[np.float64]
@@ -80,13 +86,19 @@ class _Targets:
 class _Marker:
     """Everything about one variant that does not depend on the response, computed once."""
 
-    def __init__(self, family: Family, givens: Mapping[str, Any], tolerance: Tolerance) -> None:
+    def __init__(
+        self,
+        family: Family,
+        givens: Mapping[str, Any],
+        tolerance: Tolerance,
+        grading_key: Mapping[str, Any] = NO_KEY,
+    ) -> None:
         self.family = family
         self.tolerance = tolerance
         self.tolerance_text = describe_tolerance(tolerance)
         self.correct_feedback = f"Correct: {self.tolerance_text}."
         self.shape = tuple(family.answer_shape(givens))
-        solution = family.solve(givens)
+        solution = family.solve(givens, grading_key)
         self.answer = solution.answer
         self.allowed = np.maximum(tolerance.atol, tolerance.rtol * np.abs(self.answer))
         self.solution = solution
@@ -285,15 +297,18 @@ def grade(
     givens: Mapping[str, Any],
     text: str,
     tolerance: Tolerance | None = None,
+    *,
+    grading_key: Mapping[str, Any] = NO_KEY,
 ) -> Verdict:
-    """Grade one response against stored givens, e.g. grade(fam, givens, '√64').status."""
+    """Grade one response against stored givens (and grading key, for a family that keeps one),
+    e.g. grade(fam, givens, '√64').status."""
     tol = tolerance or family.default_tolerance
     shape = tuple(family.answer_shape(givens))
     try:
         value = parse(text, shape)
     except ParseError as error:
         return invalid_verdict(error.message, describe_tolerance(tol))
-    marker = _Marker(family, givens, tol)
+    marker = _Marker(family, givens, tol, grading_key)
     if not shape:
         return marker.judge_number(float(value))
     return marker.judge(value[np.newaxis])[0]
@@ -325,10 +340,12 @@ def grade_many(
     givens: Mapping[str, Any],
     texts: Sequence[str],
     tolerance: Tolerance | None = None,
+    *,
+    grading_key: Mapping[str, Any] = NO_KEY,
 ) -> list[Verdict]:
     """Regrade many stored responses to one variant; same verdicts as grade(), one by one."""
     tol = tolerance or family.default_tolerance
-    marker = _Marker(family, givens, tol)
+    marker = _Marker(family, givens, tol, grading_key)
     shape = marker.shape
     count = len(texts)
     if shape:

@@ -83,7 +83,7 @@ def tolerance_text(variant: Variant) -> str:
 def correct_answer(variant: Variant) -> str:
     """The correct answer as a learner would type it; templates call it only once released."""
     family = engine.get_family(variant.family)
-    return engine.format_answer(family.solve(variant.givens).answer)
+    return engine.format_answer(family.solve(variant.givens, variant.grading_key).answer)
 
 
 def _entry_label(entry: Any) -> str:

@@ -1,9 +1,12 @@
 """No page shows a correct answer or a mistake value before the policy releases it.
 
-The scan formats every answer and mistake value of a variant several ways (3 to 8 significant
-figures, fixed decimals, Python's repr) and looks for each as a whole number anywhere in the
-page's HTML. Numbers that the problem statement itself shows (the givens) cannot leak anything
-and are left out. A positive control proves the scan finds an answer once it is released.
+The scan formats every answer and mistake value of a variant (and every number of its grading
+key) several ways (3 to 8 significant figures, fixed decimals, Python's repr) and looks for each
+as a whole number anywhere in the page's HTML. Numbers that the problem statement itself shows
+(the givens) cannot leak anything and are left out. A positive control proves the scan finds an
+answer once it is released. A second scan (tests/grading/private_data.py) looks for every string
+and key of a variant's grading key, such as a formula problem's formulas, before and after
+release.
 """
 
 from __future__ import annotations
@@ -14,11 +17,20 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from courses.models import Problem, Quiz
+from courses.models import Lesson, Problem, Quiz
 from grading import engine, services
 from grading.engine.answers import format_number
+from grading.families import problem_errors
 from grading.models import Variant
 from tests.factories import ProblemFactory, QuizFactory, QuizItemFactory
+from tests.grading.private_data import (
+    FORMULA_SECRETS,
+    exam_of_every_family,
+    formula_problem,
+    private_leaks,
+    private_numbers,
+    private_strings,
+)
 from tests.grading.test_views import token_in
 
 pytestmark = pytest.mark.django_db
@@ -41,9 +53,10 @@ def spellings(value: float) -> set[str]:
 
 
 def secret_values(variant: Variant) -> list[float]:
-    solution = engine.get_family(variant.family).solve(variant.givens)
+    solution = engine.get_family(variant.family).solve(variant.givens, variant.grading_key)
     arrays = [solution.answer, *solution.mistakes.values()]
-    return [float(x) for array in arrays for x in np.asarray(array, dtype=float).ravel()]
+    values = [float(x) for array in arrays for x in np.asarray(array, dtype=float).ravel()]
+    return values + private_numbers(variant)
 
 
 def shown_numbers(variant: Variant) -> set[str]:
@@ -106,9 +119,10 @@ def test_practice_pages_never_show_an_answer_or_mistake(learner_client, learner,
         variant = services.practice_variant_current(user=learner, problem=problem)
         assert leaks(html, variant) == set(), problem.slug
         # After a wrong answer the page shows the learner's own value, and nothing more.
-        codes = list(engine.get_family(variant.family).solve(variant.givens).mistakes)
+        solution = engine.get_family(variant.family).solve(variant.givens, variant.grading_key)
+        codes = list(solution.mistakes)
         if codes:
-            mistake = engine.get_family(variant.family).solve(variant.givens).mistakes[codes[0]]
+            mistake = solution.mistakes[codes[0]]
             typed = engine.format_answer(mistake)
             learner_client.post(
                 url, {"variant": variant.pk, "answer": typed, "token": token_in(html)}
@@ -172,3 +186,71 @@ def test_crafted_numbers_never_leak_in_any_spelling_before_release(learner_clien
                 assert format_number(value, sig) not in html, (url, value, sig)
             if value >= 100:
                 assert str(int(value)) not in html, (url, value)
+
+
+def lesson_with_a_formula_problem() -> Lesson:
+    """The shipped lesson (one problem per built-in family) plus an instructor's formula problem
+    with mistakes and a hidden variable, valid as the admin would save it."""
+    lesson = Lesson.objects.filter(problems__isnull=False).distinct().get()
+    problem = formula_problem(lesson)
+    assert problem_errors(problem.family, problem.params, None, None) == {}
+    families = set(lesson.problems.values_list("family", flat=True))
+    assert families == set(engine.FAMILIES), "every family must be scanned"
+    return lesson
+
+
+def assert_nothing_private(html: str, variants: list[Variant], where: str, *, numbers: bool):
+    """No private string of any variant in the page; before release, no secret number either."""
+    assert private_leaks(html, variants) == set(), where
+    if numbers:
+        for variant in variants:
+            assert leaks(html, variant, typed="12345") == set(), (where, variant.problem.slug)
+
+
+def test_no_page_shows_a_variants_private_data_before_or_after_release(
+    learner_client, learner, shipped_bank
+):
+    lesson = lesson_with_a_formula_problem()
+    quiz = exam_of_every_family(lesson)
+    attempt = services.attempt_start(user=learner, quiz=quiz)
+    variants = list(Variant.objects.filter(attempt=attempt).select_related("problem", "quiz_item"))
+    formula = next(v for v in variants if v.family == "formula")
+    found = {form for forms in private_strings(formula).values() for form in forms}
+    assert found >= FORMULA_SECRETS  # the scan looks for every formula, code and hidden name
+    take = reverse("attempt-take", kwargs={"pk": attempt.pk})
+    pages = [take, reverse("quiz-detail", kwargs={"slug": quiz.slug})]
+    pages += [reverse("home"), reverse("history")]
+    pages.append(reverse("practice-lesson", kwargs={"slug": lesson.slug}))
+    for url in pages:
+        assert_nothing_private(
+            learner_client.get(url).content.decode(), variants, url, numbers=True
+        )
+    for variant in variants:
+        services.response_submit(attempt=attempt, item=variant.quiz_item, text="12345")
+    html = learner_client.get(take).content.decode()
+    assert_nothing_private(html, variants, "saved sheet", numbers=True)
+
+    # Practice on every problem, the formula problem included, before and after an answer.
+    for problem in lesson.problems.all():
+        url = reverse("practice", kwargs={"slug": problem.slug})
+        html = learner_client.get(url).content.decode()
+        practised = [services.practice_variant_current(user=learner, problem=problem)]
+        assert_nothing_private(html, practised, url, numbers=True)
+        shape = engine.get_family(problem.family).answer_shape(practised[0].givens)
+        typed = engine.format_answer(np.full(shape, 12345.0))
+        learner_client.post(
+            url, {"variant": practised[0].pk, "answer": typed, "token": token_in(html)}
+        )
+        html = learner_client.get(url).content.decode()
+        assert "Not correct" in html
+        assert_nothing_private(html, practised, f"{url} answered", numbers=True)
+
+    services.attempt_submit(attempt=attempt)
+    results = learner_client.get(reverse("attempt-results", kwargs={"pk": attempt.pk}))
+    html = results.content.decode()
+    # Released: the formula problem's answer value shows, its formulas still never do.
+    assert leaks(html, formula), "the answer should show once released"
+    assert_nothing_private(html, variants, "results", numbers=False)
+    for url in pages:
+        html = learner_client.get(url, follow=True).content.decode()
+        assert_nothing_private(html, variants, f"{url} after release", numbers=False)

@@ -1,6 +1,8 @@
 """Problem families: generators, solvers and the mistakes each one recognises."""
 
 from grading.engine.problems.base import (
+    NO_KEY,
+    Drawn,
     Family,
     ParamError,
     ParamSpec,
@@ -17,6 +19,8 @@ __all__ = [
     "FAMILIES",
     "FORMULA",
     "FORMULA_FAMILY",
+    "NO_KEY",
+    "Drawn",
     "Family",
     "ParamError",
     "ParamSpec",

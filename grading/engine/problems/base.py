@@ -6,6 +6,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Literal
 
 import numpy as np
@@ -21,6 +22,8 @@ FloatArray = npt.NDArray[np.float64]
 DRAW_MARGIN = 3.0
 MAX_DRAWS = 100
 MAX_LIST_LENGTH = 100
+# The grading key of a variant whose family needs nothing beyond its givens (most families).
+NO_KEY: Mapping[str, Any] = MappingProxyType({})
 
 
 class ParamError(ValueError):
@@ -53,12 +56,23 @@ class Solution:
 
 
 @dataclass(frozen=True, slots=True)
+class Drawn:
+    """One draw, split in two: the givens (JSON-able, everything the learner is shown) and the
+    grading key (JSON-able, whatever else grading needs: never shown to a learner)."""
+
+    givens: dict[str, Any]
+    grading_key: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class VariantData:
-    """One learner's numbers: JSON-able givens, the answer, and the mistakes worth diagnosing."""
+    """One learner's variant: its givens and grading key, the answer, and the mistakes worth
+    diagnosing."""
 
     givens: dict[str, Any]
     answer: FloatArray
     mistakes: dict[str, FloatArray]
+    grading_key: dict[str, Any] = field(default_factory=dict)
 
 
 def _is_number(value: object) -> bool:
@@ -149,22 +163,30 @@ class Family(ABC):
         """Checks across fields of already type-checked params; field → message."""
         return {}
 
-    def generate(self, rng: np.random.Generator, params: Mapping[str, Any]) -> dict[str, Any]:
-        """Draw JSON-able givens; redraws (at most MAX_DRAWS times) until they discriminate."""
+    def generate(self, rng: np.random.Generator, params: Mapping[str, Any]) -> Drawn:
+        """Draw givens and grading key; redraws (at most MAX_DRAWS times) until they
+        discriminate."""
         cleaned = self.clean_params(params)
-        givens = self.draw(rng, cleaned)
+        drawn = self.split(self.draw(rng, cleaned))
         for _ in range(MAX_DRAWS - 1):
-            if self.discriminates(givens):
+            if self.discriminates(drawn.givens, drawn.grading_key):
                 break
-            givens = self.draw(rng, cleaned)
+            drawn = self.split(self.draw(rng, cleaned))
         # If instructor parameters make every draw ambiguous, the last draw stands and
         # make_variant withholds the mistakes that cannot be told apart.
-        return givens
+        return drawn
 
-    def discriminates(self, givens: Mapping[str, Any]) -> bool:
+    def split(self, drawn: dict[str, Any]) -> Drawn:
+        """Separate what draw() made into givens and grading key. Most families show the
+        learner everything they draw, so by default it is all givens."""
+        return Drawn(givens=drawn)
+
+    def discriminates(
+        self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY
+    ) -> bool:
         """True if 0 and every mistake are well outside the default tolerance of the answer
         and of each other."""
-        solution = self.solve(givens)
+        solution = self.solve(givens, grading_key)
         answer = solution.answer
         if not np.isfinite(answer).all():
             return False
@@ -186,11 +208,12 @@ class Family(ABC):
 
     @abstractmethod
     def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> dict[str, Any]:
-        """Draw one candidate set of givens from cleaned params."""
+        """Draw one candidate from cleaned params: the givens, plus anything split() keeps
+        apart in the grading key."""
 
     @abstractmethod
-    def solve(self, givens: Mapping[str, Any]) -> Solution:
-        """The answer and mistake values, computed from the givens alone."""
+    def solve(self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY) -> Solution:
+        """The answer and mistake values, computed from the givens and the grading key alone."""
 
     @abstractmethod
     def answer_shape(self, givens: Mapping[str, Any]) -> tuple[int, ...]:
@@ -277,10 +300,15 @@ def make_variant(
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     rng = np.random.default_rng(int(seed))
-    givens = family.generate(rng, params or {})
-    solution = family.solve(givens)
+    drawn = family.generate(rng, params or {})
+    solution = family.solve(drawn.givens, drawn.grading_key)
     mistakes = offered_mistakes(solution, tolerance or family.default_tolerance)
-    return VariantData(givens=givens, answer=solution.answer, mistakes=mistakes)
+    return VariantData(
+        givens=drawn.givens,
+        answer=solution.answer,
+        mistakes=mistakes,
+        grading_key=drawn.grading_key,
+    )
 
 
 def pick(rng: np.random.Generator, choices: list[Any]) -> Any:

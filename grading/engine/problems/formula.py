@@ -7,8 +7,16 @@ Params look like::
      "prompt": "Components have standard deviation {s} and d_k = {d_k}. Var(q·k)?",
      "version": 1}
 
-The formulas travel inside the givens, so a stored variant keeps grading the same way after
-the instructor edits the problem.
+A variant keeps what it needs to grade, so a stored variant grades the same way after the
+instructor edits the problem; but only what the learner is shown goes into its givens:
+
+    givens       {"values": {name: value the prompt shows}, "prompt": the instructor's text}
+    grading key  {"answer": formula, "mistakes": {code: formula}, "version": 1,
+                  "hidden_values": {name: value the prompt does not show}}  (the last only if any)
+
+The formulas are the answer in disguise, so they live in the grading key, which no learner
+ever sees (not even once answers are released: then the answer's value may show, never how it
+is computed).
 """
 
 from __future__ import annotations
@@ -16,7 +24,7 @@ from __future__ import annotations
 import keyword
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any
@@ -33,7 +41,7 @@ from grading.engine.answers import (
     format_number as fmt,
 )
 from grading.engine.checks import Tolerance, within_tolerance
-from grading.engine.problems.base import Family, ParamError, Solution, pick
+from grading.engine.problems.base import NO_KEY, Drawn, Family, ParamError, Solution, pick
 
 VALIDATION_SEEDS = 50
 MAX_VARIABLES = 20
@@ -184,12 +192,13 @@ class FormulaFamily(Family):
             "version": version,
         }
 
-    def generate(self, rng: np.random.Generator, params: Mapping[str, Any]) -> dict[str, Any]:
+    def generate(self, rng: np.random.Generator, params: Mapping[str, Any]) -> Drawn:
         """One draw, never redrawn: validate_formula tells the instructor about bad values."""
-        return self.draw(rng, self.clean_params(params))
+        return self.split(self.draw(rng, self.clean_params(params)))
 
     def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> dict[str, Any]:
-        """Draw each variable (in name order, so reordering the JSON keeps the numbers)."""
+        """Draw each variable (in name order, so reordering the JSON keeps the numbers); the
+        formulas, prompt and version come along, for split() to sort out."""
         variables = params["variables"]
         values = {name: _draw_value(rng, variables[name]) for name in sorted(variables)}
         return {
@@ -200,11 +209,21 @@ class FormulaFamily(Family):
             "version": params["version"],
         }
 
-    def evaluate(self, givens: Mapping[str, Any]) -> tuple[dict[str, float], dict[str, str]]:
+    def split(self, drawn: dict[str, Any]) -> Drawn:
+        """Givens: the prompt and the values it shows. Grading key: the formulas, the version
+        and any value the prompt does not show."""
+        return split_formula_draw(drawn)
+
+    def evaluate(
+        self, givens: Mapping[str, Any], grading_key: Mapping[str, Any]
+    ) -> tuple[dict[str, float], dict[str, str]]:
         """Values of the answer ('') and of each mistake code, and messages for those that fail."""
-        values = givens["values"]
+        if "answer" not in grading_key:
+            # Without it there is nothing to grade against; never guess from the givens.
+            raise ValueError("a formula variant is graded with its grading key; none was given")
+        values = {**givens["values"], **grading_key.get("hidden_values", {})}
         names = frozenset(values)
-        formulas = {"": givens["answer"], **givens["mistakes"]}
+        formulas = {"": grading_key["answer"], **grading_key["mistakes"]}
         results: dict[str, float] = {}
         failures: dict[str, str] = {}
         for code, formula in formulas.items():
@@ -214,13 +233,13 @@ class FormulaFamily(Family):
                 failures[code] = error.message
         return results, failures
 
-    def solve(self, givens: Mapping[str, Any]) -> Solution:
+    def solve(self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY) -> Solution:
         """Evaluate the formulas; one that cannot be evaluated gives NaN (never offered)."""
-        results, _ = self.evaluate(givens)
+        results, _ = self.evaluate(givens, grading_key)
         answer = np.array(results.get("", math.nan), dtype=np.float64)
         mistakes = {
             code: np.array(results.get(code, math.nan), dtype=np.float64)
-            for code in givens["mistakes"]
+            for code in grading_key["mistakes"]
         }
         return Solution(answer=answer, mistakes=mistakes)
 
@@ -242,15 +261,40 @@ class FormulaFamily(Family):
 FORMULA = FormulaFamily()
 
 
+def shown_names(prompt: str, names: Iterable[str]) -> set[str]:
+    """The variables whose value the prompt prints: those named by a {name} placeholder."""
+    return set(_PLACEHOLDER.findall(prompt)) & set(names)
+
+
+def split_formula_draw(drawn: Mapping[str, Any]) -> Drawn:
+    """A whole formula draw (values, formulas, prompt, version) as givens and grading key."""
+    values = drawn["values"]
+    shown = shown_names(drawn["prompt"], values)
+    grading_key: dict[str, Any] = {
+        "answer": drawn["answer"],
+        "mistakes": dict(drawn["mistakes"]),
+        "version": drawn["version"],
+    }
+    hidden = {name: value for name, value in values.items() if name not in shown}
+    if hidden:
+        grading_key["hidden_values"] = hidden
+    givens = {
+        "values": {name: value for name, value in values.items() if name in shown},
+        "prompt": drawn["prompt"],
+    }
+    return Drawn(givens=givens, grading_key=grading_key)
+
+
 def validate_formula(params: Mapping[str, Any], tolerance: Tolerance | None = None) -> None:
     """Try seeds 0..49; raise ParamError if a value is non-finite or a mistake hits the answer."""
     cleaned = FORMULA.clean_params(params)
     tol = tolerance or FORMULA.default_tolerance
     errors: dict[str, str] = {}
     for seed in range(VALIDATION_SEEDS):
-        givens = FORMULA.generate(np.random.default_rng(seed), cleaned)
-        where = f"seed {seed} ({_describe_values(givens['values'])})"
-        results, failures = FORMULA.evaluate(givens)
+        drawn = FORMULA.generate(np.random.default_rng(seed), cleaned)
+        values = {**drawn.givens["values"], **drawn.grading_key.get("hidden_values", {})}
+        where = f"seed {seed} ({_describe_values(dict(sorted(values.items())))})"
+        results, failures = FORMULA.evaluate(drawn.givens, drawn.grading_key)
         if "" in failures:
             errors.setdefault(
                 "answer", f"the answer is not a finite number for {where}: {failures['']}"
@@ -263,7 +307,7 @@ def validate_formula(params: Mapping[str, Any], tolerance: Tolerance | None = No
                     "answer",
                     f"the answer is 0 (within tolerance) for {where}, so typing 0 would pass",
                 )
-        for code in givens["mistakes"]:
+        for code in drawn.grading_key["mistakes"]:
             field = f"mistakes.{code}"
             if code in failures:
                 errors.setdefault(

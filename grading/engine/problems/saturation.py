@@ -9,7 +9,14 @@ import numpy as np
 
 from grading.engine.answers import format_number as fmt
 from grading.engine.checks import Tolerance
-from grading.engine.problems.base import Family, ParamSpec, Solution, check_length_range, pick
+from grading.engine.problems.base import (
+    NO_KEY,
+    Family,
+    ParamSpec,
+    Solution,
+    check_length_range,
+    pick,
+)
 from grading.engine.problems.scores import vector_tex
 from grading.engine.problems.softmax import draw_logits, jacobian, logit_specs, softmax
 from grading.engine.problems.variance import scalar
@@ -42,10 +49,12 @@ MIN_TOP_GAP = 0.5
 class _ScaledLogits(Family):
     """Families whose givens are logits z and a factor c."""
 
-    def discriminates(self, givens: Mapping[str, Any]) -> bool:
+    def discriminates(
+        self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY
+    ) -> bool:
         """Also require one clearly largest logit, so that scaling saturates the softmax."""
         second, first = sorted(givens["z"])[-2:]
-        return first - second >= MIN_TOP_GAP and super().discriminates(givens)
+        return first - second >= MIN_TOP_GAP and super().discriminates(givens, grading_key)
 
     def check_params(self, params: dict[str, Any]) -> dict[str, str]:
         """min_length ≤ max_length."""
@@ -75,7 +84,7 @@ class SaturationMaxProb(_ScaledLogits):
         ),
     }
 
-    def solve(self, givens: Mapping[str, Any]) -> Solution:
+    def solve(self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY) -> Solution:
         """max softmax(c z), with the unscaled mistake."""
         z = np.asarray(givens["z"], dtype=np.float64)
         c = float(givens["c"])
@@ -105,7 +114,7 @@ class SaturatedSlope(_ScaledLogits):
         ),
     }
 
-    def solve(self, givens: Mapping[str, Any]) -> Solution:
+    def solve(self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY) -> Solution:
         """max |J_ij| of softmax(c z), with the unscaled mistake."""
         z = np.asarray(givens["z"], dtype=np.float64)
         c = float(givens["c"])

@@ -11,6 +11,7 @@ import numpy as np
 from grading.engine.answers import format_number as fmt
 from grading.engine.checks import Tolerance
 from grading.engine.problems.base import (
+    NO_KEY,
     Family,
     ParamSpec,
     Solution,
@@ -62,7 +63,7 @@ class ScaledDot(Family):
             "k": round_logits(rng.uniform(-bound, bound, d_k)),
         }
 
-    def solve(self, givens: Mapping[str, Any]) -> Solution:
+    def solve(self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY) -> Solution:
         """q·k / √d_k, with the unscaled and divided-by-d_k mistakes."""
         q = np.asarray(givens["q"], dtype=np.float64)
         k = np.asarray(givens["k"], dtype=np.float64)

@@ -10,6 +10,7 @@ import numpy.typing as npt
 
 from grading.engine.checks import Tolerance
 from grading.engine.problems.base import (
+    NO_KEY,
     Family,
     ParamSpec,
     Solution,
@@ -89,7 +90,7 @@ class Softmax(_Logits):
         """Draw the logits."""
         return {"z": draw_logits(rng, params)}
 
-    def solve(self, givens: Mapping[str, Any]) -> Solution:
+    def solve(self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY) -> Solution:
         """softmax(z), with the unnormalised and linear-normalisation mistakes."""
         z = np.asarray(givens["z"], dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -153,7 +154,7 @@ class SoftmaxSlope(_Logits):
             j = (i + 1 + int(rng.integers(n - 1))) % n
         return {"z": z, "i": i, "j": j}
 
-    def solve(self, givens: Mapping[str, Any]) -> Solution:
+    def solve(self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY) -> Solution:
         """p_i(δ_ij − p_j); mistakes that coincide with the answer for this (i, j) are left out."""
         p = softmax(givens["z"])
         i, j = int(givens["i"]), int(givens["j"])
@@ -207,7 +208,7 @@ class SoftmaxJacobian(_Logits):
         """Draw the logits."""
         return {"z": draw_logits(rng, params)}
 
-    def solve(self, givens: Mapping[str, Any]) -> Solution:
+    def solve(self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY) -> Solution:
         """diag(p) − p pᵀ, with the dropped-diagonal and flipped-sign mistakes."""
         p = softmax(givens["z"])
         answer = jacobian(p)

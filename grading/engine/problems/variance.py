@@ -10,7 +10,7 @@ import numpy as np
 
 from grading.engine.answers import format_number as fmt
 from grading.engine.checks import Tolerance
-from grading.engine.problems.base import Family, ParamSpec, Solution, pick
+from grading.engine.problems.base import NO_KEY, Family, ParamSpec, Solution, pick
 
 D_K_CHOICES = ParamSpec(
     "d_k_choices",
@@ -85,7 +85,7 @@ class DotVariance(_WidthAndSigmas):
         ),
     }
 
-    def solve(self, givens: Mapping[str, Any]) -> Solution:
+    def solve(self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY) -> Solution:
         """d_k σq² σk², with the standard deviation and width mistakes."""
         d_k, sq, sk = float(givens["d_k"]), float(givens["sigma_q"]), float(givens["sigma_k"])
         return Solution(
@@ -119,7 +119,7 @@ class DotStd(_WidthAndSigmas):
         ),
     }
 
-    def solve(self, givens: Mapping[str, Any]) -> Solution:
+    def solve(self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY) -> Solution:
         """√d_k σq σk, with the variance and width mistakes."""
         d_k, sq, sk = float(givens["d_k"]), float(givens["sigma_q"]), float(givens["sigma_k"])
         return Solution(
@@ -152,7 +152,7 @@ class ScaleForUnitVariance(_WidthAndSigmas):
         ),
     }
 
-    def solve(self, givens: Mapping[str, Any]) -> Solution:
+    def solve(self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY) -> Solution:
         """√d_k σq σk, with the variance and width-only mistakes."""
         d_k, sq, sk = float(givens["d_k"]), float(givens["sigma_q"]), float(givens["sigma_k"])
         return Solution(
@@ -207,7 +207,7 @@ class ScaledVariance(Family):
             "divisor": pick(rng, params["divisor_choices"]),
         }
 
-    def solve(self, givens: Mapping[str, Any]) -> Solution:
+    def solve(self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY) -> Solution:
         """d_k / s², with the unsquared divisor mistake."""
         d_k, divisor = float(givens["d_k"]), float(givens["divisor"])
         return Solution(
@@ -257,7 +257,7 @@ class WidthForStd(Family):
         """Draw the target standard deviation."""
         return {"target_std": pick(rng, params["target_std_choices"])}
 
-    def solve(self, givens: Mapping[str, Any]) -> Solution:
+    def solve(self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY) -> Solution:
         """target², with the target-itself mistake."""
         target = float(givens["target_std"])
         return Solution(answer=scalar(target**2), mistakes={"std-for-variance": scalar(target)})

@@ -44,16 +44,22 @@ def problem_failures(problem: Problem, seeds: range) -> list[str]:
             failures.append(f"{where}: answer is not finite")
             continue
         typed = engine.format_answer(data.answer)
-        verdict = engine.grade(family, data.givens, typed, tolerance=tolerance)
+        key = data.grading_key
+        verdict = engine.grade(family, data.givens, typed, tolerance=tolerance, grading_key=key)
         if verdict.status != "correct":
             failures.append(f"{where}: the answer typed as {typed!r} grades {verdict.status}")
         shape = family.answer_shape(data.givens)
         zero = engine.format_answer(np.zeros(shape)) if shape else "0"
-        if engine.grade(family, data.givens, zero, tolerance=tolerance).status != "incorrect":
+        zero_verdict = engine.grade(family, data.givens, zero, tolerance=tolerance, grading_key=key)
+        if zero_verdict.status != "incorrect":
             failures.append(f"{where}: 0 does not grade incorrect")
         for code, value in data.mistakes.items():
             verdict = engine.grade(
-                family, data.givens, engine.format_answer(value), tolerance=tolerance
+                family,
+                data.givens,
+                engine.format_answer(value),
+                tolerance=tolerance,
+                grading_key=key,
             )
             if verdict.status != "incorrect" or verdict.misconception != code:
                 failures.append(

@@ -24,6 +24,7 @@ def grade_json(request: dict) -> dict:
         data.givens,
         answer,
         tolerance=problem_tolerance(problem),
+        grading_key=data.grading_key,
     )
     return {
         "problem": problem.slug,

@@ -9,7 +9,8 @@ from ._batch import LineError, problem_by_slug, run_batch, seed_value, single
 
 
 def variant_json(request: dict, *, reveal: bool) -> dict:
-    """One variant as JSON; with reveal, its answer and the mistakes offered for it."""
+    """One variant as JSON; with reveal (an instructor's tool), its grading key, answer and the
+    mistakes offered for it too."""
     problem = problem_by_slug(request.get("problem"))
     seed = seed_value(request.get("seed"))
     try:
@@ -25,18 +26,24 @@ def variant_json(request: dict, *, reveal: bool) -> dict:
         "prompt": family.prompt(data.givens),
     }
     if reveal:
+        out["grading_key"] = data.grading_key
         out["answer"] = data.answer.tolist()
         out["mistakes"] = {code: value.tolist() for code, value in data.mistakes.items()}
     return out
 
 
 class Command(BaseCommand):
-    help = "Print one variant of a problem as JSON (with --reveal, its answer and mistakes too)."
+    help = (
+        "Print one variant of a problem as JSON (with --reveal, its grading key, answer and "
+        "mistakes too)."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("slug", nargs="?", help="The problem's slug.")
         parser.add_argument("--seed", type=int, help="The variant's seed (a whole number ≥ 0).")
-        parser.add_argument("--reveal", action="store_true", help="Include answer and mistakes.")
+        parser.add_argument(
+            "--reveal", action="store_true", help="Include grading key, answer and mistakes."
+        )
         parser.add_argument(
             "--batch",
             action="store_true",

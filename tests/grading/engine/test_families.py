@@ -361,3 +361,53 @@ def test_instructor_params_that_force_collisions_still_generate():
     assert variant.givens["d_k"] == 1
     assert "width-ignored" not in variant.mistakes
     assert "width-squared" not in variant.mistakes
+
+
+# A formula problem with mistakes and a variable its prompt never shows.
+FORMULA_WITH_MISTAKES = {
+    "variables": {
+        "d_k": {"choices": [16, 64, 256]},
+        "s": {"min": 0.5, "max": 2, "step": 0.5},
+        "offset": {"choices": [0.25, 0.75]},
+    },
+    "answer": "d_k * s^2 + offset",
+    "mistakes": {"std-for-variance": "sqrt(d_k) * s + offset"},
+    "prompt": "Components have standard deviation {s} and $d_k = {d_k}$. Var(q·k)?",
+}
+
+
+def _leaves(value, path=()):
+    """(path, leaf) for every number and string inside nested dicts and lists."""
+    if isinstance(value, dict):
+        for name, inner in value.items():
+            yield from _leaves(inner, (*path, name))
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            yield from _leaves(inner, (*path, index))
+    else:
+        yield path, value
+
+
+def _replaced(value, path, new):
+    if not path:
+        return new
+    head, rest = path[0], path[1:]
+    if isinstance(value, dict):
+        return {**value, head: _replaced(value[head], rest, new)}
+    return [_replaced(inner, rest, new) if i == head else inner for i, inner in enumerate(value)]
+
+
+@pytest.mark.parametrize("key", sorted(FAMILIES))
+def test_every_given_is_shown_to_the_learner(key):
+    """Givens are what the learner sees: changing any one of them changes the prompt."""
+    family = get_family(key)
+    params = FORMULA_WITH_MISTAKES if key == "formula" else {}
+    for seed in range(5):
+        givens = make_variant(family, params, seed).givens
+        prompt = family.prompt(givens)
+        for path, leaf in _leaves(givens):
+            if isinstance(leaf, str):
+                changed = leaf + " (changed)"
+            else:
+                changed = leaf + 1 if isinstance(leaf, int) else leaf + 1.25
+            assert family.prompt(_replaced(givens, path, changed)) != prompt, (seed, path)

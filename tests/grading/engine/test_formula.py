@@ -68,13 +68,56 @@ def test_prompt_fills_only_declared_placeholders():
 
 def test_grading_a_formula_problem():
     variant = make_variant(FORMULA, GOOD, 4)
-    correct = grade(FORMULA, variant.givens, format_answer(variant.answer))
+    key = variant.grading_key
+    correct = grade(FORMULA, variant.givens, format_answer(variant.answer), grading_key=key)
     assert correct.status == "correct"
-    wrong = grade(FORMULA, variant.givens, format_answer(variant.mistakes["std-for-variance"]))
+    mistake = format_answer(variant.mistakes["std-for-variance"])
+    wrong = grade(FORMULA, variant.givens, mistake, grading_key=key)
     assert wrong.status == "incorrect"
     assert wrong.misconception == "std-for-variance"
     assert "std-for-variance" in wrong.feedback
-    assert grade(FORMULA, variant.givens, "0").status == "incorrect"
+    assert grade(FORMULA, variant.givens, "0", grading_key=key).status == "incorrect"
+
+
+def test_givens_hold_only_what_the_prompt_shows_and_the_formulas_stay_in_the_key():
+    params = dict(GOOD, variables={**GOOD["variables"], "unseen": {"choices": [7.25, 9.75]}})
+    variant = make_variant(FORMULA, params, 4)
+    assert set(variant.givens) == {"values", "prompt"}
+    assert set(variant.givens["values"]) == {"d_k", "s"}
+    assert variant.givens["prompt"] == GOOD["prompt"]
+    assert variant.grading_key == {
+        "answer": "d_k * s^2",
+        "mistakes": GOOD["mistakes"],
+        "version": 1,
+        "hidden_values": {"unseen": variant.grading_key["hidden_values"]["unseen"]},
+    }
+    assert variant.grading_key["hidden_values"]["unseen"] in (7.25, 9.75)
+    text = json.dumps(variant.givens)
+    for formula in ("d_k * s^2", "sqrt(d_k) * s", "s^2", "std-for-variance", "unseen"):
+        assert formula not in text
+
+
+def test_a_variable_the_prompt_hides_still_counts_in_the_formulas():
+    params = {
+        "variables": {"n": {"choices": [3]}, "hidden": {"choices": [5]}},
+        "answer": "n * hidden",
+        "mistakes": {"forgot-hidden": "n"},
+        "prompt": "n = {n}",
+    }
+    validate_formula(params)
+    variant = make_variant(FORMULA, params, 0)
+    assert variant.givens["values"] == {"n": 3}
+    assert float(variant.answer) == 15.0
+    assert float(variant.mistakes["forgot-hidden"]) == 3.0
+    assert FORMULA.prompt(variant.givens) == "n = 3"
+
+
+def test_solving_without_the_grading_key_is_a_clear_error():
+    variant = make_variant(FORMULA, GOOD, 4)
+    with pytest.raises(ValueError, match="graded with its grading key"):
+        FORMULA.solve(variant.givens)
+    with pytest.raises(ValueError, match="graded with its grading key"):
+        grade(FORMULA, variant.givens, "1")
 
 
 def test_ranges_give_clean_decimal_values():
@@ -206,18 +249,19 @@ def test_validate_params_returns_cleaned_formula_params():
     assert cleaned["mistakes"] == GOOD["mistakes"]
 
 
-def test_regrade_uses_the_formula_stored_in_the_givens():
+def test_regrade_uses_the_formula_stored_in_the_grading_key():
     variant = make_variant(FORMULA, GOOD, 4)
     texts = [format_answer(variant.answer), "1"]
-    before = grade_many(FORMULA, variant.givens, texts)
+    before = grade_many(FORMULA, variant.givens, texts, grading_key=variant.grading_key)
     # The instructor later edits the problem; stored variants keep their own formula.
     edited = dict(GOOD, answer="2 * d_k * s^2", version=2)
-    assert make_variant(FORMULA, edited, 4).givens["answer"] == "2 * d_k * s^2"
-    assert grade_many(FORMULA, variant.givens, texts) == before
+    assert make_variant(FORMULA, edited, 4).grading_key["answer"] == "2 * d_k * s^2"
+    assert grade_many(FORMULA, variant.givens, texts, grading_key=variant.grading_key) == before
     assert before[0].status == "correct"
 
 
 def test_answer_is_a_scalar():
-    givens = make_variant(FORMULA, GOOD, 0).givens
-    assert FORMULA.answer_shape(givens) == ()
-    assert np.asarray(FORMULA.solve(givens).answer).shape == ()
+    variant = make_variant(FORMULA, GOOD, 0)
+    assert FORMULA.answer_shape(variant.givens) == ()
+    answer = FORMULA.solve(variant.givens, variant.grading_key).answer
+    assert np.asarray(answer).shape == ()

@@ -12,8 +12,16 @@ import pytest
 
 from courses.models import Problem, Quiz
 from grading.api.selectors import variant_answer_text
+from grading.engine import FAMILIES
 from grading.models import Variant
-from tests.grading.test_views_leaks import authored_numbers, leaks, significant_digits
+from tests.api.conftest import session_client
+from tests.grading.private_data import body, exam_of_every_family, private_leaks
+from tests.grading.test_views_leaks import (
+    authored_numbers,
+    leaks,
+    lesson_with_a_formula_problem,
+    significant_digits,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -99,3 +107,70 @@ def test_the_scan_sees_answers_once_released(lms, exam):
     scannable = [v for v in variants if significant_digits(variant_answer_text(variant=v)) >= 3]
     assert len(scannable) >= 2
     assert all(leaks(text, variant) for variant in scannable)
+
+
+def test_no_endpoint_returns_a_variants_private_data_before_or_after_release(lms, learner_a):
+    """Every family's grading key (a formula problem's formulas, mistake codes and hidden
+    values included) stays out of every response: to the LMS's key and to a learner's own
+    browser session, during the exam and once answers are released."""
+    lesson = lesson_with_a_formula_problem()
+    quiz = exam_of_every_family(lesson)
+    lms_client = lms.client()
+    browser = session_client(learner_a)
+    clients = {"lms": (lms_client, {"learner": "stud-1"}), "session": (browser, {})}
+    variants: list[Variant] = []
+    attempts = {}
+    before: list[tuple[str, object]] = []
+    for name, (client, who) in clients.items():
+        attempt = client.post("/api/v1/attempts/", {"quiz": quiz.slug, **who}).json()
+        attempts[name] = attempt
+        base = f"/api/v1/attempts/{attempt['id']}"
+        items = client.get(f"{base}/items/").json()
+        before.append((f"{name} items", client.get(f"{base}/items/")))
+        for item in items:
+            answer = client.post(f"{base}/items/{item['id']}/answers/", {"text": WRONG})
+            before.append((f"{name} answer {item['id']}", answer))
+        for path in ("/", "/result/"):
+            before.append((f"{name} {path}", client.get(f"{base}{path}")))
+        for problem in lesson.problems.all():
+            made = client.post("/api/v1/variants/", {"problem": problem.slug, **who})
+            url = f"/api/v1/variants/{made.json()['id']}"
+            before.append((f"{name} new variant {problem.slug}", made))
+            before.append((f"{name} variant {problem.slug}", client.get(f"{url}/")))
+            answered = client.post(f"{url}/answers/", {"text": WRONG})
+            before.append((f"{name} variant answer {problem.slug}", answered))
+            variants.append(Variant.objects.get(pk=made.json()["id"]))
+        variants += Variant.objects.filter(attempt_id=attempt["id"])
+    for url in ("/api/v1/attempts/", "/api/v1/grades/", "/api/v1/grades.csv"):
+        before.append((url, lms_client.get(url)))
+    for url in (f"/api/v1/quizzes/{quiz.slug}/", "/api/v1/problems/", "/api/v1/lessons/"):
+        before.append((url, lms_client.get(url)))
+    failed = [(label, r.status_code) for label, r in before if r.status_code >= 300]
+    assert failed == []
+    variants = list(
+        Variant.objects.filter(pk__in=[v.pk for v in variants]).select_related("problem")
+    )
+    assert {v.family for v in variants} == set(FAMILIES)
+    authored = authored_numbers(quiz)
+    for label, response in before:
+        text = body(response)
+        assert private_leaks(text, variants) == set(), label
+        for variant in variants:
+            if variant.family == "formula":
+                assert leaks(text, variant, typed=WRONG, authored=authored) == set(), label
+
+    after = []
+    for name, (client, _) in clients.items():
+        base = f"/api/v1/attempts/{attempts[name]['id']}"
+        submitted = client.post(f"{base}/submit/")
+        assert submitted.json()["answers_released"]
+        # Released: the formula problem's answer value shows; its formulas still never do.
+        formula = Variant.objects.get(attempt_id=attempts[name]["id"], family="formula")
+        assert leaks(body(submitted), formula), name
+        after.append((f"{name} submit", submitted))
+        for path in ("/", "/items/", "/result/"):
+            after.append((f"{name} {path} after", client.get(f"{base}{path}")))
+    after.append(("grades after", lms_client.get("/api/v1/grades/")))
+    for label, response in after:
+        assert response.status_code < 300, label
+        assert private_leaks(body(response), variants) == set(), label

@@ -9,8 +9,9 @@ import math
 import pytest
 from django.core.management import CommandError, call_command
 
-from courses.models import Problem
+from courses.models import Lesson, Problem
 from grading import engine
+from tests.grading.private_data import FORMULA_ANSWER, formula_problem
 
 pytestmark = pytest.mark.django_db
 
@@ -122,3 +123,22 @@ def test_check_bank_fails_when_a_mistake_has_no_misconception(shipped_bank):
     with pytest.raises(CommandError):
         call_command("check_bank", "--variants", "2", stdout=io.StringIO(), stderr=err)
     assert "dot-variance: mistake width-squared names no misconception" in err.getvalue()
+
+
+def test_formula_problems_keep_their_formulas_out_of_the_givens_unless_revealed(shipped_bank):
+    problem = formula_problem(Lesson.objects.get())
+    [shown] = run("variant", problem.slug, "--seed", "3")
+    assert FORMULA_ANSWER not in json.dumps(shown)
+    assert set(shown["givens"]) == {"values", "prompt"}
+    [revealed] = run("variant", problem.slug, "--seed", "3", "--reveal")
+    key = revealed["grading_key"]
+    assert key["answer"] == FORMULA_ANSWER
+    values = {**revealed["givens"]["values"], **key["hidden_values"]}
+    assert math.isclose(
+        revealed["answer"], values["d_k"] * values["s"] ** 2 + values["hidden_shift"]
+    )
+    [graded] = run("grade", problem.slug, "--seed", "3", "--answer", repr(revealed["answer"]))
+    assert graded["status"] == "correct"
+    mistake = repr(revealed["mistakes"]["forgot-the-square-zq"])
+    [graded] = run("grade", problem.slug, "--seed", "3", "--answer", mistake)
+    assert graded["misconception"] == "forgot-the-square-zq"

@@ -81,7 +81,7 @@ def move_formulas_back_into_givens(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("grading", "0002_drop_indexes_covered_by_composites"),
+        ("grading", "0003_score_changes_audit_and_attempt_deletion"),
     ]
 
     operations = [

@@ -1,4 +1,5 @@
-"""Admin for what the grading engine drives: problems with variant previews, and learner records."""
+"""Admin for what the grading engine drives: problems with variant previews, and learner records;
+adding a user refuses the user names softgrade keeps for its own accounts."""
 
 from __future__ import annotations
 
@@ -6,6 +7,9 @@ import json
 
 from django import forms
 from django.contrib import admin
+from django.contrib.auth.admin import UserAdmin
+from django.contrib.auth.forms import AdminUserCreationForm
+from django.contrib.auth.models import User
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
@@ -14,6 +18,7 @@ from courses.models import Misconception, Problem
 from grading import engine
 from grading.deletions import attempt_delete, may_delete_attempts
 from grading.families import problem_errors, variant_data
+from grading.forms import username_unreserved
 from grading.models import (
     Attempt,
     AttemptDeletion,
@@ -270,3 +275,19 @@ class PracticeStreakAdmin(admin.ModelAdmin):
     list_filter = ["problem"]
     search_fields = ["user__username", "problem__slug"]
     list_select_related = ["user", "problem"]
+
+
+class UserAddForm(AdminUserCreationForm):
+    """Adding a user in the admin refuses the user names softgrade keeps for itself, as
+    sign-up does."""
+
+    def clean_username(self) -> str:
+        return username_unreserved(super().clean_username())
+
+
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class SoftgradeUserAdmin(UserAdmin):
+    add_form = UserAddForm

@@ -7,6 +7,7 @@ same form records one response, not two.
 
 from __future__ import annotations
 
+import re
 import secrets
 
 from django import forms
@@ -15,6 +16,23 @@ from django.contrib.auth.forms import UserCreationForm
 # The engine explains anything over its own limit (1,000 characters) in words; this cap only
 # stops a pasted novel from reaching it.
 ANSWER_MAX_LENGTH = 5000
+
+
+# User names of accounts softgrade makes itself: LMS learners who launch by LTI ("lti-…",
+# lti.identity) and learners an integration provisions ("lms<integration id>-…",
+# integrations.services). Nobody may take one, in any case, so no account ever looks like theirs.
+RESERVED_USERNAME = re.compile(r"^(lti-|lms[0-9]+-)", re.IGNORECASE)
+RESERVED_USERNAME_MESSAGE = (
+    "User names starting with “lti-” or “lms” and a number and a hyphen are kept for the "
+    "accounts of learners who come from an LMS. Please choose another user name."
+)
+
+
+def username_unreserved(username: str) -> str:
+    """The user name, or a ValidationError when it has a prefix softgrade keeps for itself."""
+    if RESERVED_USERNAME.match(username):
+        raise forms.ValidationError(RESERVED_USERNAME_MESSAGE, code="reserved_username")
+    return username
 
 
 def submission_token() -> str:
@@ -27,6 +45,9 @@ class SignupForm(UserCreationForm):
 
     class Meta(UserCreationForm.Meta):
         fields = ("username",)
+
+    def clean_username(self) -> str:
+        return username_unreserved(super().clean_username())
 
 
 class TokenForm(forms.Form):

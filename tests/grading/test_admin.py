@@ -1,4 +1,5 @@
 import pytest
+from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from courses.models import Problem
@@ -114,3 +115,16 @@ def test_a_formula_mistake_must_name_a_misconception(instructor_client, shipped_
     )
     assert "no misconception has the code &#x27;not-a-code&#x27;" in response.content.decode()
     assert not Problem.objects.filter(slug="variance-formula").exists()
+
+
+def test_adding_a_user_in_the_admin_refuses_names_kept_for_lms_learners(instructor_client):
+    url = reverse("admin:auth_user_add")
+    form = {"username": "LTI-0123abcd", "usable_password": "false"}
+    response = instructor_client.post(url, form)
+    assert response.status_code == 200
+    assert "kept for the accounts of learners who come from an LMS" in response.content.decode()
+    assert not get_user_model().objects.filter(username__iexact="lti-0123abcd").exists()
+    # Any other name is added as before.
+    response = instructor_client.post(url, {**form, "username": "ada"})
+    assert response.status_code == 302
+    assert get_user_model().objects.filter(username="ada").exists()

@@ -10,7 +10,10 @@ from django.urls import reverse
 
 from courses.models import Problem
 from grading import services
+from grading.forms import SignupForm
 from grading.models import PracticeStreak, Response, Variant
+from integrations.models import Integration
+from integrations.services import learner_provision
 from tests.factories import UserFactory
 from tests.grading.test_services import answer_of, mistake_of
 
@@ -85,6 +88,42 @@ def test_signup_refuses_a_foreign_next_and_bad_passwords(client, db):
         },
     )
     assert response.url == reverse("home")
+
+
+@pytest.mark.parametrize(
+    "username", ["lti-3f9a1c", "LTI-3f9a1c", "Lti-ada", "lms1-4be0", "LMS42-ada", "lms7-"]
+)
+def test_signup_refuses_user_names_kept_for_lms_learners(client, db, username):
+    response = client.post(
+        reverse("signup"),
+        {"username": username, "password1": PASSWORD, "password2": PASSWORD},
+    )
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "kept for the accounts of learners who come from an LMS" in page
+    assert "choose another user name" in page
+    assert not get_user_model().objects.filter(username__iexact=username).exists()
+    assert "_auth_user_id" not in client.session
+
+
+def test_signup_refuses_the_names_softgrade_gives_provisioned_learners(client, db):
+    integration = Integration.objects.create(name="Campus LMS")
+    learner, _ = learner_provision(integration=integration, external_id="student-1")
+    form = SignupForm(
+        {"username": learner.user.username + "x", "password1": PASSWORD, "password2": PASSWORD}
+    )
+    assert not form.is_valid()
+    assert form.errors.as_data()["username"][0].code == "reserved_username"
+
+
+@pytest.mark.parametrize("username", ["ltiada", "lti_ada", "lms-ada", "lmsada-1", "ada-lti-1"])
+def test_signup_accepts_names_that_only_look_alike(client, db, username):
+    response = client.post(
+        reverse("signup"),
+        {"username": username, "password1": PASSWORD, "password2": PASSWORD},
+    )
+    assert response.status_code == 302
+    assert get_user_model().objects.filter(username=username).exists()
 
 
 def test_login_logout_and_password_change(client, learner):

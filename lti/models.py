@@ -2,8 +2,9 @@
 
 django-lti (app `lti_tool`) stores platform registrations, deployments, platform users, contexts,
 memberships, resource links and the tool's keys. This app adds what it lacks: nonces that a launch
-consumes once, what softgrade content a resource link opens, the LMS gradebook column (line item)
-of a link, every score sent to it with the outcome of each try, and roster syncs.
+consumes once, which softgrade account an LMS user is, what softgrade content a resource link
+opens, the LMS gradebook column (line item) of a link, every score sent to it with the outcome
+of each try, and roster syncs.
 """
 
 from __future__ import annotations
@@ -37,6 +38,42 @@ class LaunchNonce(models.Model):
 
     def __str__(self) -> str:
         return f"nonce {self.nonce[:8]}… ({'consumed' if self.consumed_at else 'open'})"
+
+
+class LtiIdentity(models.Model):
+    """An LMS user, (registration, `sub`), and the one softgrade account made for them.
+
+    The row is written in the transaction that creates the account, so it is proof that
+    softgrade made that account for this identity and for no one else: a launch signs in only
+    the account its identity row names, never one found by its user name. The same `sub` under
+    another registration (even of the same issuer) is another identity and another account.
+    """
+
+    registration = models.ForeignKey(
+        LtiRegistration,
+        on_delete=models.CASCADE,
+        related_name="+",
+        db_index=False,  # the unique (registration, sub) index serves it
+    )
+    sub = models.CharField(max_length=255)
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="lti_identity"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = "LTI identity"
+        verbose_name_plural = "LTI identities"
+        constraints = [
+            # Two first launches at the same moment make one identity: the second insert fails
+            # and that launch signs in the account the first one made.
+            models.UniqueConstraint(
+                fields=["registration", "sub"], name="lti_identity_one_per_registration_sub"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.sub} @ {self.registration} → {self.user}"
 
 
 class LinkTarget(models.Model):

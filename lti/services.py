@@ -9,16 +9,14 @@ as it takes; a refusal waits for an instructor's "resend".
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 from lti_tool.lti_core.constants import ContextRole
 from lti_tool.lti_core.utils import normalize_role
@@ -37,6 +35,7 @@ from pylti1p3.contrib.django import DjangoMessageLaunch
 from courses.models import Lesson, Quiz
 from grading.models import Attempt, PracticeStreak
 from lti import keys, platform
+from lti.identity import lti_account
 from lti.launches import (
     AGS_ENDPOINT,
     CUSTOM,
@@ -131,49 +130,6 @@ def _django_lti_launch(request, launch: VerifiedLaunch) -> LtiLaunch:
     return LtiLaunch(message_launch)
 
 
-def _username(issuer: str, sub: str) -> str:
-    # Deterministic, so two first launches at the same moment create one account, not two.
-    return "lti-" + hashlib.sha256(f"{issuer}\n{sub}".encode()).hexdigest()[:24]
-
-
-def _softgrade_user(*, lti_user: LtiUser, issuer: str) -> AbstractBaseUser:
-    """The softgrade account tied to (issuer, sub); made on the first launch."""
-    user_model = get_user_model()
-    user = lti_user.auth_user
-    if user is None:
-        twin = (
-            LtiUser.objects.filter(
-                registration__issuer=issuer, sub=lti_user.sub, auth_user__isnull=False
-            )
-            .select_related("auth_user")
-            .first()
-        )
-        if twin is not None:
-            user = twin.auth_user
-        else:
-            username = _username(issuer, lti_user.sub)
-            try:
-                with transaction.atomic():
-                    user = user_model(username=username)
-                    user.set_unusable_password()
-                    user.save()
-            except IntegrityError:
-                user = user_model.objects.get(username=username)
-        lti_user.auth_user = user
-        lti_user.save(update_fields=["auth_user", "datetime_modified"])
-    names = {
-        "first_name": lti_user.given_name[:150],
-        "last_name": lti_user.family_name[:150],
-        "email": lti_user.email,
-    }
-    changed = [field for field, value in names.items() if value and getattr(user, field) != value]
-    for field in changed:
-        setattr(user, field, names[field])
-    if changed:
-        user.save(update_fields=changed)
-    return user
-
-
 def _custom_target(custom: dict) -> tuple[str, Quiz | Lesson, bool] | None:
     """What the link's custom parameters name, or None when they name nothing."""
     for parameter, model, kind in (
@@ -237,7 +193,7 @@ def launch_accept(*, request, launch: VerifiedLaunch) -> LaunchResult:
     lti_launch = _django_lti_launch(request, launch)
     sync_data_from_launch(lti_launch)
     lti_user = lti_launch.user
-    user = _softgrade_user(lti_user=lti_user, issuer=launch.registration.issuer)
+    user = lti_account(lti_user=lti_user)
     teaching = is_teaching(launch.claims[ROLES])
     context = lti_launch.context
     if launch.message_type == DEEP_LINKING_REQUEST:

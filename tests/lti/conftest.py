@@ -29,12 +29,10 @@ def lms():
         yield mock
 
 
-@pytest.fixture
-def platform(db, lms) -> TestPlatform:
-    """A registered platform with an active deployment, its JWKS served to softgrade."""
-    test_platform = TestPlatform()
+def registered(test_platform: TestPlatform, *, name: str = "Example LMS") -> TestPlatform:
+    """The platform with its registration and one active deployment stored in softgrade."""
     test_platform.registration = LtiRegistration.objects.create(
-        name="Example LMS",
+        name=name,
         uuid=uuid.uuid4(),
         issuer=test_platform.issuer,
         client_id=test_platform.client_id,
@@ -47,6 +45,13 @@ def platform(db, lms) -> TestPlatform:
         deployment_id=test_platform.deployment_id,
         is_active=True,
     )
+    return test_platform
+
+
+@pytest.fixture
+def platform(db, lms) -> TestPlatform:
+    """A registered platform with an active deployment, its JWKS served to softgrade."""
+    test_platform = registered(TestPlatform())
     lms.add_callback(
         responses.GET,
         test_platform.keyset_url,

@@ -1,4 +1,4 @@
-"""Who a launch signs in.
+"""Who a launch signs in, and which links they launched from.
 
 An LMS user is (registration, `sub`). Their softgrade account is the one softgrade made for them
 at their first launch, named by an `LtiIdentity` row written in the same transaction. Nothing
@@ -10,13 +10,15 @@ the same `sub` under another registration (two LMS tenants may share an issuer).
 from __future__ import annotations
 
 import secrets
+from datetime import datetime
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 from lti_tool.models import LtiUser
 
-from lti.models import LtiIdentity
+from lti.models import LinkLaunch, LinkTarget, LtiIdentity
 
 # Sign-up refuses user names with this prefix (grading.forms), so no one else can hold one.
 USERNAME_PREFIX = "lti-"
@@ -75,3 +77,22 @@ def lti_account(*, lti_user: LtiUser) -> AbstractBaseUser:
     if changed:
         user.save(update_fields=changed)
     return user
+
+
+def link_launch_record(
+    *,
+    target: LinkTarget,
+    lti_user: LtiUser,
+    user: AbstractBaseUser,
+    now: datetime | None = None,
+) -> LinkLaunch:
+    """Note that this LMS user launched from this link (once per pair; later launches update
+    the time): scores go back only to such links."""
+    now = now or timezone.now()
+    launch, _ = LinkLaunch.objects.update_or_create(
+        target=target,
+        lti_user=lti_user,
+        defaults={"user": user, "last_launched_at": now},
+        create_defaults={"user": user, "first_launched_at": now, "last_launched_at": now},
+    )
+    return launch

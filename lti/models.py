@@ -3,8 +3,8 @@
 django-lti (app `lti_tool`) stores platform registrations, deployments, platform users, contexts,
 memberships, resource links and the tool's keys. This app adds what it lacks: nonces that a launch
 consumes once, which softgrade account an LMS user is, what softgrade content a resource link
-opens, the LMS gradebook column (line item) of a link, every score sent to it with the outcome
-of each try, and roster syncs.
+opens, which links each LMS user launched from, the LMS gradebook column (line item) of a link,
+every score sent to it with the outcome of each try, and roster syncs.
 """
 
 from __future__ import annotations
@@ -121,6 +121,36 @@ class LinkTarget(models.Model):
     @property
     def sends_scores(self) -> bool:
         return self.kind == self.Kind.QUIZ or self.mastery_passback
+
+
+class LinkLaunch(models.Model):
+    """An LMS user launched from this link, signed in as this softgrade account.
+
+    Scores go back only to the links a learner launched from: a quiz placed twice in a course,
+    or in two courses, gets the learner's score only in the gradebook column they opened.
+    """
+
+    target = models.ForeignKey(LinkTarget, on_delete=models.CASCADE, related_name="launches")
+    lti_user = models.ForeignKey(LtiUser, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="lti_link_launches",
+        db_index=False,  # the index on (user, target) serves lookups by user
+    )
+    first_launched_at = models.DateTimeField(default=timezone.now)
+    last_launched_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["target", "lti_user"], name="lti_link_launch_once_per_user"
+            ),
+        ]
+        indexes = [models.Index(fields=["user", "target"], name="lti_link_launch_user")]
+
+    def __str__(self) -> str:
+        return f"{self.lti_user} launched {self.target}"
 
 
 class LineItem(models.Model):

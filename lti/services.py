@@ -24,7 +24,6 @@ from lti_tool.models import (
     LtiContext,
     LtiDeployment,
     LtiLaunch,
-    LtiMembership,
     LtiRegistration,
     LtiResourceLink,
     LtiUser,
@@ -35,7 +34,7 @@ from pylti1p3.contrib.django import DjangoMessageLaunch
 from courses.models import Lesson, Quiz
 from grading.models import Attempt, PracticeStreak
 from lti import keys, platform
-from lti.identity import lti_account
+from lti.identity import link_launch_record, lti_account
 from lti.launches import (
     AGS_ENDPOINT,
     CUSTOM,
@@ -48,6 +47,7 @@ from lti.launches import (
 )
 from lti.models import (
     LineItem,
+    LinkLaunch,
     LinkTarget,
     PassbackOutcome,
     RosterSync,
@@ -216,6 +216,7 @@ def launch_accept(*, request, launch: VerifiedLaunch) -> LaunchResult:
         resource_link=lti_launch.resource_link, custom=launch.claims.get(CUSTOM) or {}
     )
     _line_item_from_launch(target=target, claims=launch.claims)
+    link_launch_record(target=target, lti_user=lti_user, user=user)
     return LaunchResult(
         user=user,
         teaching=teaching,
@@ -316,27 +317,19 @@ def deep_linking_respond(
 # ---------------------------------------------------------------------------------------------
 
 
-def _memberships_with_targets(*, user, targets) -> list[tuple[LinkTarget, LtiUser]]:
-    """(link, platform user) pairs: each link in a course where this learner is a member."""
-    pairs = []
-    targets = list(
-        targets.select_related(
-            "resource_link__context__deployment__registration", "line_item"
-        ).filter(resource_link__context__can_publish_scores=True)
+def _launched_targets(*, user, targets) -> list[tuple[LinkTarget, LtiUser]]:
+    """(link, platform user) pairs: each of these links the learner launched from, in a course
+    that takes scores. A link to the same content they never opened gets nothing."""
+    launches = (
+        LinkLaunch.objects.filter(
+            user=user,
+            target__in=targets,
+            target__resource_link__context__can_publish_scores=True,
+        )
+        .select_related("lti_user", "target__resource_link__context__deployment__registration")
+        .order_by("pk")
     )
-    if not targets:
-        return pairs
-    memberships = LtiMembership.objects.filter(
-        user__auth_user=user,
-        context_id__in={target.resource_link.context_id for target in targets},
-    ).select_related("user")
-    by_context: dict[int, list[LtiUser]] = {}
-    for membership in memberships:
-        by_context.setdefault(membership.context_id, []).append(membership.user)
-    for target in targets:
-        for lti_user in by_context.get(target.resource_link.context_id, []):
-            pairs.append((target, lti_user))
-    return pairs
+    return [(launch.target, launch.lti_user) for launch in launches]
 
 
 def _passback_queue(
@@ -400,7 +393,7 @@ def attempt_passback_enqueue(*, attempt: Attempt) -> list[ScorePassback]:
         if attempt.status != Attempt.Status.SUBMITTED:
             return []
         targets = LinkTarget.objects.filter(kind=LinkTarget.Kind.QUIZ, quiz_id=attempt.quiz_id)
-        pairs = _memberships_with_targets(user=attempt.user, targets=targets)
+        pairs = _launched_targets(user=attempt.user, targets=targets)
         if not pairs:
             return []
         best = _best_quiz_score(user=attempt.user, quiz=attempt.quiz) or attempt
@@ -422,13 +415,14 @@ def attempt_passback_enqueue(*, attempt: Attempt) -> list[ScorePassback]:
 
 
 def mastery_passback_enqueue(*, streak: PracticeStreak) -> list[ScorePassback]:
-    """Queue problems mastered out of the practice set's problems, for links that ask for it."""
+    """Queue problems mastered out of the practice set's problems, for each link that asks for
+    it and that the learner launched from. Never raises, like the attempt hook."""
     try:
         lesson_id = streak.problem.lesson_id
         targets = LinkTarget.objects.filter(
             kind=LinkTarget.Kind.PRACTICE, lesson_id=lesson_id, mastery_passback=True
         )
-        pairs = _memberships_with_targets(user=streak.user, targets=targets)
+        pairs = _launched_targets(user=streak.user, targets=targets)
         if not pairs:
             return []
         lesson = Lesson.objects.get(pk=lesson_id)

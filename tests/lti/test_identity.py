@@ -14,7 +14,7 @@ from lti_tool.models import LtiMembership, LtiRegistration, LtiUser
 
 from grading import services as grading
 from grading.forms import SignupForm
-from lti.models import LtiIdentity
+from lti.models import LinkLaunch, LtiIdentity
 from tests.factories import UserFactory
 from tests.lti.conftest import registered
 from tests.lti.fake_lms import TestPlatform, launch_as
@@ -80,6 +80,7 @@ def test_a_name_claimed_first_is_not_adopted_the_learner_lands_in_a_fresh_accoun
     assert not LtiUser.objects.filter(auth_user=squatter).exists()
     assert not LtiIdentity.objects.filter(user=squatter).exists()
     assert not LtiMembership.objects.filter(user__auth_user=squatter).exists()
+    assert not LinkLaunch.objects.filter(user=squatter).exists()
     assert not squatter.attempts.exists()
 
 

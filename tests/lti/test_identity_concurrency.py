@@ -16,7 +16,7 @@ from django.test import Client
 from lti_tool.models import LtiUser
 
 from lti.identity import lti_account
-from lti.models import LtiIdentity
+from lti.models import LinkLaunch, LtiIdentity
 from tests.api.test_concurrency import pytestmark as race_marks
 from tests.api.test_concurrency import simultaneously
 from tests.lti.fake_lms import launch_post, oidc_login
@@ -59,6 +59,7 @@ def test_two_first_launches_at_once_make_one_account(platform, quiz):
         identity = LtiIdentity.objects.get(registration=platform.registration, sub=sub)
         assert identity.user_id == first.wsgi_request.user.pk
         assert LtiUser.objects.get(sub=sub).auth_user_id == identity.user_id
+        assert LinkLaunch.objects.filter(lti_user__sub=sub).count() == 1
         assert lti_accounts() == round_ + 1
 
 

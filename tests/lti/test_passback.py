@@ -102,6 +102,17 @@ def submitted(client, platform, quiz, capture) -> Attempt:
     return submit(learner_submits(client, platform, quiz, lineitem=LINEITEM_URL), capture)
 
 
+def first_problem_mastered(user, lesson, capture) -> None:
+    """The learner answers the lesson's first problem right until it is mastered; the hooks run."""
+    problem = lesson.problems.order_by("order").first()
+    for _ in range(PracticeStreak.MASTERY):
+        variant = grading.practice_variant_new(user=user, problem=problem)
+        family = engine.get_family(variant.family)
+        answer = engine.format_answer(family.solve(variant.givens).answer)
+        with capture(execute=True):
+            grading.practice_answer_submit(user=user, variant=variant, text=answer)
+
+
 def test_full_flow_login_launch_attempt_score_lands(
     client, platform, quiz, lms, django_capture_on_commit_callbacks
 ):
@@ -383,13 +394,7 @@ def test_practice_mastery_passes_back_when_the_link_asks(
         lineitem=LINEITEM_URL,
     )
     user = LinkTarget.objects.get().resource_link.context.memberships.get().user.auth_user
-    problem = lesson.problems.order_by("order").first()
-    for _ in range(PracticeStreak.MASTERY):
-        variant = grading.practice_variant_new(user=user, problem=problem)
-        family = engine.get_family(variant.family)
-        answer = engine.format_answer(family.solve(variant.givens).answer)
-        with django_capture_on_commit_callbacks(execute=True):
-            grading.practice_answer_submit(user=user, variant=variant, text=answer)
+    first_problem_mastered(user, lesson, django_capture_on_commit_callbacks)
     passback = ScorePassback.objects.get()
     assert passback.score_given == 1
     assert passback.score_maximum == lesson.problems.count()

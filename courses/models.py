@@ -124,6 +124,10 @@ class Choice(models.Model):
     )
     feedback = models.TextField(blank=True, help_text="Shown to a learner who picks this choice.")
     order = models.PositiveIntegerField(default=0)
+    pinned = models.BooleanField(
+        default=False,
+        help_text="Keeps its own position when the choices are shuffled, e.g. “none of the above”.",
+    )
 
     class Meta:
         ordering = ["question", "order", "id"]
@@ -212,6 +216,20 @@ class Quiz(models.Model):
     )
     opens_at = models.DateTimeField(null=True, blank=True)
     closes_at = models.DateTimeField(null=True, blank=True)
+    # Empty means "the mode decides": on for exams, off for practice quizzes. The rule lives in
+    # shuffles_choices / shuffles_items, so quizzes made anywhere (admin, bank, tests) follow it.
+    shuffle_choices = models.BooleanField(
+        null=True,
+        blank=True,
+        help_text="Each attempt shows a question's choices in its own order (pinned choices "
+        "stay put). Empty: on for exams, off for practice quizzes.",
+    )
+    shuffle_items = models.BooleanField(
+        null=True,
+        blank=True,
+        help_text="Each attempt shows the items in its own order. Empty: on for exams, off "
+        "for practice quizzes.",
+    )
 
     class Meta:
         ordering = ["lesson", "title"]
@@ -246,6 +264,16 @@ class Quiz(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("quiz-detail", kwargs={"slug": self.slug})
+
+    @property
+    def shuffles_choices(self) -> bool:
+        """Whether a new attempt draws its own order of each question's choices."""
+        return self.mode == self.Mode.EXAM if self.shuffle_choices is None else self.shuffle_choices
+
+    @property
+    def shuffles_items(self) -> bool:
+        """Whether a new attempt draws its own order of the items."""
+        return self.mode == self.Mode.EXAM if self.shuffle_items is None else self.shuffle_items
 
 
 class QuizItem(models.Model):

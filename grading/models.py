@@ -39,6 +39,10 @@ class Attempt(models.Model):
     late = models.BooleanField(default=False)
     score = models.FloatField(default=0.0)
     max_score = models.FloatField(default=0.0)
+    # The quiz's shuffle settings when the attempt started: an instructor who changes them later
+    # never reorders an attempt a learner is taking or has taken (grading/ordering.py).
+    shuffle_items = models.BooleanField(default=False)
+    shuffle_choices = models.BooleanField(default=False)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -15,7 +15,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Max, Prefetch, Q, Sum
 
 from courses.models import Choice, Lesson, Misconception, Problem, Quiz, QuizItem
-from grading import services
+from grading import ordering, services
 from grading.models import Attempt, PracticeStreak, Response, Variant
 
 # ---------------------------------------------------------------------------------------------
@@ -176,6 +176,8 @@ class ItemRow:
     number: int
     item: QuizItem
     variant: Variant | None
+    # A question's choices in the order this attempt shows them (grading/ordering.py).
+    choices: list[Choice] = field(default_factory=list)
     responses: list[Response] = field(default_factory=list)
     score: float | None = None
 
@@ -208,7 +210,8 @@ class ItemRow:
 
 
 def attempt_sheet(*, attempt: Attempt) -> list[ItemRow]:
-    """Every item of an attempt in order, with its variant, responses and choices: 5 queries."""
+    """Every item of an attempt in the order the attempt shows it (its own order when the quiz
+    shuffles), with its variant, responses and choices: 5 queries."""
     items = list(
         QuizItem.objects.filter(quiz_id=attempt.quiz_id)
         .select_related("question", "problem")
@@ -234,10 +237,13 @@ def attempt_sheet(*, attempt: Attempt) -> list[ItemRow]:
             number=index,
             item=item,
             variant=variants.get(item.pk),
+            choices=choices,
             responses=by_item.get(item.pk, []),
             score=scores.get(item.pk),
         )
-        for index, item in enumerate(items, start=1)
+        for index, (item, choices) in enumerate(
+            ordering.attempt_order(attempt=attempt, items=items), start=1
+        )
     ]
 
 

@@ -358,6 +358,8 @@ def attempt_start(*, user: AbstractBaseUser, quiz: Quiz, now: datetime | None = 
                     number=used + 1,
                     deadline=deadline,
                     max_score=float(sum(item.points for item in items)),
+                    shuffle_items=quiz.shuffles_items,
+                    shuffle_choices=quiz.shuffles_choices,
                 )
                 Variant.objects.bulk_create(
                     [_attempt_variant(attempt, item, user) for item in items if item.problem_id]

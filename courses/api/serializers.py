@@ -90,6 +90,20 @@ class QuizItemPublicSerializer(serializers.ModelSerializer):
 class QuizSerializer(serializers.ModelSerializer):
     lesson = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     course = serializers.CharField(source="lesson.course.slug", read_only=True)
+    shuffle_items = serializers.BooleanField(
+        source="shuffles_items",
+        read_only=True,
+        help_text="Whether each new attempt shows the items in an order of its own (the "
+        "attempt's items endpoint lists them in it). Unless the instructor chose: true for "
+        "exams, false for practice quizzes.",
+    )
+    shuffle_choices = serializers.BooleanField(
+        source="shuffles_choices",
+        read_only=True,
+        help_text="Whether each new attempt shows a question's choices in an order of its own; "
+        "pinned choices and true/false questions keep their order. Unless the instructor "
+        "chose: true for exams, false for practice quizzes.",
+    )
 
     class Meta:
         model = Quiz
@@ -107,6 +121,8 @@ class QuizSerializer(serializers.ModelSerializer):
             "release_answers",
             "opens_at",
             "closes_at",
+            "shuffle_items",
+            "shuffle_choices",
         ]
 
 

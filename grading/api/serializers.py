@@ -350,7 +350,10 @@ class AttemptItemSerializer(serializers.Serializer):
     """One item of an attempt as the learner works on it."""
 
     id = serializers.IntegerField()
-    number = serializers.IntegerField(help_text="Position in the quiz, from 1.")
+    number = serializers.IntegerField(
+        help_text="Position in this attempt, from 1: the items come in the attempt's own order "
+        "when the quiz shuffles them, the same order on every request."
+    )
     points = serializers.IntegerField()
     kind = serializers.ChoiceField(choices=["question", "problem"])
     question_kind = serializers.CharField(
@@ -359,7 +362,11 @@ class AttemptItemSerializer(serializers.Serializer):
     title = serializers.CharField(allow_null=True, help_text="The problem's title.")
     prompt = serializers.CharField(help_text="Markdown; math in $…$ (LaTeX).")
     prompt_html = serializers.CharField(allow_null=True, help_text="HTML with MathML.")
-    choices = ChoiceSerializer(many=True, help_text="A question's choices; empty for a problem.")
+    choices = ChoiceSerializer(
+        many=True,
+        help_text="A question's choices, in the order this attempt shows them (its own order "
+        "when the quiz shuffles choices); empty for a problem.",
+    )
     givens = serializers.JSONField(allow_null=True, help_text="A problem's numbers.")
     answer_shape = serializers.ListField(
         child=serializers.IntegerField(), allow_null=True, help_text="A problem's answer shape."
@@ -373,7 +380,7 @@ class AttemptItemSerializer(serializers.Serializer):
 
 class ResultItemSerializer(serializers.Serializer):
     id = serializers.IntegerField()
-    number = serializers.IntegerField()
+    number = serializers.IntegerField(help_text="Position in this attempt, as in its items.")
     points = serializers.IntegerField()
     kind = serializers.ChoiceField(choices=["question", "problem"])
     status = serializers.CharField(
@@ -383,7 +390,9 @@ class ResultItemSerializer(serializers.Serializer):
     misconception = serializers.CharField(allow_null=True)
     feedback = serializers.CharField(allow_null=True)
     text = serializers.CharField(allow_null=True, help_text="The answer that counts, as typed.")
-    choices = serializers.ListField(child=serializers.IntegerField(), help_text="Picked ids.")
+    choices = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Picked ids, in the attempt's order."
+    )
     correct_answer = serializers.CharField(
         allow_null=True, help_text="A problem's answer, once answers are released."
     )

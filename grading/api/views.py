@@ -182,7 +182,7 @@ class AttemptItems(generics.GenericAPIView):
                 prompt = item.question.prompt
                 choices = [
                     {"id": c.pk, "text": c.text, "text_html": selectors.markup_html(c.text)}
-                    for c in item.question.choices.all()
+                    for c in row.choices
                 ]
                 givens = shape = None
             else:
@@ -279,6 +279,14 @@ class ItemAnswer(generics.GenericAPIView):
         return _answered(request, VerdictSerializer(response, context=context))
 
 
+def _picked(row: sheets.ItemRow, response) -> list[int]:
+    """The ids of the choices a response picked, in the order the attempt shows them."""
+    if response is None:
+        return []
+    picked = {choice.pk for choice in response.choices.all()}
+    return [choice.pk for choice in row.choices if choice.pk in picked]
+
+
 def _result(attempt: Attempt) -> dict:
     feedback = services.feedback_released(attempt=attempt)
     answers = services.answers_released(attempt=attempt)
@@ -310,11 +318,11 @@ def _result(attempt: Attempt) -> dict:
                 else None,
                 "feedback": counting.feedback if feedback and counting else None,
                 "text": counting.text if counting and not question else None,
-                "choices": [c.pk for c in counting.choices.all()] if counting else [],
+                "choices": _picked(row, counting),
                 "correct_answer": selectors.variant_answer_text(variant=row.variant)
                 if answers and not question
                 else None,
-                "correct_choices": [c.pk for c in question.choices.all() if c.is_correct]
+                "correct_choices": [c.pk for c in row.choices if c.is_correct]
                 if answers and question
                 else None,
                 "explanation": (question.explanation or None) if answers and question else None,

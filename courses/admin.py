@@ -122,7 +122,7 @@ class ChoiceInline(admin.TabularInline):
     model = Choice
     formset = ChoiceInlineFormSet
     extra = 0
-    fields = ["order", "text", "is_correct", "misconception", "feedback"]
+    fields = ["order", "text", "is_correct", "pinned", "misconception", "feedback"]
     autocomplete_fields = ["misconception"]
 
 
@@ -184,10 +184,23 @@ class QuizItemInline(admin.TabularInline):
     autocomplete_fields = ["question", "problem"]
 
 
+class ShuffleSelect(forms.NullBooleanSelect):
+    """Empty, on or off, where empty is worded as the rule it stands for."""
+
+    def __init__(self, attrs=None):
+        super().__init__(attrs)
+        self.choices = [
+            ("unknown", "By mode: on for exams, off for practice quizzes"),
+            ("true", "On"),
+            ("false", "Off"),
+        ]
+
+
 class QuizForm(forms.ModelForm):
     class Meta:
         model = Quiz
         fields = "__all__"
+        widgets = {"shuffle_items": ShuffleSelect, "shuffle_choices": ShuffleSelect}
 
     def clean(self):
         cleaned = super().clean()
@@ -214,4 +227,12 @@ class QuizAdmin(admin.ModelAdmin):
         ("Limits", {"fields": ["time_limit_minutes", "attempts_allowed", "tries_per_item"]}),
         ("Availability", {"fields": ["opens_at", "closes_at"]}),
         ("Policy", {"fields": ["show_feedback", "release_answers"]}),
+        (
+            "Order",
+            {
+                "fields": ["shuffle_items", "shuffle_choices"],
+                "description": "Each attempt draws its own order, kept on every reload and in "
+                "its results. A change applies to attempts started afterwards.",
+            },
+        ),
     ]

@@ -138,6 +138,16 @@ class _Checker:
             self.add(f"{where}.{key}", f"must be at least {minimum}, got {value}")
         return value
 
+    def flag(self, obj: dict, key: str, where: str, *, default: bool | None) -> bool | None:
+        """true or false; missing (or null) gives the default."""
+        value = obj.get(key)
+        if value is None:
+            return default
+        if not isinstance(value, bool):
+            self.add(f"{where}.{key}", f"must be true or false, got {value!r}")
+            return default
+        return value
+
     def choice(self, obj: dict, key: str, where: str, options: Iterable[str], default: str):
         value = obj.get(key, default)
         options = list(options)
@@ -252,11 +262,10 @@ def validate_bank(document: Any, *, source: str = "bank") -> dict:
         for j, raw_choice in enumerate(check.seq(obj.get("choices"), f"{where}.choices")):
             cwhere = f"{where} › choice {j + 1}"
             c = check.mapping(raw_choice, cwhere)
-            check.unknown_fields(c, {"text", "correct", "misconception", "feedback"}, cwhere)
-            correct = c.get("correct", False)
-            if not isinstance(correct, bool):
-                check.add(f"{cwhere}.correct", f"must be true or false, got {correct!r}")
-                correct = False
+            check.unknown_fields(
+                c, {"text", "correct", "pinned", "misconception", "feedback"}, cwhere
+            )
+            correct = check.flag(c, "correct", cwhere, default=False)
             code = c.get("misconception") or None
             if not correct and code is None:
                 check.add(cwhere, f"choice {j + 1} is wrong but names no misconception")
@@ -265,6 +274,7 @@ def validate_bank(document: Any, *, source: str = "bank") -> dict:
             choice = {
                 "text": check.text(c, "text", cwhere),
                 "correct": correct,
+                "pinned": check.flag(c, "pinned", cwhere, default=False),
                 "misconception": code,
                 "feedback": check.text(c, "feedback", cwhere, required=False),
             }
@@ -326,7 +336,7 @@ def validate_bank(document: Any, *, source: str = "bank") -> dict:
             obj,
             {"slug", "title", "description", "mode", "time_limit_minutes", "attempts_allowed",
              "tries_per_item", "show_feedback", "release_answers", "opens_at", "closes_at",
-             "items"},
+             "shuffle_items", "shuffle_choices", "items"},
             where,
         )  # fmt: skip
         quiz = {
@@ -353,6 +363,9 @@ def validate_bank(document: Any, *, source: str = "bank") -> dict:
             ),
             "opens_at": _moment(check, obj, "opens_at", where),
             "closes_at": _moment(check, obj, "closes_at", where),
+            # Omitted: the quiz's mode decides (Quiz.shuffles_items, Quiz.shuffles_choices).
+            "shuffle_items": check.flag(obj, "shuffle_items", where, default=None),
+            "shuffle_choices": check.flag(obj, "shuffle_choices", where, default=None),
             "items": [],
         }
         if quiz["opens_at"] and quiz["closes_at"] and quiz["closes_at"] <= quiz["opens_at"]:
@@ -506,6 +519,22 @@ def _upsert(model, lookup: dict, values: dict, summary: ImportSummary, kind: str
     return obj
 
 
+def _choice_rows(existing: list[Choice], texts: list[str]) -> list[Choice | None]:
+    """The stored choice each choice of the file updates (None: a new one).
+
+    Choices have no slug. A choice whose text is unchanged keeps its row wherever it moves, so
+    the answers that picked it still point at the same words; a choice with new text takes the
+    next row left over, in stored order (an edit in place).
+    """
+    same_text: dict[str, list[Choice]] = {}
+    for row in existing:
+        same_text.setdefault(row.text, []).append(row)
+    matched = [same_text[text].pop(0) if same_text.get(text) else None for text in texts]
+    taken = {row.pk for row in matched if row is not None}
+    left_over = iter(row for row in existing if row.pk not in taken)
+    return [row if row is not None else next(left_over, None) for row in matched]
+
+
 def _write_bank(bank: dict) -> ImportSummary:
     summary = ImportSummary(lesson=bank["lesson"]["slug"])
     course_values = {k: v for k, v in bank["course"].items() if k != "slug"}
@@ -563,23 +592,25 @@ def _write_bank(bank: dict) -> ImportSummary:
             "questions",
         )
         questions[item["slug"]] = question
-        # Choices have no slug: their position is their identity, so a re-import edits in place.
         existing = list(question.choices.order_by("order", "id"))
-        for position, choice in enumerate(item["choices"]):
+        rows = _choice_rows(existing, [choice["text"] for choice in item["choices"]])
+        for position, (choice, row) in enumerate(zip(item["choices"], rows, strict=True)):
             values = {
                 "text": choice["text"],
                 "is_correct": choice["correct"],
+                "pinned": choice["pinned"],
                 "misconception": by_code.get(choice["misconception"]),
                 "feedback": choice["feedback"],
                 "order": position,
             }
-            if position < len(existing):
+            if row is not None:
                 for name, value in values.items():
-                    setattr(existing[position], name, value)
-                existing[position].save()
+                    setattr(row, name, value)
+                row.save()
             else:
                 Choice.objects.create(question=question, **values)
-        Choice.objects.filter(id__in=[c.id for c in existing[len(item["choices"]) :]]).delete()
+        kept = {row.pk for row in rows if row is not None}
+        Choice.objects.filter(id__in=[c.id for c in existing if c.id not in kept]).delete()
 
     problems = {}
     for order, item in enumerate(bank["problems"]):
@@ -671,6 +702,8 @@ def bank_export(*, lesson: Lesson) -> str:
         choices = []
         for choice in question.choices.all():
             entry: dict[str, Any] = {"text": choice.text, "correct": choice.is_correct}
+            if choice.pinned:
+                entry["pinned"] = True
             if choice.misconception:
                 entry["misconception"] = choice.misconception.code
             entry["feedback"] = choice.feedback
@@ -720,6 +753,12 @@ def bank_export(*, lesson: Lesson) -> str:
                 "release_answers": quiz.release_answers,
                 **({"opens_at": quiz.opens_at} if quiz.opens_at else {}),
                 **({"closes_at": quiz.closes_at} if quiz.closes_at else {}),
+                **({"shuffle_items": quiz.shuffle_items} if quiz.shuffle_items is not None else {}),
+                **(
+                    {"shuffle_choices": quiz.shuffle_choices}
+                    if quiz.shuffle_choices is not None
+                    else {}
+                ),
                 "items": items,
             }
         )

@@ -133,7 +133,11 @@ def test_export_keeps_what_the_source_file_says(shipped_bank):
 def test_import_into_an_existing_lesson_edits_it_in_place(shipped_bank, tmp_path):
     document = shipped_document()
     document["questions"][0]["prompt"] = "A changed prompt about $d_k$."
-    document["questions"][0]["choices"] = document["questions"][0]["choices"][:2]
+    choices = document["questions"][0]["choices"]
+    document["questions"][0]["choices"] = [
+        next(c for c in choices if c["correct"]),
+        next(c for c in choices if not c["correct"]),
+    ]
     document["quizzes"][0]["items"] = document["quizzes"][0]["items"][:1]
     ids_before = set(Question.objects.values_list("id", flat=True))
     bank_import(paths=[write_bank(tmp_path, document, "edited.yaml")])
@@ -142,6 +146,106 @@ def test_import_into_an_existing_lesson_edits_it_in_place(shipped_bank, tmp_path
     assert question.choices.count() == 2
     assert Quiz.objects.get(slug=document["quizzes"][0]["slug"]).items.count() == 1
     assert set(Question.objects.values_list("id", flat=True)) == ids_before
+
+
+# --- the order of choices, and the shuffle settings --------------------------------------------
+
+
+def test_shipped_single_choice_answers_are_spread_over_positions():
+    """Picking the same letter everywhere must not pay: no position is right more than half
+    the time, and the right answer is not always in the same place."""
+    singles = [q for q in shipped_document()["questions"] if q["kind"] == "single"]
+    positions = [next(i for i, c in enumerate(q["choices"]) if c["correct"]) for q in singles]
+    assert len(singles) >= 8
+    for position in set(positions):
+        assert positions.count(position) <= len(singles) / 2, (position, positions)
+    assert positions.count(0) < len(singles) / 3
+
+
+def test_shipped_select_all_answers_are_not_always_the_first_choices():
+    selects = [q for q in shipped_document()["questions"] if q["kind"] == "multiple"]
+    correct_sets = [tuple(i for i, c in enumerate(q["choices"]) if c["correct"]) for q in selects]
+    assert len(selects) >= 2
+    assert len(set(correct_sets)) == len(correct_sets)
+    firsts = [tuple(range(len(found))) for found in correct_sets]
+    assert all(found != first for found, first in zip(correct_sets, firsts, strict=True))
+
+
+def test_a_pinned_choice_and_the_shuffle_settings_round_trip(shipped_bank, tmp_path):
+    lesson = Lesson.objects.get(slug="scaled-dot-product-attention")
+    question = lesson.questions.get(slug="q-variance-of-dot")
+    pinned = question.choices.order_by("order").last()
+    Choice.objects.filter(pk=pinned.pk).update(pinned=True)
+    lesson.quizzes.filter(mode=Quiz.Mode.EXAM).update(shuffle_items=False, shuffle_choices=True)
+    exported = bank_export(lesson=lesson)
+    document = yaml.safe_load(exported)
+    exam = next(q for q in document["quizzes"] if q["mode"] == "exam")
+    practice = next(q for q in document["quizzes"] if q["mode"] == "practice")
+    assert (exam["shuffle_items"], exam["shuffle_choices"]) == (False, True)
+    assert "shuffle_items" not in practice
+    assert "shuffle_choices" not in practice
+    (exported_question,) = [q for q in document["questions"] if q["slug"] == question.slug]
+    assert [c.get("pinned", False) for c in exported_question["choices"]] == [
+        False,
+        False,
+        False,
+        True,
+    ]
+
+    Choice.objects.update(pinned=False)
+    Quiz.objects.update(shuffle_items=None, shuffle_choices=None)
+    path = tmp_path / "exported.yaml"
+    path.write_text(exported, encoding="utf-8")
+    bank_import(paths=[path])
+    assert list(Choice.objects.filter(pinned=True)) == [pinned]
+    exam_row = lesson.quizzes.get(mode=Quiz.Mode.EXAM)
+    assert (exam_row.shuffle_items, exam_row.shuffle_choices) == (False, True)
+    practice_row = lesson.quizzes.get(mode=Quiz.Mode.PRACTICE)
+    assert (practice_row.shuffle_items, practice_row.shuffle_choices) == (None, None)
+    assert bank_export(lesson=lesson) == exported
+
+
+def test_shuffling_is_on_for_exams_and_off_for_practice_unless_the_bank_says(shipped_bank):
+    exam = Quiz.objects.get(slug="attention-exam")
+    practice = Quiz.objects.get(slug="attention-practice")
+    assert (exam.shuffles_items, exam.shuffles_choices) == (True, True)
+    assert (practice.shuffles_items, practice.shuffles_choices) == (False, False)
+    practice.shuffle_choices = True
+    exam.shuffle_items = False
+    assert practice.shuffles_choices
+    assert not practice.shuffles_items
+    assert exam.shuffles_choices
+    assert not exam.shuffles_items
+
+
+def test_reimport_keeps_each_choice_row_with_its_text_when_choices_move(shipped_bank, tmp_path):
+    """Answers point at choice rows: moving a choice in the file must not hand its row, and the
+    answers that picked it, to other words."""
+    ids_by_text = dict(Choice.objects.values_list("text", "id"))
+    question = Question.objects.get(slug="q-variance-of-dot")
+    picked = question.choices.get(is_correct=True)
+    document = shipped_document()
+    (moved,) = [q for q in document["questions"] if q["slug"] == question.slug]
+    moved["choices"].reverse()
+    bank_import(paths=[write_bank(tmp_path, document, "moved.yaml")])
+    assert dict(Choice.objects.values_list("text", "id")) == ids_by_text
+    picked.refresh_from_db()
+    assert picked.is_correct
+    assert [c.text for c in question.choices.order_by("order")] == [
+        c["text"] for c in moved["choices"]
+    ]
+
+
+def test_reimport_edits_a_choice_whose_text_changed_in_place(shipped_bank, tmp_path):
+    question = Question.objects.get(slug="q-variance-of-dot")
+    before = list(question.choices.order_by("order").values_list("id", flat=True))
+    document = shipped_document()
+    (edited,) = [q for q in document["questions"] if q["slug"] == question.slug]
+    edited["choices"][1]["text"] = "$d_k / 2$"
+    bank_import(paths=[write_bank(tmp_path, document, "edited.yaml")])
+    after = list(question.choices.order_by("order").values_list("id", "text"))
+    assert [pk for pk, _ in after] == before
+    assert after[1][1] == "$d_k / 2$"
 
 
 # --- bad banks: a clear message with its location, and nothing changed ----------------------
@@ -219,7 +323,19 @@ def break_unknown_term_link(doc):
     return "[[no-such-term]] links to no key term of this lesson"
 
 
+def break_pinned_not_a_flag(doc):
+    doc["questions"][0]["choices"][0]["pinned"] = "yes"
+    return "choice 1.pinned: must be true or false, got 'yes'"
+
+
+def break_shuffle_not_a_flag(doc):
+    doc["quizzes"][1]["shuffle_choices"] = "on"
+    return ".shuffle_choices: must be true or false, got 'on'"
+
+
 BREAKS = [
+    break_pinned_not_a_flag,
+    break_shuffle_not_a_flag,
     break_missing_field,
     break_unknown_misconception,
     break_wrong_choice_without_misconception,

@@ -1,8 +1,16 @@
-"""Markdown + LaTeX to HTML with MathML, rendered on the server (no script, no CDN).
+"""Markdown + LaTeX to HTML with MathML, rendered on the server (no script, no CDN), sanitized.
 
 Math spans are cut out before Markdown runs, so Markdown never mangles `_` or `*` inside formulas,
 then converted with latex2mathml and put back. Raw HTML in the source is escaped: lesson text is
 authored by instructors, but a stray `<` must never become markup on a learner's page.
+
+Escaping is not enough on its own: latex2mathml copies the text of `\\text{…}` into its output as
+it is, and Markdown links take any URL. So every rendering ends in `sanitize_html`, an allowlist
+of what the renderer legitimately produces (below), applied by nh3, a maintained HTML5 sanitizer.
+The checks (`latex_to_html`, `check_markup`) refuse at authoring time what the sanitizer would
+drop, so an instructor learns about it instead of a formula silently losing a part.
+
+`render_markup` is pure (source text in, HTML out): its result may be cached by the source text.
 """
 
 from __future__ import annotations
@@ -11,19 +19,87 @@ import html
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import markdown
+import nh3
+from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from latex2mathml.converter import convert as latex_to_mathml
+from markdown.extensions import Extension
+from markdown.extensions.tables import TableExtension
+from markdown.treeprocessors import Treeprocessor
 
 MATH_SPAN = re.compile(r"\$\$(?P<display>.+?)\$\$|(?<![\\$])\$(?P<inline>[^$\n]+?)\$", re.DOTALL)
 TERM_LINK = re.compile(r"\[\[(?P<slug>[a-z0-9-]+)(?:\|(?P<text>[^\]]+))?\]\]")
 # Markdown leaves these brackets alone, and lesson text has no reason to contain them.
 _PLACEHOLDER = "⟦MATH{}⟧"
 _PLACEHOLDER_RE = re.compile(r"⟦MATH(\d+)⟧")
-_MATHML_NS = "{http://www.w3.org/1998/Math/MathML}"
+MATHML_NAMESPACE = "http://www.w3.org/1998/Math/MathML"
+_MATHML_NS = "{" + MATHML_NAMESPACE + "}"
 # latex2mathml accepts anything; these element arities tell a broken \frac{1} from a good one.
 _ARITY = {"mfrac": 2, "msub": 2, "msup": 2, "msubsup": 3, "mroot": 2, "munder": 2, "mover": 2}
+
+# ---------------------------------------------------------------------------------------------
+# The allowlist: what the renderer produces for legitimate text, and nothing else.
+# ---------------------------------------------------------------------------------------------
+
+# Links may go to the web or to a mail address, or stay on softgrade (relative, #anchor).
+URL_SCHEMES = frozenset({"http", "https", "mailto"})
+# Links that leave softgrade: no endorsement by the course, and no exam page address (it names
+# the attempt) sent to the other site.
+EXTERNAL_LINK_REL = "nofollow noopener noreferrer"
+
+# What Python-Markdown makes of text with raw HTML escaped, with the sane_lists and tables
+# extensions: paragraphs, headings, emphasis, code, quotes, lists, rules, line breaks, links,
+# tables. Images (`![alt](src)`) are left out on purpose: the bank format has none, and an image
+# from another site would tell that site who reads the lesson, and when. Their alt text is shown.
+MARKDOWN_TAGS = frozenset(
+    {"p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "em", "strong", "code", "pre",
+     "blockquote", "ul", "ol", "li", "a", "table", "thead", "tbody", "tr", "th", "td"}
+)  # fmt: skip
+MARKDOWN_ATTRIBUTES = {"a": frozenset({"href", "title"}), "ol": frozenset({"start"})}
+
+# Every element latex2mathml (3.x) emits: found by rendering the shipped banks and by reading its
+# converter and command table (tests/courses/test_markup.py renders the shipped bank through
+# this list and checks nothing is lost). No <semantics>/<annotation>, no <maction>: nothing here
+# can hold a script or a link.
+MATHML_TAGS = frozenset(
+    {"math", "mrow", "mi", "mn", "mo", "mtext", "mspace", "mfrac", "msqrt", "mroot", "msub",
+     "msup", "msubsup", "munder", "mover", "munderover", "mstyle", "mpadded", "mphantom",
+     "menclose", "mtable", "mtr", "mtd"}
+)  # fmt: skip
+# The presentation attributes latex2mathml sets, allowed on any MathML element. Not `href`
+# (\href: links go in Markdown, where the URL scheme is checked), not `style` or `class`
+# (\style, \class), not `border-color` (\fcolorbox): none of them is needed to show a formula.
+MATHML_ATTRIBUTES = frozenset(
+    {
+        # any element: \mathbf, \Large, \color, \colorbox, \displaystyle, \scriptstyle
+        "mathvariant", "mathsize", "mathcolor", "mathbackground", "displaystyle", "scriptlevel",
+        # operators: \left( \right), \sum, \operatorname, \overbrace, spacing around \mathrel
+        "stretchy", "fence", "form", "separator", "lspace", "rspace", "largeop", "movablelimits",
+        "minsize", "maxsize", "accent",
+        # \binom, \tfrac; \quad, \hspace, \phantom, \\; \boxed, \cancel; matrices, aligned
+        "linethickness", "width", "height", "depth", "voffset", "linebreak", "notation",
+        "columnalign", "columnlines", "columnspacing", "rowlines", "rowspacing",
+    }
+)  # fmt: skip
+# Attribute values that must be one of a few: anything else is dropped.
+_FIXED_VALUES = {
+    "math": {"xmlns": {MATHML_NAMESPACE}, "display": {"block", "inline"}},
+    "a": {"rel": {EXTERNAL_LINK_REL}},
+    "th": {"align": {"left", "center", "right"}},
+    "td": {"align": {"left", "center", "right"}},
+}
+# MathML attribute values are lengths, colours, names and numbers: `-.325em`, `#ff0000`, `left
+# right`. Nothing else may pass, so no value can smuggle CSS (`url(`, `;`) into a presentation hint.
+_MATHML_VALUE = re.compile(r"[\w#.+\-% ]*")
+
+ALLOWED_TAGS = MARKDOWN_TAGS | MATHML_TAGS
+_ALLOWED_ATTRIBUTES = {
+    **{tag: set(MATHML_ATTRIBUTES) for tag in MATHML_TAGS},
+    **{tag: set(names) for tag, names in MARKDOWN_ATTRIBUTES.items()},
+}
 
 
 class MarkupError(ValueError):
@@ -34,6 +110,34 @@ class MarkupError(ValueError):
 class MathSpan:
     latex: str
     display: bool
+
+
+def _mathml_value_filter(tag: str, attribute: str, value: str) -> str | None:
+    if tag in MATHML_TAGS and tag != "math" and not _MATHML_VALUE.fullmatch(value):
+        return None
+    return value
+
+
+def sanitize_html(fragment: str) -> str:
+    """Keep only allowlisted elements, attributes and URL schemes: `sanitize_html("<b>x</b>")`."""
+    return nh3.clean(
+        fragment,
+        tags=set(ALLOWED_TAGS),
+        attributes=_ALLOWED_ATTRIBUTES,
+        tag_attribute_values={
+            t: {a: set(v) for a, v in d.items()} for t, d in _FIXED_VALUES.items()
+        },
+        attribute_filter=_mathml_value_filter,
+        allowed_classes={"a": {"term-link"}},
+        url_schemes=set(URL_SCHEMES),
+        link_rel=None,  # set by _LinksAndImages on links that leave softgrade, and only there
+        strip_comments=True,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Formulas
+# ---------------------------------------------------------------------------------------------
 
 
 def _check_braces(latex: str) -> None:
@@ -49,6 +153,25 @@ def _check_braces(latex: str) -> None:
         raise MarkupError(f"unbalanced braces in ${latex}$: {depth} '{{' left open")
 
 
+def _check_mathml(element: ET.Element, latex: str) -> None:
+    """Refuse what the sanitizer would drop, naming it: HTML in \\text, links, styles."""
+    tag = element.tag.removeprefix(_MATHML_NS)
+    if tag not in MATHML_TAGS:
+        raise MarkupError(f"HTML is not allowed in a formula: <{tag}> in ${latex}$")
+    for name, value in element.attrib.items():
+        if name.endswith("href"):
+            raise MarkupError(
+                f"links are not allowed in a formula (${latex}$): "
+                "put a Markdown link [text](https://…) around it instead"
+            )
+        if (tag == "math" and name == "display") or (
+            name in MATHML_ATTRIBUTES and _MATHML_VALUE.fullmatch(value)
+        ):
+            continue
+        shown = re.sub(r"^\{.*\}", "", name)
+        raise MarkupError(f"${latex}$ sets {shown}={value!r}, which a formula may not carry")
+
+
 def latex_to_html(latex: str, *, display: bool = False) -> str:
     """Convert one formula to MathML, or raise MarkupError: `latex_to_html("d_k")`."""
     latex = latex.strip()
@@ -59,8 +182,17 @@ def latex_to_html(latex: str, *, display: bool = False) -> str:
         mathml = latex_to_mathml(latex, display="block" if display else "inline")
     except Exception as exc:  # latex2mathml raises many unrelated types for malformed input
         raise MarkupError(f"cannot convert ${latex}$: {type(exc).__name__} {exc}".strip()) from exc
-    root = ET.fromstring(mathml)
+    try:
+        root = ET.fromstring(mathml)
+    except ET.ParseError as exc:
+        # latex2mathml copies the text of \text{…} (and \mathrm{…}) as it is: a '<' or '&'
+        # there is half a tag or half an entity.
+        raise MarkupError(
+            f"cannot convert ${latex}$: '<', '>' and '&' may not appear inside \\text{{…}} "
+            "or \\mathrm{…}; write them outside, as in $a < b$"
+        ) from exc
     for element in root.iter():
+        _check_mathml(element, latex)
         tag = element.tag.removeprefix(_MATHML_NS)
         if element.text and element.text.startswith("\\"):
             raise MarkupError(f"unknown command {element.text} in ${latex}$")
@@ -95,8 +227,47 @@ def check_markup(text: str, *, term_slugs: set[str] | None = None) -> list[str]:
     return problems
 
 
+# ---------------------------------------------------------------------------------------------
+# Rendering
+# ---------------------------------------------------------------------------------------------
+
+
+class _LinksAndImages(Treeprocessor):
+    """Marks links that leave softgrade with EXTERNAL_LINK_REL; puts an image's alt text in its
+    place (MARKDOWN_TAGS has no <img>)."""
+
+    def run(self, root):
+        for parent in root.iter():
+            for index, image in reversed(list(enumerate(parent))):
+                if image.tag != "img":
+                    continue
+                text = (image.get("alt") or "") + (image.tail or "")
+                if index:
+                    parent[index - 1].tail = (parent[index - 1].tail or "") + text
+                else:
+                    parent.text = (parent.text or "") + text
+                parent.remove(image)
+        for link in root.iter("a"):
+            try:
+                parts = urlsplit(link.get("href", ""))
+                leaves = bool(parts.scheme or parts.netloc)
+            except ValueError:  # e.g. "http://[": the sanitizer decides; mark it to be sure
+                leaves = True
+            if leaves:
+                link.set("rel", EXTERNAL_LINK_REL)
+
+
+class _LinksAndImagesExtension(Extension):
+    def extendMarkdown(self, md):
+        md.treeprocessors.register(_LinksAndImages(md), "links_and_images", 0)
+
+
+def _escape_text(text: str) -> str:
+    return html.escape(text, quote=False).replace("⟦", "&#x27E6;")
+
+
 def render_markup(text: str, *, inline: bool = False) -> SafeString:
-    """Markdown with $math$ and [[term]] links to safe HTML; raises MarkupError on a bad formula."""
+    """Markdown with $math$ and [[term]] links to sanitized HTML; MarkupError on a bad formula."""
     rendered: list[str] = []
 
     def stash(match: re.Match[str]) -> str:
@@ -105,8 +276,12 @@ def render_markup(text: str, *, inline: bool = False) -> SafeString:
         rendered.append(latex_to_html(latex, display=display))
         return _PLACEHOLDER.format(len(rendered) - 1)
 
-    source = MATH_SPAN.sub(stash, text)
-    source = html.escape(source, quote=False)
+    # Raw HTML in the text is escaped, and so is "⟦": only the placeholders made here hold one.
+    parts, position = [], 0
+    for match in MATH_SPAN.finditer(text):
+        parts += [_escape_text(text[position : match.start()]), stash(match)]
+        position = match.end()
+    source = "".join([*parts, _escape_text(text[position:])])
     source = TERM_LINK.sub(
         lambda m: (
             f'<a class="term-link" href="#term-{m.group("slug")}">'
@@ -114,10 +289,30 @@ def render_markup(text: str, *, inline: bool = False) -> SafeString:
         ),
         source,
     )
-    output = markdown.markdown(source, extensions=["sane_lists", "tables"], output_format="html")
+    output = markdown.markdown(
+        source,
+        extensions=[
+            "sane_lists",
+            TableExtension(use_align_attribute=True),  # align="…", so no style attribute
+            _LinksAndImagesExtension(),
+        ],
+        output_format="html",
+    )
     if inline and output.startswith("<p>") and output.endswith("</p>") and output.count("<p>") == 1:
         output = output[3:-4]
     output = _PLACEHOLDER_RE.sub(lambda m: rendered[int(m.group(1))], output)
     # A display formula alone in a paragraph should not sit inside <p>.
     output = re.sub(r"<p>(<math[^>]*display=\"block\".*?</math>)</p>", r"\1", output, flags=re.S)
-    return mark_safe(output)
+    return mark_safe(sanitize_html(output))
+
+
+def render_markup_or_plain(text: str, *, inline: bool = False) -> SafeString:
+    """For learners' pages: `render_markup`, or the source as escaped text when it cannot render.
+
+    Every authoring path refuses text that does not render, but text stored before a check
+    existed must still show (as written) instead of breaking the page.
+    """
+    try:
+        return render_markup(text, inline=inline)
+    except MarkupError:
+        return format_html("{}", text) if inline else format_html("<p>{}</p>", text)

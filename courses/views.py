@@ -3,7 +3,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from . import selectors
-from .markup import render_markup
+from .markup import render_markup_or_plain
 from .models import Lesson
 
 
@@ -19,9 +19,11 @@ def lesson_detail(request: HttpRequest, slug: str) -> HttpResponse:
         raise Http404("No such lesson.") from exc
     context = {
         "lesson": lesson,
-        "body": render_markup(lesson.body),
-        "title_html": render_markup(lesson.title, inline=True),
-        "key_terms": [(term, render_markup(term.definition)) for term in lesson.key_terms.all()],
+        "body": render_markup_or_plain(lesson.body),
+        "title_html": render_markup_or_plain(lesson.title, inline=True),
+        "key_terms": [
+            (term, render_markup_or_plain(term.definition)) for term in lesson.key_terms.all()
+        ],
         "problems": list(lesson.problems.all()),
         "quizzes": list(lesson.quizzes.all()),
     }

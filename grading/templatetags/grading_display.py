@@ -11,7 +11,7 @@ from typing import Any
 from django import template
 from django.utils.safestring import SafeString
 
-from courses.markup import render_markup
+from courses.markup import render_markup_or_plain
 from grading import engine
 from grading.engine.answers import format_number
 from grading.models import Response, Variant
@@ -21,14 +21,14 @@ register = template.Library()
 
 @register.filter
 def markup(text: str) -> SafeString:
-    """Instructor text (Markdown with $math$) as safe HTML."""
-    return render_markup(text or "")
+    """Instructor text (Markdown with $math$) as sanitized HTML."""
+    return render_markup_or_plain(text or "")
 
 
 @register.filter
 def markup_inline(text: str) -> SafeString:
     """Short instructor text (a choice, a title) without its paragraph."""
-    return render_markup(text or "", inline=True)
+    return render_markup_or_plain(text or "", inline=True)
 
 
 @register.filter
@@ -41,7 +41,7 @@ def choice_letter(number: int) -> str:
 def variant_prompt(variant: Variant) -> SafeString:
     """The problem statement with this variant's numbers, math as MathML."""
     family = engine.get_family(variant.family)
-    return render_markup(family.prompt(variant.givens))
+    return render_markup_or_plain(family.prompt(variant.givens))
 
 
 def _shape(variant: Variant) -> tuple[int, ...]:
@@ -126,6 +126,10 @@ def verdict(
     else:
         # The panel's title already says it.
         feedback = feedback.removeprefix("Not correct. ")
+    if response.question_id:
+        # A question's feedback is its choices' authored feedback (Markdown with $math$); a
+        # problem's is the engine's plain text, which may quote what the learner typed.
+        feedback = render_markup_or_plain(feedback, inline=True)
     return {
         "response": response,
         "feedback": feedback,

@@ -373,6 +373,7 @@ def validate_bank(document: Any, *, source: str = "bank") -> dict:
         if quiz["slug"] in quiz_slugs:
             check.add(f"{where}.slug", f"duplicate quiz slug {quiz['slug']!r}")
         quiz_slugs.add(quiz["slug"])
+        check.markup(quiz["description"], f"{where}.description")
         for problem in quiz_policy_problems(
             mode=quiz["mode"],
             show_feedback=quiz["show_feedback"],

@@ -13,6 +13,7 @@ from django.contrib.auth.models import User
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
+from courses.admin import MarkupFieldsForm, markup_preview
 from courses.markup import MarkupError, render_markup
 from courses.models import Misconception, Problem
 from grading import engine
@@ -32,7 +33,8 @@ from grading.models import (
 PREVIEW_SEEDS = (1, 2, 3)
 
 
-class ProblemForm(forms.ModelForm):
+class ProblemForm(MarkupFieldsForm):
+    markup_fields = ("prompt",)
     family = forms.ChoiceField(choices=())
 
     class Meta:
@@ -103,7 +105,8 @@ class ProblemAdmin(admin.ModelAdmin):
         if not obj.pk:
             return "Save to preview generated variants."
         seeds = getattr(self, "_preview_seeds", PREVIEW_SEEDS)
-        blocks = []
+        # Learners read the problem's own prompt above every variant's numbers.
+        blocks = [markup_preview(obj.prompt)] if obj.prompt else []
         for seed in seeds:
             try:
                 data = variant_data(obj, seed)

@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from courses.models import Question, Quiz
+from courses.models import KeyTerm, Lesson, Misconception, Problem, Question, Quiz
 from tests.factories import InstructorFactory, LessonFactory, MisconceptionFactory
 
 pytestmark = pytest.mark.django_db
@@ -156,3 +156,111 @@ def test_learners_cannot_reach_the_admin(client):
     client.force_login(UserFactory())
     response = client.get(reverse("admin:courses_question_changelist"))
     assert response.status_code == 302
+
+
+# --- authored text that cannot render: an error on its field, nothing saved ---------------------
+
+BAD_FORMULA = "See $\\text{<img src=x>}$ here."
+BAD_FORMULA_ERROR = "cannot convert $\\text{<img src=x>}$: '<', '>' and '&' may not appear"
+
+
+def empty_inline(prefix: str) -> dict:
+    return {
+        f"{prefix}-TOTAL_FORMS": "0",
+        f"{prefix}-INITIAL_FORMS": "0",
+        f"{prefix}-MIN_NUM_FORMS": "0",
+        f"{prefix}-MAX_NUM_FORMS": "1000",
+    }
+
+
+def lesson_post(lesson, **fields):
+    data = {
+        "course": str(lesson.course.pk), "title": "New", "slug": "new", "order": "9",
+        "minutes": "10", "summary": "", "body": "Fine $d_k$.",
+        "key_terms-TOTAL_FORMS": "1", "key_terms-INITIAL_FORMS": "0",
+        "key_terms-MIN_NUM_FORMS": "0", "key_terms-MAX_NUM_FORMS": "1000",
+        "key_terms-0-order": "0", "key_terms-0-slug": "spread", "key_terms-0-term": "Spread",
+        "key_terms-0-definition": "Fine.",
+    }  # fmt: skip
+    return {**data, **fields}
+
+
+def misconception_post(lesson):
+    return {"lesson": str(lesson.pk), "code": "new-code", "title": "New", "explanation": "Fine."}
+
+
+def keyterm_post(lesson):
+    return {"lesson": str(lesson.pk), "order": "0", "slug": "t", "term": "T", "definition": "Ok"}
+
+
+def quiz_post(lesson):
+    return {
+        "lesson": str(lesson.pk), "title": "Q", "slug": "q", "description": "Fine.",
+        "mode": "practice", "tries_per_item": "1", "show_feedback": "immediately",
+        "release_answers": "after_submission", **empty_inline("items"),
+    }  # fmt: skip
+
+
+def problem_post(lesson):
+    return {
+        "lesson": str(lesson.pk), "title": "P", "slug": "p", "order": "0", "prompt": "Fine.",
+        "family": "dot-variance", "params": "{}", "atol": "", "rtol": "",
+    }  # fmt: skip
+
+
+def question_with_choices(lesson, misconception):
+    return question_post(
+        lesson,
+        [
+            {"text": "$d_k$", "is_correct": "on", "feedback": "Yes."},
+            {"text": "$d_k^2$", "misconception": str(misconception.pk), "feedback": "No."},
+        ],
+    )
+
+
+# (admin model, form data maker, field set to the bad text, where its error shows)
+MARKUP_FIELDS = [
+    ("lesson", lambda lesson, _: lesson_post(lesson), "body", None),
+    ("lesson", lambda lesson, _: lesson_post(lesson), "title", None),
+    ("lesson", lambda lesson, _: lesson_post(lesson), "key_terms-0-definition", "key_terms"),
+    ("keyterm", lambda lesson, _: keyterm_post(lesson), "definition", None),
+    ("misconception", lambda lesson, _: misconception_post(lesson), "explanation", None),
+    ("question", question_with_choices, "prompt", None),
+    ("question", question_with_choices, "explanation", None),
+    ("question", question_with_choices, "choices-1-text", "choices"),
+    ("question", question_with_choices, "choices-1-feedback", "choices"),
+    ("quiz", lambda lesson, _: quiz_post(lesson), "description", None),
+    ("problem", lambda lesson, _: problem_post(lesson), "prompt", None),
+]
+
+
+@pytest.mark.parametrize(
+    ("model", "make", "field", "inline"),
+    MARKUP_FIELDS,
+    ids=[f"{m}.{f}" for m, _, f, _ in MARKUP_FIELDS],
+)
+def test_text_that_cannot_render_is_refused_on_its_own_field(
+    instructor_client, model, make, field, inline
+):
+    lesson = LessonFactory()
+    misconception = MisconceptionFactory(lesson=lesson)
+    model_class = {
+        "lesson": Lesson, "keyterm": KeyTerm, "misconception": Misconception,
+        "question": Question, "quiz": Quiz, "problem": Problem,
+    }[model]  # fmt: skip
+    before = model_class.objects.count()
+    data = {**make(lesson, misconception), field: BAD_FORMULA}
+    response = instructor_client.post(reverse(f"admin:courses_{model}_add"), data)
+    assert response.status_code == 200
+    if inline is None:
+        errors = response.context["adminform"].form.errors[field]
+    else:
+        formset = next(
+            f.formset
+            for f in response.context["inline_admin_formsets"]
+            if f.formset.prefix == inline
+        )
+        number, name = field.removeprefix(f"{inline}-").split("-")
+        errors = formset.forms[int(number)].errors[name]
+    assert any(error.startswith(BAD_FORMULA_ERROR) for error in errors), errors
+    assert model_class.objects.count() == before

@@ -333,6 +333,38 @@ def break_shuffle_not_a_flag(doc):
     return ".shuffle_choices: must be true or false, got 'on'"
 
 
+def break_html_in_a_formula_of_choice_feedback(doc):
+    question = doc["questions"][1]
+    question["choices"][0]["feedback"] = "See $\\text{<img src=x>}$."
+    return (
+        f"questions[2] ({question['slug']}) › choice 1.feedback: cannot convert "
+        "$\\text{<img src=x>}$: '<', '>' and '&' may not appear inside \\text{…}"
+    )
+
+
+def break_tag_in_a_formula_of_a_problem_prompt(doc):
+    doc["problems"][0]["prompt"] = "Read $\\text{<b>this</b>}$."
+    return (
+        f"problems[1] ({doc['problems'][0]['slug']}).prompt: "
+        "HTML is not allowed in a formula: <b> in $\\text{<b>this</b>}$"
+    )
+
+
+def break_link_in_a_formula_of_a_definition(doc):
+    doc["key_terms"][0]["definition"] = "See $\\href{javascript:alert(1)}{x}$."
+    return (
+        f"key_terms[1] ({doc['key_terms'][0]['slug']}).definition: "
+        "links are not allowed in a formula"
+    )
+
+
+def break_latex_in_a_quiz_description(doc):
+    doc["quizzes"][0]["description"] = "Broken $\\frac{1}$."
+    return (
+        f"quizzes[1] ({doc['quizzes'][0]['slug']}).description: missing argument in $\\frac{{1}}$"
+    )
+
+
 BREAKS = [
     break_pinned_not_a_flag,
     break_shuffle_not_a_flag,
@@ -349,6 +381,10 @@ BREAKS = [
     break_unknown_field,
     break_missing_item_target,
     break_unknown_term_link,
+    break_html_in_a_formula_of_choice_feedback,
+    break_tag_in_a_formula_of_a_problem_prompt,
+    break_link_in_a_formula_of_a_definition,
+    break_latex_in_a_quiz_description,
 ]
 
 

@@ -5,9 +5,34 @@ django-lti's admin (LTI tool → LTI registrations); the URLs to give an LMS are
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from lti_tool.admin import LtiRegistrationAdmin
+from lti_tool.models import LtiRegistration
 
 from lti import services
-from lti.models import LineItem, LinkTarget, PassbackOutcome, RosterSync, ScorePassback
+from lti.models import (
+    LineItem,
+    LinkTarget,
+    PassbackOutcome,
+    PlatformHosts,
+    RosterSync,
+    ScorePassback,
+)
+
+
+class PlatformHostsInline(admin.StackedInline):
+    model = PlatformHosts
+    extra = 0
+    max_num = 1
+    can_delete = True
+
+
+# django-lti's registration page, with the hosts softgrade may also call for it (lti.outbound).
+admin.site.unregister(LtiRegistration)
+
+
+@admin.register(LtiRegistration)
+class RegistrationWithHostsAdmin(LtiRegistrationAdmin):
+    inlines = [*LtiRegistrationAdmin.inlines, PlatformHostsInline]
 
 
 class LineItemInline(admin.StackedInline):

@@ -22,16 +22,15 @@ from datetime import datetime, timedelta
 from urllib.parse import urlencode
 
 import jwt
-import requests
 from django.conf import settings
-from django.core.cache import cache
-from django.db import transaction
 from django.utils import timezone
 from lti_tool.models import LtiDeployment, LtiRegistration
 from pylti1p3.exception import LtiException
 from pylti1p3.message_validators import get_validators
 
+from lti.keysets import platform_key
 from lti.models import LaunchNonce
+from lti.refusals import LaunchRefused
 
 logger = logging.getLogger("softgrade.lti")
 
@@ -54,9 +53,9 @@ DEEP_LINKING_REQUEST = "LtiDeepLinkingRequest"
 
 # A login that does not come back as a launch within this time is abandoned.
 NONCE_LIFETIME = timedelta(minutes=10)
+# Expired nonces are kept this long before the sweep deletes them.
+NONCE_SWEEP_GRACE = timedelta(hours=1)
 STATE_COOKIE_PREFIX = "sg_lti_state_"
-# Platform keysets change rarely; an unknown kid triggers one fresh fetch before a refusal.
-KEYSET_CACHE_SECONDS = 600
 
 # Claims every launch must carry, beyond those PyJWT requires (iss, aud, exp, iat, nonce, sub).
 REQUIRED_CLAIMS = (DEPLOYMENT_ID, MESSAGE_TYPE, VERSION, ROLES)
@@ -64,16 +63,6 @@ REQUIRED_BY_MESSAGE = {
     RESOURCE_LINK_REQUEST: (RESOURCE_LINK, TARGET_LINK_URI),
     DEEP_LINKING_REQUEST: (DEEP_LINKING_SETTINGS,),
 }
-
-
-class LaunchRefused(Exception):
-    """A login or launch softgrade refuses: `message` for the learner, `reason` for the log."""
-
-    def __init__(self, message: str, *, reason: str, status: int = 400):
-        self.message = message
-        self.reason = reason
-        self.status = status
-        super().__init__(f"{reason}: {message}")
 
 
 @dataclass(frozen=True)
@@ -163,16 +152,14 @@ def login_initiate(
         _deployment_active(registration=registration, deployment_id=deployment_id)
     nonce = secrets.token_urlsafe(32)
     state = secrets.token_urlsafe(32)
-    with transaction.atomic():
-        # Abandoned logins are swept here, so the table stays small without a scheduler.
-        LaunchNonce.objects.filter(expires_at__lt=now - timedelta(days=1)).delete()
-        LaunchNonce.objects.create(
-            registration=registration,
-            nonce=nonce,
-            state=state,
-            issued_at=now,
-            expires_at=now + NONCE_LIFETIME,
-        )
+    # Expired rows are swept on a schedule (launch_nonces_sweep), never in a learner's request.
+    LaunchNonce.objects.create(
+        registration=registration,
+        nonce=nonce,
+        state=state,
+        issued_at=now,
+        expires_at=now + NONCE_LIFETIME,
+    )
     query = {
         "scope": "openid",
         "response_type": "id_token",
@@ -197,50 +184,6 @@ def login_initiate(
 # ---------------------------------------------------------------------------------------------
 # The launch: state, nonce, signature, claims, deployment, message
 # ---------------------------------------------------------------------------------------------
-
-
-def _keyset_fetch(url: str) -> dict:
-    try:
-        response = requests.get(
-            url, timeout=settings.LTI_HTTP_TIMEOUT, headers={"Accept": "application/json"}
-        )
-        response.raise_for_status()
-        keyset = response.json()
-    except (requests.RequestException, ValueError) as exc:
-        raise LaunchRefused(
-            "softgrade could not fetch the LMS's public keys to check this launch. "
-            "Please try again in a minute.",
-            reason=f"keyset_unavailable ({type(exc).__name__})",
-        ) from exc
-    if not isinstance(keyset, dict) or not isinstance(keyset.get("keys"), list):
-        raise LaunchRefused(
-            "The LMS's public keyset is not a JSON Web Key Set.", reason="keyset_malformed"
-        )
-    return keyset
-
-
-def platform_key(*, registration: LtiRegistration, kid: str) -> jwt.PyJWK:
-    """The platform's public key named by `kid`, from its keyset (cached; refetched once when
-    the kid is unknown, since the platform may have rotated its keys)."""
-    cache_key = "lti:keyset:" + hashlib.sha256(registration.keyset_url.encode()).hexdigest()
-    keyset = cache.get(cache_key)
-    for fresh in (False, True):
-        if keyset is None or fresh:
-            keyset = _keyset_fetch(registration.keyset_url)
-            cache.set(cache_key, keyset, KEYSET_CACHE_SECONDS)
-        for candidate in keyset["keys"]:
-            if isinstance(candidate, dict) and candidate.get("kid") == kid:
-                try:
-                    return jwt.PyJWK(candidate)
-                except jwt.PyJWTError as exc:
-                    raise LaunchRefused(
-                        "The LMS's key for this launch cannot be read.", reason="key_unreadable"
-                    ) from exc
-    raise LaunchRefused(
-        "This launch was signed with a key the LMS does not publish.",
-        reason="unknown_kid",
-        status=401,
-    )
 
 
 def _unverified(id_token: str) -> tuple[dict, dict]:
@@ -426,15 +369,25 @@ def launch_verify(
 ) -> VerifiedLaunch:
     """Run every check on a launch, consuming its nonce; raises LaunchRefused on the first miss.
 
-    Order: state against its cookie, the nonce softgrade issued with that state, the signature
-    with the key named by kid, the claims (iss, aud, azp, exp, iat), the nonce consumed once,
-    the deployment, then the message type, version and required claims.
+    Order: the state is one softgrade issued and matches its cookie; the nonce softgrade issued
+    with that state, the signature with the key named by kid, the claims (iss, aud, azp, exp,
+    iat), the nonce consumed once, the deployment, then the message type, version and required
+    claims.
     """
     now = now or timezone.now()
     if not id_token:
         raise LaunchRefused("The LMS sent no launch (no id_token).", reason="missing_id_token")
     if not state:
         raise LaunchRefused("The LMS sent no state with the launch.", reason="missing_state")
+    if not LaunchNonce.objects.filter(state=state).exists():
+        # Checked before the cookie: the cookie's name derives from the state, so an altered
+        # state would otherwise look like a browser that dropped the cookie.
+        raise LaunchRefused(
+            "This launch's state is not one softgrade issued: it was altered on the way, or the "
+            "launch was not started from softgrade's login. Go back to the LMS and open the "
+            "activity again.",
+            reason="unknown_state",
+        )
     if not state_cookie:
         raise LaunchRefused(
             "Your browser did not send back softgrade's login cookie, so this launch cannot be "
@@ -486,6 +439,19 @@ def launch_verify(
     return VerifiedLaunch(
         registration=registration, deployment=deployment, header=header, claims=claims
     )
+
+
+def launch_nonces_sweep(
+    *, now: datetime | None = None, grace: timedelta = NONCE_SWEEP_GRACE
+) -> int:
+    """Delete the nonces expired for longer than `grace`, consumed or not; returns how many.
+
+    A launch whose nonce row is gone is refused as unknown, so sweeping never lets a replay in;
+    the grace only keeps the kinder "already used" message for a while.
+    """
+    now = now or timezone.now()
+    deleted, _ = LaunchNonce.objects.filter(expires_at__lt=now - grace).delete()
+    return deleted
 
 
 def refusal_log(refusal: LaunchRefused, *, step: str, params: Mapping[str, str]) -> None:

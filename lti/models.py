@@ -1,15 +1,19 @@
 """What softgrade keeps about LTI 1.3 beyond django-lti's registrations, users and contexts.
 
 django-lti (app `lti_tool`) stores platform registrations, deployments, platform users, contexts,
-memberships, resource links and the tool's keys. This app adds what it lacks: nonces that a launch
-consumes once, which softgrade account an LMS user is, what softgrade content a resource link
-opens, which links each LMS user launched from, the LMS gradebook column (line item) of a link,
-every score sent to it with the outcome of each try, and roster syncs.
+memberships, resource links and the tool's keys. This app adds what it lacks: the extra hosts
+softgrade may call for a registration, nonces that a launch consumes once, which softgrade
+account an LMS user is, what softgrade content a resource link opens, which links each LMS user
+launched from, the LMS gradebook column (line item) of a link, every score sent to it with the
+outcome of each try, and roster syncs.
 """
 
 from __future__ import annotations
 
+import re
+
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -17,6 +21,47 @@ from lti_tool.models import LtiContext, LtiRegistration, LtiResourceLink, LtiUse
 
 from courses.models import Lesson, Quiz
 from grading.models import Attempt
+
+# A DNS name of dot-separated labels (letters, digits, hyphens), with at least one dot.
+HOST_NAME = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}")
+
+
+class PlatformHosts(models.Model):
+    """Hosts softgrade may call for a registration beyond those of its own URLs (lti.outbound).
+
+    Some LMSs serve their services from another host than their issuer (a school's own host for
+    line items and rosters, say); an administrator lists those hosts here.
+    """
+
+    registration = models.OneToOneField(
+        LtiRegistration, on_delete=models.CASCADE, related_name="softgrade_hosts"
+    )
+    extra_hosts = models.TextField(
+        blank=True,
+        help_text=(
+            "One host name per line (no scheme, no path), e.g. school.lms.example.edu; "
+            "*.lms.example.edu allows every host under lms.example.edu. softgrade also calls "
+            "the hosts of the registration's issuer, authorization, token and keyset URLs."
+        ),
+    )
+
+    class Meta:
+        verbose_name = "extra hosts"
+        verbose_name_plural = "extra hosts"
+
+    def __str__(self) -> str:
+        return f"hosts of {self.registration}"
+
+    def clean(self) -> None:
+        for entry in self.host_list():
+            name = entry.removeprefix("*.")
+            if not HOST_NAME.fullmatch(name):
+                raise ValidationError(
+                    {"extra_hosts": f"“{entry}” is not a host name (no scheme, port or path)."}
+                )
+
+    def host_list(self) -> list[str]:
+        return [entry.lower().rstrip(".") for entry in self.extra_hosts.split()]
 
 
 class LaunchNonce(models.Model):

@@ -1,8 +1,9 @@
 """What softgrade asks of an LMS over HTTP: access tokens, line items, scores and rosters.
 
-Every call has a timeout (LTI_HTTP_TIMEOUT). Access tokens come from the OAuth2
-client-credentials grant with a client assertion signed by softgrade's key (1EdTech Security
-Framework 4.1) and are cached until shortly before they expire.
+Every call goes through `lti.outbound`: a timeout (LTI_HTTP_TIMEOUT), https only, the
+registration's own hosts only, no private addresses, no redirects, no error body kept. Access
+tokens come from the OAuth2 client-credentials grant with a client assertion signed by
+softgrade's key (1EdTech Security Framework 4.1) and are cached until shortly before they expire.
 """
 
 from __future__ import annotations
@@ -12,12 +13,11 @@ import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
-import requests
-from django.conf import settings
 from django.core.cache import cache
 from lti_tool.models import LtiRegistration
 
 from lti import keys
+from lti.outbound import PlatformError, call
 
 SCOPE_LINEITEM = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"
 SCOPE_LINEITEM_READONLY = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem.readonly"
@@ -34,42 +34,6 @@ CLIENT_ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 TOKEN_EXPIRY_MARGIN = 60
 # A roster larger than this many pages is cut short rather than followed forever.
 MAX_ROSTER_PAGES = 200
-
-
-class PlatformError(Exception):
-    """An LMS call that failed; `retryable` says whether trying later may succeed."""
-
-    def __init__(self, message: str, *, status: int | None = None, retryable: bool = True):
-        self.message = message
-        self.status = status
-        self.retryable = retryable
-        super().__init__(message)
-
-
-def _retryable(status: int) -> bool:
-    # The LMS is down, overloaded or asks us to slow down: later may work. Any other 4xx is a
-    # refusal that repeating the same request will not change.
-    return status >= 500 or status in (401, 408, 409, 425, 429)
-
-
-def _session() -> requests.Session:
-    session = requests.Session()
-    session.headers["User-Agent"] = "softgrade-lti/1.0"
-    return session
-
-
-def _call(method: str, url: str, **kwargs) -> requests.Response:
-    try:
-        response = _session().request(method, url, timeout=settings.LTI_HTTP_TIMEOUT, **kwargs)
-    except requests.RequestException as exc:
-        raise PlatformError(f"{method} {url}: no answer ({type(exc).__name__}: {exc})") from exc
-    if response.status_code >= 400:
-        raise PlatformError(
-            f"{method} {url}: HTTP {response.status_code} {response.text[:300]}",
-            status=response.status_code,
-            retryable=_retryable(response.status_code),
-        )
-    return response
 
 
 def _token_cache_key(registration: LtiRegistration, scopes: tuple[str, ...]) -> str:
@@ -93,9 +57,10 @@ def access_token(*, registration: LtiRegistration, scopes: tuple[str, ...]) -> s
             "exp": now + 300,
         }
     )
-    response = _call(
+    response = call(
         "POST",
         registration.token_url,
+        registration=registration,
         data={
             "grant_type": "client_credentials",
             "client_assertion_type": CLIENT_ASSERTION_TYPE,
@@ -130,9 +95,10 @@ def score_post(*, registration: LtiRegistration, lineitem_url: str, score: dict)
     scopes = (SCOPE_SCORE,)
     token = access_token(registration=registration, scopes=scopes)
     try:
-        response = _call(
+        response = call(
             "POST",
             scores_url(lineitem_url),
+            registration=registration,
             json=score,
             headers={"Authorization": f"Bearer {token}", "Content-Type": SCORE_CONTENT_TYPE},
         )
@@ -162,9 +128,10 @@ def line_item_find(
     """The LMS's line item already made for this link and resource, if any."""
     scopes = (SCOPE_LINEITEM,)
     token = access_token(registration=registration, scopes=scopes)
-    response = _call(
+    response = call(
         "GET",
         lineitems_url,
+        registration=registration,
         params={"resource_link_id": resource_link_id, "resource_id": resource_id},
         headers={"Authorization": f"Bearer {token}", "Accept": LINEITEMS_CONTENT_TYPE},
     )
@@ -195,9 +162,10 @@ def line_item_create(
 ) -> PlatformLineItem:
     """Make the gradebook column for a link."""
     token = access_token(registration=registration, scopes=(SCOPE_LINEITEM,))
-    response = _call(
+    response = call(
         "POST",
         lineitems_url,
+        registration=registration,
         json={
             "scoreMaximum": score_maximum,
             "label": label,
@@ -225,9 +193,11 @@ def memberships(*, registration: LtiRegistration, memberships_url: str) -> list[
     for _ in range(MAX_ROSTER_PAGES):
         if not url:
             break
-        response = _call(
+        # Each page, and the next link the LMS names, passes the outbound policy again.
+        response = call(
             "GET",
             url,
+            registration=registration,
             headers={"Authorization": f"Bearer {token}", "Accept": MEMBERSHIPS_CONTENT_TYPE},
         )
         try:

@@ -222,3 +222,6 @@ LTI_HTTP_TIMEOUT = (
 LTI_KEY_OVERLAP_DAYS = env.int("LTI_KEY_OVERLAP_DAYS", default=7)
 # Seconds of clock difference tolerated between softgrade and an LMS on exp and iat.
 LTI_CLOCK_LEEWAY = env.int("LTI_CLOCK_LEEWAY", default=60)
+# Calls to an LMS may go to private, loopback and link-local addresses only when this is true:
+# for an LMS on the developer's own machine, never in production (docs/lti.md, "Outbound calls").
+LTI_ALLOW_PRIVATE_HOSTS = env.bool("LTI_ALLOW_PRIVATE_HOSTS", default=False)

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import json
-import uuid
+import socket
 
 import pytest
 import responses
 from django.core.cache import cache
-from lti_tool.models import LtiDeployment, LtiRegistration
 
 from courses.models import Lesson, Quiz
+from lti import outbound
 from tests.lti.fake_lms import TestPlatform
 
 
@@ -22,6 +22,26 @@ def _fresh_cache():
     cache.clear()
 
 
+# A public address (outside every private, reserved and documentation range) for the test
+# platform's host names; no test ever connects to it, since `responses` answers every call.
+PUBLIC_ADDRESS = "93.184.215.14"
+
+
+@pytest.fixture(autouse=True)
+def dns(monkeypatch) -> dict[str, list[str]]:
+    """The addresses each host name resolves to, standing in for DNS in the outbound policy:
+    the test platform's hosts are public; a test may point a name anywhere (say, loopback)."""
+    names = {"lms.example.edu": [PUBLIC_ADDRESS]}
+
+    def host_addresses(host: str, port: int) -> list[str]:
+        if host not in names:
+            raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+        return names[host]
+
+    monkeypatch.setattr(outbound, "host_addresses", host_addresses)
+    return names
+
+
 @pytest.fixture
 def lms():
     """The platform's HTTP endpoints, stubbed; unused stubs are fine."""
@@ -31,20 +51,7 @@ def lms():
 
 def registered(test_platform: TestPlatform, *, name: str = "Example LMS") -> TestPlatform:
     """The platform with its registration and one active deployment stored in softgrade."""
-    test_platform.registration = LtiRegistration.objects.create(
-        name=name,
-        uuid=uuid.uuid4(),
-        issuer=test_platform.issuer,
-        client_id=test_platform.client_id,
-        auth_url=test_platform.auth_url,
-        token_url=test_platform.token_url,
-        keyset_url=test_platform.keyset_url,
-    )
-    test_platform.deployment = LtiDeployment.objects.create(
-        registration=test_platform.registration,
-        deployment_id=test_platform.deployment_id,
-        is_active=True,
-    )
+    test_platform.register(name=name)
     return test_platform
 
 

@@ -4,6 +4,7 @@ login → launch steps a browser would take. The fixtures in conftest.py serve i
 from __future__ import annotations
 
 import time
+import uuid
 from dataclasses import dataclass, field
 from functools import cache
 from urllib.parse import parse_qs, urlsplit
@@ -128,6 +129,21 @@ class TestPlatform:
         if lineitem:
             claims[AGS]["lineitem"] = lineitem
         return claims
+
+    def register(self, *, name: str = "Example LMS") -> None:
+        """Register this platform in softgrade, with one active deployment."""
+        self.registration = LtiRegistration.objects.create(
+            name=name,
+            uuid=uuid.uuid4(),
+            issuer=self.issuer,
+            client_id=self.client_id,
+            auth_url=self.auth_url,
+            token_url=self.token_url,
+            keyset_url=self.keyset_url,
+        )
+        self.deployment = LtiDeployment.objects.create(
+            registration=self.registration, deployment_id=self.deployment_id, is_active=True
+        )
 
     def sign(self, claims: dict, *, key=None, headers: dict | None = None) -> str:
         header = {"kid": self.kid} if headers is None else headers

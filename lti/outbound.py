@@ -1,0 +1,176 @@
+"""Where softgrade may send a request on an LMS's behalf: one policy, decided here.
+
+An LMS names the URLs softgrade calls (line items, scores, roster pages and their `next` links)
+in its launches and its answers. A registration that is compromised or mistaken could otherwise
+make softgrade's workers call anything, including services that are reachable only from inside
+softgrade's network. So every call to an LMS goes through `call()`, which refuses before
+sending:
+
+- any URL that is not https;
+- any host that is not one of the registration's own (the hosts of its issuer, authorization,
+  token and keyset URLs) or listed for it by an administrator (`PlatformHosts`);
+- any host whose addresses, once resolved, include a private, loopback, link-local, reserved or
+  multicast one, unless the `LTI_ALLOW_PRIVATE_HOSTS` setting allows them (local testing only);
+
+and then follows no redirect (a 3xx is a refusal) and keeps only the status line of a failed
+answer, never its body, which the LMS wrote and instructors would read.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterable
+from http import HTTPStatus
+from urllib.parse import urlsplit
+
+import requests
+from django.conf import settings
+from lti_tool.models import LtiRegistration
+
+from lti.models import PlatformHosts
+
+# URLs in messages are the LMS's own; a very long one is cut so a message stays readable.
+SHOWN_URL_LENGTH = 200
+
+
+class PlatformError(Exception):
+    """An LMS call that failed or was refused; `retryable` says whether trying later may help."""
+
+    def __init__(self, message: str, *, status: int | None = None, retryable: bool = True):
+        self.message = message
+        self.status = status
+        self.retryable = retryable
+        super().__init__(message)
+
+
+def status_line(status: int) -> str:
+    """ "HTTP 500 Internal Server Error": the status and its standard phrase, never the LMS's
+    own words (its reason phrase and body are text an instructor would otherwise read)."""
+    try:
+        return f"HTTP {status} {HTTPStatus(status).phrase}"
+    except ValueError:
+        return f"HTTP {status}"
+
+
+def _shown(url: str) -> str:
+    return url if len(url) <= SHOWN_URL_LENGTH else url[:SHOWN_URL_LENGTH] + "…"
+
+
+def retryable_status(status: int) -> bool:
+    """The LMS is down, overloaded or asks us to slow down: later may work. Any other 4xx is a
+    refusal that repeating the same request will not change."""
+    return status >= 500 or status in (401, 408, 409, 425, 429)
+
+
+def registration_hosts(registration: LtiRegistration) -> frozenset[str]:
+    """The hosts softgrade may call for this registration (`*.example.edu` entries included)."""
+    urls = (
+        registration.issuer,
+        registration.auth_url,
+        registration.token_url,
+        registration.keyset_url,
+    )
+    hosts = {urlsplit(url).hostname for url in urls if url}
+    listed = PlatformHosts.objects.filter(registration=registration).first()
+    if listed is not None:
+        hosts.update(listed.host_list())
+    return frozenset(host for host in hosts if host)
+
+
+def host_allowed(host: str, allowed: Iterable[str]) -> bool:
+    """Whether `host` is one of `allowed`: an exact name, or under a `*.domain` entry."""
+    host = host.lower().rstrip(".")
+    for entry in allowed:
+        if entry.startswith("*.") and host.endswith(entry[1:]):
+            return True
+        if host == entry:
+            return True
+    return False
+
+
+def host_addresses(host: str, port: int) -> list[str]:
+    """Every address `host` resolves to (the test suite stands in for DNS here)."""
+    return [info[4][0] for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)]
+
+
+def address_public(text: str) -> bool:
+    """Whether an address is on the public internet: not private, loopback, link-local,
+    reserved, shared or multicast (an IPv4 address mapped into IPv6 is judged as IPv4)."""
+    address = ipaddress.ip_address(text.split("%", 1)[0])
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        address = address.ipv4_mapped
+    return address.is_global and not address.is_multicast
+
+
+def url_check(url: str, *, registration: LtiRegistration) -> None:
+    """Raise a PlatformError (not retryable) unless the policy lets softgrade call `url`."""
+    parts = urlsplit(url)
+    if parts.scheme != "https":
+        raise PlatformError(
+            f"softgrade calls an LMS over https only; refused {_shown(url)}.", retryable=False
+        )
+    host = parts.hostname
+    if not host or parts.username or parts.password:
+        raise PlatformError(f"Not a URL softgrade may call: {_shown(url)}.", retryable=False)
+    if not host_allowed(host, registration_hosts(registration)):
+        raise PlatformError(
+            f"{host} is not one of this LMS registration's hosts; refused {_shown(url)}. "
+            "An administrator can list it among the registration's extra hosts.",
+            retryable=False,
+        )
+    if settings.LTI_ALLOW_PRIVATE_HOSTS:
+        return
+    try:
+        addresses = host_addresses(host, parts.port or 443)
+    except (OSError, UnicodeError) as exc:
+        # A name that does not resolve now may resolve later (a DNS outage).
+        raise PlatformError(f"{host} does not resolve ({type(exc).__name__}).") from exc
+    private = [address for address in addresses if not address_public(address)]
+    if private or not addresses:
+        raise PlatformError(
+            f"{host} resolves to an address softgrade does not call "
+            f"({', '.join(private) or 'none'}); refused {_shown(url)}.",
+            retryable=False,
+        )
+
+
+def _session() -> requests.Session:
+    session = requests.Session()
+    session.headers["User-Agent"] = "softgrade-lti/1.0"
+    return session
+
+
+def call(method: str, url: str, *, registration: LtiRegistration, **kwargs) -> requests.Response:
+    """Send one request to an LMS under the policy; a failure or a refusal is a PlatformError
+    whose message holds the method, the URL and at most a status line."""
+    url_check(url, registration=registration)
+    try:
+        response = _session().request(
+            method,
+            url,
+            timeout=settings.LTI_HTTP_TIMEOUT,
+            allow_redirects=False,
+            **kwargs,
+        )
+    except requests.RequestException as exc:
+        raise PlatformError(
+            f"{method} {_shown(url)}: no answer ({type(exc).__name__}: {str(exc)[:300]})"
+        ) from exc
+    status = response.status_code
+    if 300 <= status < 400:
+        response.close()
+        raise PlatformError(
+            f"{method} {_shown(url)}: {status_line(status)}; softgrade follows no redirects "
+            "from an LMS, so the registration's URLs must be the final ones.",
+            status=status,
+            retryable=False,
+        )
+    if status >= 400:
+        response.close()
+        raise PlatformError(
+            f"{method} {_shown(url)}: {status_line(status)}",
+            status=status,
+            retryable=retryable_status(status),
+        )
+    return response

@@ -1,0 +1,25 @@
+"""Delete expired LTI login nonces, so the table holds only logins still under way."""
+
+from datetime import timedelta
+
+from django.core.management.base import BaseCommand, CommandError
+
+from lti import launches
+
+
+class Command(BaseCommand):
+    help = "Delete LTI login nonces expired for more than an hour (run it every hour or so)."
+
+    def add_arguments(self, parser):
+        parser.add_argument(
+            "--grace-minutes",
+            type=int,
+            default=int(launches.NONCE_SWEEP_GRACE.total_seconds() // 60),
+            help="Only nonces expired for longer than this are deleted (default 60).",
+        )
+
+    def handle(self, *args, **options):
+        if options["grace_minutes"] < 0:
+            raise CommandError("--grace-minutes cannot be negative.")
+        count = launches.launch_nonces_sweep(grace=timedelta(minutes=options["grace_minutes"]))
+        self.stdout.write(f"Deleted {count} expired LTI login nonce(s).")

@@ -4,9 +4,11 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
+HTTPS_PORT ?= 8443
+DEV_CERTIFICATE := .dev-certificate
 PYTEST_ARGS ?=
 
-.PHONY: run install migrate bank worker test lint format bench check-bank check-deploy clean
+.PHONY: run run-https install migrate bank worker test lint format bench check-bank check-deploy clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || { base=$$(bin/find-python) && echo "Creating $(VENV) with $$base" && "$$base" -m venv $(VENV); }
@@ -25,6 +27,16 @@ bank: migrate
 run: bank
 	@echo "softgrade is serving on http://$(HOST):$(PORT)/ (admin: /admin/); Ctrl-C stops it."
 	$(PY) manage.py runserver $(HOST):$(PORT)
+
+# HTTPS on this machine, as an LMS's iframe needs (docs/lti.md): a self-signed certificate for
+# localhost is made at the first run (in .dev-certificate/, git-ignored), then gunicorn serves
+# the local settings with it and reloads on code changes.
+run-https: bank
+	$(PY) manage.py lti_dev_certificate --dir $(DEV_CERTIFICATE)
+	@echo "softgrade is serving on https://localhost:$(HTTPS_PORT)/ (the browser warns once about the certificate); Ctrl-C stops it."
+	DJANGO_SETTINGS_MODULE=config.settings.local $(VENV)/bin/gunicorn config.wsgi \
+		--bind $(HOST):$(HTTPS_PORT) --reload --workers 2 \
+		--certfile $(DEV_CERTIFICATE)/localhost.crt --keyfile $(DEV_CERTIFICATE)/localhost.key
 
 # Runs background tasks (LTI score passback) from the database queue; `make run` does not need it,
 # scores simply wait in the queue until a worker runs. Production runs one next to gunicorn.

@@ -4,10 +4,17 @@ softgrade's pages refuse to be framed (CSP frame-ancestors 'self', X-Frame-Optio
 cookies are SameSite=Lax, which a browser does not send inside another site's iframe. A learner
 who arrived by an LTI launch works inside the LMS's iframe, so for their session (and the login
 and launch pages themselves) these two middlewares allow framing by that LMS's origin only and,
-over HTTPS, mark the cookies SameSite=None; Secure. Every other page and session is unchanged.
+over HTTPS, mark the cookies SameSite=None; Secure; Partitioned. Every other page and session is
+unchanged.
+
+Partitioned (CHIPS) keeps such a cookie in a jar of the top-level site, the LMS's: browsers that
+block third-party cookies (private windows, Safari, Firefox, Chrome when asked) still keep and
+send it inside that LMS's frame, and nowhere else.
 """
 
 from __future__ import annotations
+
+from http.cookies import Morsel
 
 from django.conf import settings
 from django.utils.csp import CSP
@@ -28,9 +35,27 @@ def frame_ancestors(request) -> list[str]:
     return list(session.get(SESSION_FRAME_ANCESTORS, []))
 
 
+class PartitionedMorsel(Morsel):
+    """A cookie written with the Partitioned attribute (Python's Morsel knows it only from 3.14)."""
+
+    def OutputString(self, attrs=None):
+        return super().OutputString(attrs) + "; Partitioned"
+
+
+def embeddable(morsel: Morsel) -> Morsel:
+    """The same cookie, kept and sent inside an LMS's frame: SameSite=None; Secure; Partitioned."""
+    embedded = PartitionedMorsel()
+    embedded.set(morsel.key, morsel.value, morsel.coded_value)
+    embedded.update(morsel)
+    embedded["samesite"] = "None"
+    embedded["secure"] = True
+    return embedded
+
+
 class EmbeddedCookiesMiddleware:
-    """Over HTTPS, an LTI session's cookies become SameSite=None; Secure (listed before the
-    session middleware, so it sees the cookies that the session and CSRF middlewares set)."""
+    """Over HTTPS, an LTI session's cookies (and the login's state cookie) become embeddable
+    (listed before the session middleware, so it sees the cookies that the session and CSRF
+    middlewares set)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -39,9 +64,8 @@ class EmbeddedCookiesMiddleware:
         response = self.get_response(request)
         # Over plain HTTP a browser drops SameSite=None cookies, so nothing changes there.
         if request.is_secure() and response.cookies and frame_ancestors(request):
-            for morsel in response.cookies.values():
-                morsel["samesite"] = "None"
-                morsel["secure"] = True
+            for name, morsel in list(response.cookies.items()):
+                response.cookies[name] = embeddable(morsel)
         return response
 
 

@@ -104,6 +104,7 @@ def test_an_lti_session_may_be_framed_by_its_lms_with_cross_site_cookies(client,
     session_cookie = response.cookies["sessionid"]
     assert session_cookie["samesite"] == "None"
     assert session_cookie["secure"] is True
+    assert session_cookie.OutputString().endswith("; Partitioned")
     page = client.get(response["Location"], secure=True)
     assert page.status_code == 200
     assert "frame-ancestors 'self' https://lms.example.edu" in page["Content-Security-Policy"]
@@ -128,6 +129,8 @@ def test_the_login_state_cookie_is_cross_site_over_https(client, platform):
     assert state_cookie["samesite"] == "None"
     assert state_cookie["secure"] is True
     assert state_cookie["httponly"] is True
+    # Kept per top-level site, so browsers that block third-party cookies keep it in the frame.
+    assert state_cookie.OutputString().endswith("; Partitioned")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -294,7 +294,7 @@ def validate_bank(document: Any, *, source: str = "bank") -> dict:
         where = _label("problems", i, raw)
         obj = check.mapping(raw, where)
         check.unknown_fields(
-            obj, {"slug", "title", "family", "params", "tolerance", "prompt"}, where
+            obj, {"slug", "title", "family", "params", "tolerance", "prompt", "exam_only"}, where
         )
         params = obj.get("params") or {}
         if not isinstance(params, dict):
@@ -309,6 +309,10 @@ def validate_bank(document: Any, *, source: str = "bank") -> dict:
             for name, value in (("atol", atol), ("rtol", rtol)):
                 if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
                     check.add(f"{where}.tolerance.{name}", f"must be a number ≥ 0, got {value!r}")
+        exam_only = obj.get("exam_only", False)
+        if not isinstance(exam_only, bool):
+            check.add(f"{where}.exam_only", f"must be true or false, got {exam_only!r}")
+            exam_only = False
         problem = {
             "slug": check.slug(obj, "slug", where),
             "title": check.text(obj, "title", where),
@@ -317,6 +321,7 @@ def validate_bank(document: Any, *, source: str = "bank") -> dict:
             "atol": atol,
             "rtol": rtol,
             "prompt": check.text(obj, "prompt", where, required=False),
+            "exam_only": exam_only,
         }
         if problem["slug"] in problem_slugs:
             check.add(f"{where}.slug", f"duplicate problem slug {problem['slug']!r}")
@@ -728,6 +733,8 @@ def bank_export(*, lesson: Lesson) -> str:
         }
         if problem.atol is not None:
             entry["tolerance"] = {"atol": problem.atol, "rtol": problem.rtol}
+        if problem.exam_only:
+            entry["exam_only"] = True
         document["problems"].append(entry)
     quizzes = lesson.quizzes.prefetch_related("items__question", "items__problem").order_by("id")
     for quiz in quizzes:

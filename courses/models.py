@@ -144,6 +144,12 @@ class Choice(models.Model):
         return f"{mark} {self.text[:60]}"
 
 
+class ProblemQuerySet(models.QuerySet):
+    def for_practice(self) -> ProblemQuerySet:
+        """The problems learners may practise: every one not marked exam only."""
+        return self.filter(exam_only=False)
+
+
 class Problem(models.Model):
     """A parameterized practice problem; the numbers come from its engine family per learner."""
 
@@ -164,6 +170,13 @@ class Problem(models.Model):
     )
     prompt = models.TextField(blank=True, help_text="Context shown above the generated givens.")
     order = models.PositiveIntegerField(default=0)
+    exam_only = models.BooleanField(
+        default=False,
+        help_text="Only in quizzes: never offered for practice, so practice cannot rehearse "
+        "the numbers of an exam's problem.",
+    )
+
+    objects = ProblemQuerySet.as_manager()
 
     class Meta:
         ordering = ["lesson", "order", "id"]

@@ -81,12 +81,12 @@ class ProblemForm(MarkupFieldsForm):
 @admin.register(Problem)
 class ProblemAdmin(admin.ModelAdmin):
     form = ProblemForm
-    list_display = ["title", "slug", "family", "lesson", "tolerance"]
-    list_filter = ["lesson", "family"]
+    list_display = ["title", "slug", "family", "lesson", "tolerance", "exam_only"]
+    list_filter = ["lesson", "family", "exam_only"]
     search_fields = ["title", "slug", "family", "prompt"]
     readonly_fields = ["variant_preview"]
     fieldsets = [
-        (None, {"fields": ["lesson", "title", "slug", "order", "prompt"]}),
+        (None, {"fields": ["lesson", "title", "slug", "order", "prompt", "exam_only"]}),
         ("Engine", {"fields": ["family", "params", "atol", "rtol"]}),
         ("Preview", {"fields": ["variant_preview"]}),
     ]

@@ -10,12 +10,14 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import NamedTuple
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Max, Prefetch, Q, Sum
 
 from courses.models import Choice, Lesson, Misconception, Problem, Quiz, QuizItem
-from grading import ordering, services
+from grading import ordering, policy, services
 from grading.models import Attempt, PracticeStreak, Response, Variant
 
 # ---------------------------------------------------------------------------------------------
@@ -27,6 +29,8 @@ from grading.models import Attempt, PracticeStreak, Response, Variant
 class QuizProgress:
     quiz: Quiz
     attempts: int
+    submitted: int
+    # None when there is no submitted attempt, or when the quiz policy hides scores.
     best_score: float | None
     max_score: float | None
     in_progress_id: int | None
@@ -40,9 +44,10 @@ class LessonProgress:
 
 
 def lesson_progress(
-    *, user: AbstractBaseUser, lessons: Iterable[Lesson]
+    *, user: AbstractBaseUser, lessons: Iterable[Lesson], now: datetime
 ) -> dict[int, LessonProgress]:
-    """Per lesson id: problems mastered out of all, and each quiz's attempts and best score.
+    """Per lesson id: practice problems mastered out of all, and each quiz's attempts and best
+    score (only where grading.policy shows a submitted attempt's score).
 
     Lessons must come with their problems and quizzes prefetched (courses.selectors.course_list).
     """
@@ -50,7 +55,10 @@ def lesson_progress(
     lesson_ids = [lesson.pk for lesson in lessons]
     mastered = dict(
         PracticeStreak.objects.filter(
-            user=user, mastered_at__isnull=False, problem__lesson_id__in=lesson_ids
+            user=user,
+            mastered_at__isnull=False,
+            problem__lesson_id__in=lesson_ids,
+            problem__exam_only=False,
         )
         .values_list("problem__lesson_id")
         .annotate(count=Count("id"))
@@ -61,6 +69,7 @@ def lesson_progress(
         .values("quiz_id")
         .annotate(
             attempts=Count("id"),
+            submitted=Count("id", filter=Q(status=Attempt.Status.SUBMITTED)),
             best=Max("score", filter=Q(status=Attempt.Status.SUBMITTED)),
             out_of=Max("max_score"),
             open_id=Max("id", filter=Q(status=Attempt.Status.IN_PROGRESS)),
@@ -71,11 +80,13 @@ def lesson_progress(
         quizzes = []
         for quiz in lesson.quizzes.all():
             row = per_quiz.get(quiz.pk, {})
+            shown = policy.learner_visibility(quiz=quiz, attempt_status=policy.SUBMITTED, now=now)
             quizzes.append(
                 QuizProgress(
                     quiz=quiz,
                     attempts=row.get("attempts", 0),
-                    best_score=row.get("best"),
+                    submitted=row.get("submitted", 0),
+                    best_score=row.get("best") if shown.total_score else None,
                     max_score=row.get("out_of"),
                     in_progress_id=row.get("open_id"),
                 )
@@ -99,10 +110,12 @@ def practice_problem(*, slug: str) -> Problem:
 
 
 def practice_lesson(*, slug: str) -> Lesson:
-    """A lesson with its course and problems in order; raises Lesson.DoesNotExist."""
+    """A lesson with its course and practice problems in order; raises Lesson.DoesNotExist."""
     return (
         Lesson.objects.select_related("course")
-        .prefetch_related(Prefetch("problems", queryset=Problem.objects.order_by("order", "id")))
+        .prefetch_related(
+            Prefetch("problems", queryset=Problem.objects.for_practice().order_by("order", "id"))
+        )
         .get(slug=slug)
     )
 
@@ -152,9 +165,26 @@ def quiz_detail(*, slug: str) -> Quiz:
     )
 
 
+class AttemptShown(NamedTuple):
+    """An attempt and what its learner may see of it (grading.policy)."""
+
+    attempt: Attempt
+    shown: policy.Visibility
+
+
+def attempts_shown(*, attempts: Iterable[Attempt], now: datetime) -> list[AttemptShown]:
+    """Each attempt (its quiz already fetched) with what grading.policy lets its learner see."""
+    return [
+        AttemptShown(attempt, policy.attempt_visibility(attempt=attempt, now=now))
+        for attempt in attempts
+    ]
+
+
 def learner_quiz_attempts(*, user: AbstractBaseUser, quiz: Quiz) -> list[Attempt]:
     """The learner's attempts at one quiz, newest first."""
-    return list(Attempt.objects.filter(user=user, quiz=quiz).order_by("-number"))
+    return list(
+        Attempt.objects.filter(user=user, quiz=quiz).select_related("quiz").order_by("-number")
+    )
 
 
 def attempt_of_learner(*, user: AbstractBaseUser, attempt_id: int) -> Attempt:

@@ -25,7 +25,7 @@ from django.utils.module_loading import import_string
 
 from config.statements import Guard, Statement, insert_guarded
 from courses.models import Problem, Question, Quiz, QuizItem
-from grading import engine
+from grading import engine, policy
 from grading.families import (
     attempt_seed,
     practice_seed,
@@ -76,6 +76,12 @@ class NoTriesLeft(ServiceError):
 
 class IdempotencyConflict(ServiceError):
     code = "idempotency_conflict"
+
+
+class PracticeRefused(ServiceError):
+    """Practice on a problem is refused: exam-only, or used by the learner's running exam."""
+
+    code = "practice_refused"
 
 
 @dataclass(frozen=True)
@@ -215,8 +221,46 @@ def _variant_unsaved(*, problem: Problem, seed: int, user, **owner) -> Variant:
     )
 
 
+def practice_refusal(
+    *, user: AbstractBaseUser, problem: Problem, now: datetime | None = None
+) -> str | None:
+    """Why this learner may not practise this problem now (grading.policy decides), or None."""
+    now = now or timezone.now()
+    open_exams = []
+    if not problem.exam_only:
+        open_exams = [
+            policy.OpenExam(title=title, deadline=deadline)
+            for title, deadline in Attempt.objects.filter(
+                Q(deadline__isnull=True) | Q(deadline__gt=now),
+                user=user,
+                status=Attempt.Status.IN_PROGRESS,
+                quiz__mode=Quiz.Mode.EXAM,
+                quiz__items__problem=problem,
+            )
+            .values_list("quiz__title", "deadline")
+            .distinct()
+        ]
+    return policy.practice_refusal(
+        problem_title=problem.title, exam_only=problem.exam_only, open_exams=open_exams, now=now
+    )
+
+
+def practice_check(*, user: AbstractBaseUser, problem: Problem) -> None:
+    """Raise PracticeRefused, with the reason and until when, when practice is refused now."""
+    refusal = practice_refusal(user=user, problem=problem)
+    if refusal:
+        raise PracticeRefused(refusal)
+
+
 def practice_variant_new(*, user: AbstractBaseUser, problem: Problem) -> Variant:
-    """A fresh variant of a problem for a learner: the next counter, a server-derived seed."""
+    """A fresh variant of a problem for a learner: the next counter, a server-derived seed.
+
+    Refused (PracticeRefused) for an exam-only problem or during an exam that uses it."""
+    practice_check(user=user, problem=problem)
+    return _practice_variant_make(user=user, problem=problem)
+
+
+def _practice_variant_make(*, user: AbstractBaseUser, problem: Problem) -> Variant:
     for _ in range(3):  # a concurrent request may take the same counter; try the next one
         last = Variant.objects.filter(
             user=user, problem=problem, attempt__isnull=True, counter__isnull=False
@@ -234,13 +278,15 @@ def practice_variant_new(*, user: AbstractBaseUser, problem: Problem) -> Variant
 
 
 def practice_variant_current(*, user: AbstractBaseUser, problem: Problem) -> Variant:
-    """The learner's latest practice variant of the problem, or a first one."""
+    """The learner's latest practice variant of the problem, or a first one; refused as
+    practice_variant_new is."""
+    practice_check(user=user, problem=problem)
     latest = (
         Variant.objects.filter(user=user, problem=problem, attempt__isnull=True)
         .order_by("-counter")
         .first()
     )
-    return latest or practice_variant_new(user=user, problem=problem)
+    return latest or _practice_variant_make(user=user, problem=problem)
 
 
 def practice_answer_submit(
@@ -250,10 +296,13 @@ def practice_answer_submit(
 
     A streak counts first-try correct answers on fresh variants: a wrong answer resets it, a correct
     one on a variant already tried (or already solved) leaves it unchanged. Invalid input is kept
-    but costs no try and does not touch the streak.
+    but costs no try and does not touch the streak. Refused, recording nothing, while practice on
+    the problem is (an exam-only problem, or an exam of the learner's in progress that uses it).
     """
     if variant.user_id != user.pk or variant.attempt_id is not None:
         raise ServiceError("That variant is not one of your practice variants.")
+    # Before the replay too: nothing about this problem is graded or returned while refused.
+    practice_check(user=user, problem=variant.problem)
     fingerprint = _fingerprint("practice", variant.pk, text)
     replay = _replay(user=user, idempotency_key=idempotency_key, fingerprint=fingerprint)
     if replay:
@@ -383,10 +432,6 @@ def _attempt_variant(attempt: Attempt, item: QuizItem, user) -> Variant:
     return _variant_unsaved(
         problem=item.problem, seed=seed, user=user, attempt=attempt, quiz_item=item
     )
-
-
-def feedback_is_immediate(quiz: Quiz) -> bool:
-    return quiz.show_feedback == Quiz.Feedback.IMMEDIATELY
 
 
 def tries_used(*, attempt: Attempt, item: QuizItem) -> int:
@@ -592,7 +637,7 @@ def _response_record(
         and now - earlier[-1].created_at < DOUBLE_SUBMIT_WINDOW
     ):
         return Response.objects.get(pk=earlier[-1].id)
-    immediate = feedback_is_immediate(attempt.quiz)
+    immediate = policy.immediate_feedback(attempt.quiz)
     refusal = _tries_refusal(quiz=attempt.quiz, immediate=immediate, graded=graded, earlier=earlier)
     if refusal:
         replay = None
@@ -656,7 +701,7 @@ def item_scores(
     instructor's override (`overrides`, from item_overrides) is its item's score whatever the
     responses say.
     """
-    immediate = feedback_is_immediate(attempt.quiz)
+    immediate = policy.immediate_feedback(attempt.quiz)
     scores: dict[int, float] = {}
     for response in sorted(responses, key=lambda r: (r.created_at, r.id)):
         if not response.counts_as_try:
@@ -760,29 +805,6 @@ def attempt_submit(*, attempt: Attempt, now: datetime | None = None) -> Attempt:
         _hooks_after_commit("SOFTGRADE_ATTEMPT_SUBMITTED_HOOKS", attempt=locked)
     attempt.refresh_from_db()
     return attempt
-
-
-def answers_released(*, attempt: Attempt, now: datetime | None = None) -> bool:
-    """May the learner see the correct answers of this attempt now?"""
-    now = now or timezone.now()
-    if attempt.status != Attempt.Status.SUBMITTED:
-        return False
-    release = attempt.quiz.release_answers
-    if release == Quiz.AnswerRelease.AFTER_SUBMISSION:
-        return True
-    if release == Quiz.AnswerRelease.AFTER_CLOSE:
-        return attempt.quiz.closes_at is not None and now >= attempt.quiz.closes_at
-    return False
-
-
-def feedback_released(*, attempt: Attempt) -> bool:
-    """May the learner see verdicts and feedback per item now?"""
-    show = attempt.quiz.show_feedback
-    if show == Quiz.Feedback.IMMEDIATELY:
-        return True
-    if show == Quiz.Feedback.AFTER_SUBMISSION:
-        return attempt.status == Attempt.Status.SUBMITTED
-    return False
 
 
 # ---------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from courses import selectors as course_selectors
 from courses.models import Problem, QuizItem
-from grading import selectors, services
+from grading import policy, selectors, services
 from grading.forms import (
     ItemAnswerForm,
     PracticeAnswerForm,
@@ -65,7 +65,7 @@ def home(request: HttpRequest) -> HttpResponse:
     progress = {}
     if request.user.is_authenticated:
         lessons = [lesson for course in courses for lesson in course.lessons.all()]
-        progress = selectors.lesson_progress(user=request.user, lessons=lessons)
+        progress = selectors.lesson_progress(user=request.user, lessons=lessons, now=timezone.now())
     catalogue = [
         (course, [(lesson, progress.get(lesson.pk)) for lesson in course.lessons.all()])
         for course in courses
@@ -144,15 +144,30 @@ def practice(request: HttpRequest, slug: str) -> HttpResponse:
             text=form.cleaned_data["answer"],
             idempotency_key=form.idempotency_key("practice"),
         )
+    except services.PracticeRefused:
+        # Nothing was recorded; the practice page says why, and until when.
+        return redirect("practice", slug=problem.slug)
     except services.ServiceError as error:
         messages.error(request, _refusal(error))
     return redirect(reverse("practice", kwargs={"slug": problem.slug}) + "#verdict")
 
 
+def _practice_refused(request: HttpRequest, problem: Problem, message: str) -> HttpResponse:
+    return render(
+        request,
+        "grading/practice_refused.html",
+        {"problem": problem, "message": message},
+        status=403,
+    )
+
+
 def _practice_page(
     request: HttpRequest, problem: Problem, form: PracticeAnswerForm | None = None
 ) -> HttpResponse:
-    variant = services.practice_variant_current(user=request.user, problem=problem)
+    try:
+        variant = services.practice_variant_current(user=request.user, problem=problem)
+    except services.PracticeRefused as refusal:
+        return _practice_refused(request, problem, refusal.message)
     responses = selectors.variant_responses(variant=variant)
     latest = responses[-1] if responses else None
     tries = [response for response in responses if response.counts_as_try]
@@ -187,11 +202,14 @@ def _practice_page(
 @login_required
 def practice_new_variant(request: HttpRequest, slug: str) -> HttpResponse:
     problem = _problem_or_404(slug)
-    current = services.practice_variant_current(user=request.user, problem=problem)
-    # The form names the variant it replaces: a double click asks twice to replace the same
-    # one, and only the first request makes a new variant.
-    if request.POST.get("replaces") == str(current.pk):
-        services.practice_variant_new(user=request.user, problem=problem)
+    try:
+        current = services.practice_variant_current(user=request.user, problem=problem)
+        # The form names the variant it replaces: a double click asks twice to replace the
+        # same one, and only the first request makes a new variant.
+        if request.POST.get("replaces") == str(current.pk):
+            services.practice_variant_new(user=request.user, problem=problem)
+    except services.PracticeRefused:
+        pass  # nothing made; the practice page says why, and until when
     return redirect("practice", slug=problem.slug)
 
 
@@ -214,12 +232,17 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
         and quiz.attempts_allowed is not None
         and len(attempts) >= quiz.attempts_allowed
     )
+    now = timezone.now()
     context = {
         "quiz": quiz,
         "attempts": attempts,
+        "attempt_rows": selectors.attempts_shown(attempts=attempts, now=now),
         "in_progress": in_progress,
         "limit_reached": limit_reached,
-        "closed_reason": services.quiz_availability_error(quiz=quiz, now=timezone.now()),
+        "closed_reason": services.quiz_availability_error(quiz=quiz, now=now),
+        "immediate": policy.immediate_feedback(quiz),
+        "feedback_summary": policy.feedback_summary(quiz),
+        "answers_summary": policy.answers_summary(quiz),
     }
     return render(request, "grading/quiz_detail.html", context)
 
@@ -259,16 +282,22 @@ def attempt_take(request: HttpRequest, pk: int) -> HttpResponse:
     if attempt.status != Attempt.Status.IN_PROGRESS:
         return redirect("attempt-results", pk=attempt.pk)
     rows = selectors.attempt_sheet(attempt=attempt)
-    immediate = services.feedback_is_immediate(attempt.quiz)
+    now = timezone.now()
+    immediate = policy.immediate_feedback(attempt.quiz)
     codes = [row.latest.misconception for row in rows if row.latest] if immediate else []
     seconds_left = None
     if attempt.deadline:
-        seconds_left = max(0, math.ceil((attempt.deadline - timezone.now()).total_seconds()))
+        seconds_left = max(0, math.ceil((attempt.deadline - now).total_seconds()))
+    on_submission = policy.learner_visibility(
+        quiz=attempt.quiz, attempt_status=policy.SUBMITTED, now=now
+    )
     context = {
         "attempt": attempt,
         "quiz": attempt.quiz,
         "rows": rows,
         "immediate": immediate,
+        "shown": policy.attempt_visibility(attempt=attempt, now=now),
+        "results_on_submission": on_submission.verdicts,
         "token": submission_token(),
         "seconds_left": seconds_left,
         "misconceptions": selectors.misconceptions_by_code(codes),
@@ -381,15 +410,14 @@ def attempt_results(request: HttpRequest, pk: int) -> HttpResponse:
     if attempt.status == Attempt.Status.IN_PROGRESS:
         return redirect("attempt-take", pk=attempt.pk)
     rows = selectors.attempt_sheet(attempt=attempt)
-    feedback = services.feedback_released(attempt=attempt)
+    shown = policy.attempt_visibility(attempt=attempt, now=timezone.now())
     codes = [row.latest_counted.misconception for row in rows if row.latest_counted]
     context = {
         "attempt": attempt,
         "quiz": attempt.quiz,
         "rows": rows,
-        "feedback": feedback,
-        "answers": services.answers_released(attempt=attempt),
-        "misconceptions": selectors.misconceptions_by_code(codes) if feedback else {},
+        "shown": shown,
+        "misconceptions": selectors.misconceptions_by_code(codes) if shown.feedback else {},
     }
     return render(request, "grading/attempt_results.html", context)
 
@@ -397,8 +425,9 @@ def attempt_results(request: HttpRequest, pk: int) -> HttpResponse:
 @require_GET
 @login_required
 def history(request: HttpRequest) -> HttpResponse:
+    attempts = selectors.learner_attempts(user=request.user)
     context = {
-        "attempts": selectors.learner_attempts(user=request.user),
+        "attempt_rows": selectors.attempts_shown(attempts=attempts, now=timezone.now()),
         "streaks": selectors.learner_streaks(user=request.user),
         "mastery": PracticeStreak.MASTERY,
     }

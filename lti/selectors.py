@@ -87,6 +87,7 @@ def link_learners(*, target: LinkTarget) -> list[LearnerRow]:
             PracticeStreak.objects.filter(
                 user_id__in=user_ids,
                 problem__lesson_id=target.lesson_id,
+                problem__exam_only=False,
                 mastered_at__isnull=False,
             )
             .values_list("user_id")
@@ -141,7 +142,7 @@ def link_content_items(*, target: LinkTarget) -> list:
     """The quiz's items, or the practice set's problems, in order."""
     if target.kind == LinkTarget.Kind.QUIZ:
         return list(target.quiz.items.select_related("question", "problem").order_by("order"))
-    return list(target.lesson.problems.order_by("order"))
+    return list(target.lesson.problems.for_practice().order_by("order"))
 
 
 def deep_linking_choices() -> tuple[list[Quiz], list[Lesson]]:
@@ -153,7 +154,7 @@ def deep_linking_choices() -> tuple[list[Quiz], list[Lesson]]:
     )
     lessons = list(
         Lesson.objects.select_related("course")
-        .annotate(problem_count=Count("problems"))
+        .annotate(problem_count=Count("problems", filter=Q(problems__exam_only=False)))
         .filter(problem_count__gt=0)
         .order_by("course__title", "order")
     )

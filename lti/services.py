@@ -275,7 +275,7 @@ def deep_linking_respond(
         custom = {CUSTOM_PRACTICE: content.slug}
         if mastery_passback:
             custom[CUSTOM_MASTERY_PASSBACK] = "true"
-        score_maximum = float(content.problems.count())
+        score_maximum = float(content.problems.for_practice().count())
         resource_id = f"practice:{content.slug}"
         title = f"Practice: {content.title}"
         sends_scores = mastery_passback
@@ -426,9 +426,12 @@ def mastery_passback_enqueue(*, streak: PracticeStreak) -> list[ScorePassback]:
         if not pairs:
             return []
         lesson = Lesson.objects.get(pk=lesson_id)
-        total = lesson.problems.count()
+        total = lesson.problems.for_practice().count()
         mastered = PracticeStreak.objects.filter(
-            user=streak.user, problem__lesson_id=lesson_id, mastered_at__isnull=False
+            user=streak.user,
+            problem__lesson_id=lesson_id,
+            problem__exam_only=False,
+            mastered_at__isnull=False,
         ).count()
         return [
             _passback_queue(
@@ -461,7 +464,8 @@ def _target_label(target: LinkTarget) -> tuple[str, str, float]:
         maximum = float(sum(item.points for item in quiz.items.all()))
         return quiz.title, f"quiz:{quiz.slug}", maximum
     lesson = target.lesson
-    return f"Practice: {lesson.title}", f"practice:{lesson.slug}", float(lesson.problems.count())
+    maximum = float(lesson.problems.for_practice().count())
+    return f"Practice: {lesson.title}", f"practice:{lesson.slug}", maximum
 
 
 def _line_item_url(*, target: LinkTarget) -> str:

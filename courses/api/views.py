@@ -137,8 +137,10 @@ class ProblemList(_ContentList):
     serializer_class = ProblemSerializer
 
     def get_queryset(self):
-        return Problem.objects.select_related("lesson__course").order_by(
-            "lesson__order", "order", "id"
+        return (
+            Problem.objects.for_practice()
+            .select_related("lesson__course")
+            .order_by("lesson__order", "order", "id")
         )
 
 
@@ -148,4 +150,5 @@ class ProblemDetail(_ContentDetail):
     what = "problem"
 
     def get_queryset(self):
-        return Problem.objects.select_related("lesson__course")
+        # An exam-only problem is no practice problem: a 404 like any other slug.
+        return Problem.objects.for_practice().select_related("lesson__course")

@@ -145,6 +145,7 @@ def quiz_to_start(*, scope: Scope, slug: str) -> Quiz | None:
 
 
 def problem_to_practise(*, scope: Scope, slug: str) -> Problem | None:
+    # An exam-only problem is found, so that practising it is refused with the reason.
     rows = scope.courses(Problem.objects.select_related("lesson"), "lesson__course")
     return rows.filter(slug=slug).first()
 

@@ -1,15 +1,18 @@
 """What the grading API sends and accepts.
 
-Verdicts follow the quiz policy: until feedback is released an answer is only `recorded` (an
-invalid one still gets the reader's message, since it costs nothing and says nothing about
-correctness), and correct answers appear only once answers are released.
+Verdicts follow the quiz policy (grading.policy, passed in the context as `shown`, a
+Visibility): until verdicts are shown an answer is only `recorded` (an invalid one still gets the
+reader's message, since it costs nothing and says nothing about correctness), and correct answers
+appear only once the policy shows them.
 """
 
 from __future__ import annotations
 
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from grading import policy
 from grading.api import selectors
 from grading.models import Attempt, PracticeStreak, Response, Variant
 from integrations.api.validation import StrictSerializer, WholeNumberField
@@ -142,7 +145,9 @@ class AttemptSerializer(serializers.ModelSerializer):
     quiz = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     learner = serializers.SerializerMethodField(help_text="external_id; null for site learners.")
     score = serializers.SerializerMethodField(
-        help_text="Null until the quiz policy releases feedback."
+        help_text="Null unless the quiz policy shows the learner their score: with immediate "
+        "feedback (the running total), after submission, and never when the quiz shows no "
+        "results. The grades endpoints always give scores."
     )
 
     class Meta:
@@ -166,7 +171,9 @@ class AttemptSerializer(serializers.ModelSerializer):
         return _external_id(attempt.user)
 
     def get_score(self, attempt: Attempt) -> float | None:
-        return attempt.score if self.context["feedback_released"](attempt) else None
+        now = self.context.get("now") or timezone.now()
+        shown = policy.attempt_visibility(attempt=attempt, now=now)
+        return attempt.score if shown.total_score else None
 
 
 class VerdictDetailSerializer(serializers.Serializer):
@@ -201,23 +208,26 @@ class VerdictSerializer(serializers.Serializer):
     detail = serializers.SerializerMethodField()
     created_at = serializers.DateTimeField(read_only=True)
 
-    def _shown(self, response: Response) -> bool:
-        return self.context["feedback_shown"] and response.status != Response.Status.INVALID
+    def _shown(self, response: Response) -> policy.Visibility:
+        # An invalid answer has no verdict, score or detail: nothing of it is hidden or shown.
+        if response.status == Response.Status.INVALID:
+            return policy.NOTHING
+        return self.context["shown"]
 
     def get_status(self, response: Response) -> str:
-        if response.status == Response.Status.INVALID or self.context["feedback_shown"]:
+        if response.status == Response.Status.INVALID or self._shown(response).verdicts:
             return response.status
         return Response.Status.RECORDED
 
     def get_score(self, response: Response) -> float | None:
-        return response.score if self._shown(response) else None
+        return response.score if self._shown(response).item_scores else None
 
     def get_misconception(self, response: Response) -> str | None:
-        return (response.misconception or None) if self._shown(response) else None
+        return (response.misconception or None) if self._shown(response).feedback else None
 
     def get_feedback(self, response: Response) -> str | None:
         # The reader's message for invalid input is always shown: it reveals nothing.
-        if response.status == Response.Status.INVALID or self._shown(response):
+        if response.status == Response.Status.INVALID or self._shown(response).feedback:
             return response.feedback
         return None
 
@@ -232,33 +242,35 @@ class VerdictSerializer(serializers.Serializer):
 
     @extend_schema_field(VerdictDetailSerializer(allow_null=True))
     def get_detail(self, response: Response) -> dict | None:
-        return self._detail(response) if self._shown(response) else None
+        return self._detail(response) if self._shown(response).feedback else None
 
     def to_representation(self, instance: Response) -> dict:
         # The fields above define the schema; the body is built directly, since it is on every
         # answer's path and DRF's per-field machinery cost more than the rest of the rendering.
         # tests/api/test_attempts.py checks the two agree field by field.
-        return verdict_body(instance, feedback_shown=self.context["feedback_shown"])
+        return verdict_body(instance, shown=self.context["shown"])
 
 
 _TIMESTAMP = serializers.DateTimeField(read_only=True)
 
 
-def verdict_body(response: Response, *, feedback_shown: bool) -> dict:
-    """What VerdictSerializer declares, for one response under the quiz's feedback policy."""
+def verdict_body(response: Response, *, shown: policy.Visibility) -> dict:
+    """What VerdictSerializer declares, for one response as far as grading.policy shows it."""
+    # The reader's message for invalid input is always shown: it reveals nothing, and an
+    # invalid answer has no verdict, score or detail to hide.
     invalid = response.status == Response.Status.INVALID
-    shown = feedback_shown and not invalid
     return {
         "id": response.pk,
         "item": response.quiz_item_id,
         "variant": response.variant_id,
-        "status": response.status if invalid or feedback_shown else Response.Status.RECORDED,
+        "status": response.status if invalid or shown.verdicts else Response.Status.RECORDED,
         "counts_as_try": response.counts_as_try,
-        "score": response.score if shown else None,
-        "misconception": (response.misconception or None) if shown else None,
-        # The reader's message for invalid input is always shown: it reveals nothing.
-        "feedback": response.feedback if invalid or shown else None,
-        "detail": VerdictSerializer._detail(response) if shown else None,
+        "score": response.score if shown.item_scores and not invalid else None,
+        "misconception": (response.misconception or None)
+        if shown.feedback and not invalid
+        else None,
+        "feedback": response.feedback if invalid or shown.feedback else None,
+        "detail": VerdictSerializer._detail(response) if shown.feedback and not invalid else None,
         "created_at": _TIMESTAMP.to_representation(response.created_at),
     }
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Iterator
+from datetime import datetime
 
 from django.http import StreamingHttpResponse
 from django.utils import timezone
@@ -15,8 +16,8 @@ from rest_framework import exceptions, generics, status
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 
+from grading import policy, services
 from grading import selectors as sheets
-from grading import services
 from grading.api import selectors
 from grading.api.serializers import (
     AnswerSerializer,
@@ -76,12 +77,9 @@ def _answered(request, serializer) -> Response:
     )
 
 
-def _feedback(attempt: Attempt) -> bool:
-    return services.feedback_released(attempt=attempt)
-
-
 def _attempt_context() -> dict:
-    return {"feedback_released": lambda attempt: services.feedback_released(attempt=attempt)}
+    """What AttemptSerializer needs to ask grading.policy: the time of this request."""
+    return {"now": timezone.now()}
 
 
 def _scoped_attempt(request, attempt_id: int) -> Attempt:
@@ -173,8 +171,8 @@ class AttemptItems(generics.GenericAPIView):
 
     def get(self, request, attempt_id: int):
         attempt = _scoped_attempt(request, attempt_id)
-        shown = _feedback(attempt)
-        immediate = services.feedback_is_immediate(attempt.quiz)
+        shown = policy.attempt_visibility(attempt=attempt, now=timezone.now())
+        immediate = policy.immediate_feedback(attempt.quiz)
         items = []
         for row in sheets.attempt_sheet(attempt=attempt):
             item = row.item
@@ -213,7 +211,7 @@ class AttemptItems(generics.GenericAPIView):
                     "saved": saved,
                 }
             )
-        context = {"feedback_shown": shown}
+        context = {"shown": shown}
         return Response(AttemptItemSerializer(items, many=True, context=context).data)
 
 
@@ -275,8 +273,8 @@ class ItemAnswer(generics.GenericAPIView):
             variant=variant,
             tries=tries,
         )
-        context = {"feedback_shown": _feedback(attempt)}
-        return _answered(request, VerdictSerializer(response, context=context))
+        shown = policy.attempt_visibility(attempt=attempt, now=request._answer_started)
+        return _answered(request, VerdictSerializer(response, context={"shown": shown}))
 
 
 def _picked(row: sheets.ItemRow, response) -> list[int]:
@@ -287,10 +285,9 @@ def _picked(row: sheets.ItemRow, response) -> list[int]:
     return [choice.pk for choice in row.choices if choice.pk in picked]
 
 
-def _result(attempt: Attempt) -> dict:
-    feedback = services.feedback_released(attempt=attempt)
-    answers = services.answers_released(attempt=attempt)
-    immediate = services.feedback_is_immediate(attempt.quiz)
+def _result(attempt: Attempt, *, now: datetime) -> dict:
+    shown = policy.attempt_visibility(attempt=attempt, now=now)
+    immediate = policy.immediate_feedback(attempt.quiz)
     items = []
     for row in sheets.attempt_sheet(attempt=attempt):
         item = row.item
@@ -300,7 +297,7 @@ def _result(attempt: Attempt) -> dict:
         counting = counting or row.latest_counted
         if counting is None:
             shown_status = "unanswered"
-        elif feedback:
+        elif shown.verdicts:
             shown_status = counting.status
         else:
             shown_status = "recorded"
@@ -312,26 +309,28 @@ def _result(attempt: Attempt) -> dict:
                 "points": item.points,
                 "kind": "question" if question else "problem",
                 "status": shown_status,
-                "points_earned": (row.score or 0.0) * item.points if feedback else None,
+                "points_earned": (row.score or 0.0) * item.points if shown.item_scores else None,
                 "misconception": (counting.misconception or None)
-                if feedback and counting
+                if shown.feedback and counting
                 else None,
-                "feedback": counting.feedback if feedback and counting else None,
+                "feedback": counting.feedback if shown.feedback and counting else None,
                 "text": counting.text if counting and not question else None,
                 "choices": _picked(row, counting),
                 "correct_answer": selectors.variant_answer_text(variant=row.variant)
-                if answers and not question
+                if shown.correct_answers and not question
                 else None,
                 "correct_choices": [c.pk for c in row.choices if c.is_correct]
-                if answers and question
+                if shown.correct_answers and question
                 else None,
-                "explanation": (question.explanation or None) if answers and question else None,
+                "explanation": (question.explanation or None)
+                if shown.explanations and question
+                else None,
             }
         )
     return {
         "attempt": attempt,
-        "feedback_released": feedback,
-        "answers_released": answers,
+        "feedback_released": shown.verdicts,
+        "answers_released": shown.correct_answers,
         "items": items,
     }
 
@@ -351,9 +350,9 @@ class AttemptSubmit(generics.GenericAPIView):
     def post(self, request, attempt_id: int):
         attempt = _scoped_attempt(request, attempt_id)
         attempt = services.attempt_submit(attempt=attempt)
-        return Response(
-            ResultSerializer(_result(attempt), context=_attempt_context()).data,
-        )
+        context = _attempt_context()
+        result = _result(attempt, now=context["now"])
+        return Response(ResultSerializer(result, context=context).data)
 
 
 @extend_schema(
@@ -366,7 +365,9 @@ class AttemptResult(generics.GenericAPIView):
 
     def get(self, request, attempt_id: int):
         attempt = _scoped_attempt(request, attempt_id)
-        return Response(ResultSerializer(_result(attempt), context=_attempt_context()).data)
+        context = _attempt_context()
+        result = _result(attempt, now=context["now"])
+        return Response(ResultSerializer(result, context=context).data)
 
 
 # --- practice ---------------------------------------------------------------------------------
@@ -440,7 +441,7 @@ class VariantAnswer(generics.GenericAPIView):
             idempotency_key=idempotency_key,
         )
         streak = PracticeStreak.objects.filter(user=variant.user, problem=variant.problem).first()
-        context = {"feedback_shown": True, "streak": streak}
+        context = {"shown": policy.PRACTICE, "streak": streak}
         return _answered(request, PracticeVerdictSerializer(response, context=context))
 
 

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from grading import engine
+from grading import engine, policy
 from grading.models import Attempt, Response, Variant
 from tests.factories import QuizFactory, QuizItemFactory
 
@@ -243,8 +243,12 @@ def test_attempt_list_filters_and_sync(lms, practice_quiz, exam):
     assert (bad.status_code, bad.json()["field"]) == (400, "updated_since")
 
 
-@pytest.mark.parametrize("feedback_shown", [True, False])
-def test_the_verdict_body_is_what_the_serializer_fields_declare(lms, practice_quiz, feedback_shown):
+# The policy shows verdicts, scores and feedback together; a mixed one checks each field alone.
+@pytest.mark.parametrize(
+    "shown",
+    [policy.PRACTICE, policy.NOTHING, policy.Visibility(True, False, True, False, False, False)],
+)
+def test_the_verdict_body_is_what_the_serializer_fields_declare(lms, practice_quiz, shown):
     """VerdictSerializer builds its body directly for speed; its declared fields (the schema)
     must give the same thing for correct, wrong, named-mistake and invalid answers."""
     from rest_framework import serializers
@@ -260,7 +264,7 @@ def test_the_verdict_body_is_what_the_serializer_fields_declare(lms, practice_qu
     responses = list(Response.objects.filter(attempt_id=attempt_id))
     assert {r.status for r in responses} == {"correct", "incorrect", "invalid"}
     for response in responses:
-        serializer = VerdictSerializer(response, context={"feedback_shown": feedback_shown})
+        serializer = VerdictSerializer(response, context={"shown": shown})
         by_fields = serializers.Serializer.to_representation(serializer, response)
         assert serializer.data == by_fields
         assert list(serializer.data) == list(serializer.fields)

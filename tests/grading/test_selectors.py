@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.utils import timezone
 
 from courses import selectors as course_selectors
 from courses.models import Problem, Quiz
@@ -34,7 +35,7 @@ def test_lesson_progress_counts_mastery_attempts_and_best_scores(
     courses = list(course_selectors.course_list())
     lessons = [lesson for course in courses for lesson in course.lessons.all()]
     with django_assert_num_queries(2):
-        progress = selectors.lesson_progress(user=learner, lessons=lessons)
+        progress = selectors.lesson_progress(user=learner, lessons=lessons, now=timezone.now())
     (lesson_progress,) = progress.values()
     assert lesson_progress.problems_total == Problem.objects.count()
     assert lesson_progress.problems_mastered == 1

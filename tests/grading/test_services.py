@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from courses.models import Problem, Question, Quiz
-from grading import engine, services
+from grading import engine, policy, services
 from grading.models import Attempt, PracticeStreak, Response, Variant
 from tests.factories import QuizFactory, QuizItemFactory, UserFactory
 
@@ -228,14 +228,16 @@ def test_exam_saves_latest_answer_and_grades_on_submission(shipped_bank, learner
     variant = Variant.objects.get(attempt=attempt, quiz_item=item)
     services.response_submit(attempt=attempt, item=item, text=answer_of(variant))
     services.response_submit(attempt=attempt, item=item, text="12345")
-    assert not services.feedback_released(attempt=attempt)
-    assert not services.answers_released(attempt=attempt)
+    shown = policy.attempt_visibility(attempt=attempt, now=timezone.now())
+    assert not shown.verdicts
+    assert not shown.correct_answers
     services.attempt_submit(attempt=attempt)
     attempt.refresh_from_db()
     assert attempt.status == Attempt.Status.SUBMITTED
     assert attempt.score == 0  # the latest saved answer counts, and it was wrong
-    assert services.feedback_released(attempt=attempt)
-    assert services.answers_released(attempt=attempt)
+    shown = policy.attempt_visibility(attempt=attempt, now=timezone.now())
+    assert shown.verdicts
+    assert shown.correct_answers
 
 
 def test_late_submission_is_refused_and_saved_answers_graded(shipped_bank, learner):
@@ -277,8 +279,8 @@ def test_answers_after_close_wait_for_the_close(learner, db):
     QuizItemFactory(quiz=quiz)
     attempt = services.attempt_start(user=learner, quiz=quiz, now=now)
     services.attempt_submit(attempt=attempt, now=now)
-    assert not services.answers_released(attempt=attempt, now=now)
-    assert services.answers_released(attempt=attempt, now=now + timedelta(hours=2))
+    assert not policy.attempt_visibility(attempt=attempt, now=now).correct_answers
+    assert policy.attempt_visibility(attempt=attempt, now=now + timedelta(hours=2)).correct_answers
 
 
 # --- the running score ------------------------------------------------------------------------

@@ -287,7 +287,7 @@ def test_answers_never_released_are_never_shown(learner_client, learner, db):
     assert answer_of(variant)[:4] not in html
 
 
-def test_feedback_never_shows_only_the_score(learner_client, learner, db):
+def test_feedback_never_shows_neither_the_score_nor_the_items(learner_client, learner, db):
     quiz = _quiz_with_one_problem(
         mode=Quiz.Mode.EXAM,
         show_feedback=Quiz.Feedback.NEVER,
@@ -298,7 +298,8 @@ def test_feedback_never_shows_only_the_score(learner_client, learner, db):
     services.response_submit(attempt=attempt, item=item, text="0")
     services.attempt_submit(attempt=attempt)
     html = learner_client.get(results_url(attempt)).content.decode()
-    assert "does not show results per item" in html
+    assert "shows neither a score nor results per item" in html
+    assert 'id="score"' not in html
     assert "Not correct" not in html
     assert "Item 1" not in html
 

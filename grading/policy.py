@@ -1,0 +1,181 @@
+"""What a learner may see of their quiz attempts, and when practice is refused: decided here once.
+
+Every learner surface asks this module and nothing else: the results, history, quiz and home
+pages, the API's attempt, items, answer and result responses, and the pages an LMS launch lands
+a learner on (LTI sends learners to those same pages). The functions are pure: they read a quiz's
+settings, an attempt's status and the time they are given, and run no query, so one table-driven
+test (tests/grading/test_policy.py) covers every combination and a surface test checks that each
+surface shows exactly what `learner_visibility` says.
+
+The rules:
+
+- **Feedback "immediately"** (practice quizzes only; an exam never gives it, even if its row were
+  forced to): each item's verdict, score and feedback as soon as it is answered, and the running
+  total with them, since it is only their sum.
+- **Feedback "after submission"**: nothing but "recorded" while the attempt is in progress; the
+  verdicts, item scores, feedback and total once it is submitted (or closed at its deadline).
+- **Feedback "never"**: the learner sees no result at all, **the total score included**, on
+  every surface, before and after submission. A total is a verdict in disguise: for a one-item
+  quiz it is the verdict, and with more than one attempt a learner who changes one answer per
+  attempt reads each item's verdict off the totals. An instructor who chooses "never" keeps the
+  grading to themselves. For the same reason "never" also withholds correct answers and
+  explanations whatever `release_answers` says: an answer key next to the learner's own answers
+  is their verdicts.
+- **Correct answers and explanations** only for a submitted attempt whose verdicts are shown:
+  at once ("after submission"), from `closes_at` on ("after close"), or never.
+- Whatever the policy, a learner always sees what they typed or picked, and the reader's message
+  for input it could not read (that costs no try and says nothing about correctness).
+
+Not learner surfaces: the API's grades endpoints and CSV (API keys only), LTI score passback and
+the LTI instructor view are for instructors and the LMS, which always get scores; what an LMS
+shows its learners of a passed-back score is the LMS's own setting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+from courses.models import Quiz
+
+IN_PROGRESS = "in_progress"
+SUBMITTED = "submitted"
+
+
+class QuizSettings(Protocol):
+    """The settings of a quiz the policy reads (a Quiz row has them)."""
+
+    mode: str
+    show_feedback: str
+    release_answers: str
+    closes_at: datetime | None
+
+
+@dataclass(frozen=True)
+class Visibility:
+    """What a learner may see of one attempt now; every surface shows exactly these."""
+
+    verdicts: bool  # correct / incorrect per item (otherwise only "recorded")
+    item_scores: bool  # points earned per item
+    total_score: bool  # the attempt's score
+    feedback: bool  # feedback text, misconception, wrong entries
+    correct_answers: bool  # a problem's answer, a question's correct choices
+    explanations: bool  # a question's explanation
+    # When correct answers will be shown, if at a known later time (after the quiz closes).
+    answers_from: datetime | None = None
+
+
+NOTHING = Visibility(False, False, False, False, False, False)
+# Practice problems (outside quizzes) answer at once and never show the answer: a learner keeps
+# trying, or asks for new numbers.
+PRACTICE = Visibility(True, True, True, True, False, False)
+
+
+def immediate_feedback(quiz: QuizSettings) -> bool:
+    """Does each answer get its verdict at once (and count as a try)? Never in an exam."""
+    return quiz.show_feedback == Quiz.Feedback.IMMEDIATELY and quiz.mode != Quiz.Mode.EXAM
+
+
+def learner_visibility(*, quiz: QuizSettings, attempt_status: str, now: datetime) -> Visibility:
+    """What the learner may see of an attempt at `quiz` in `attempt_status` at `now`."""
+    submitted = attempt_status == SUBMITTED
+    if quiz.show_feedback == Quiz.Feedback.NEVER:
+        return NOTHING
+    results = submitted or immediate_feedback(quiz)
+    if not results:
+        return NOTHING
+    release = quiz.release_answers
+    answers = False
+    answers_from = None
+    if submitted and release == Quiz.AnswerRelease.AFTER_SUBMISSION:
+        answers = True
+    elif submitted and release == Quiz.AnswerRelease.AFTER_CLOSE and quiz.closes_at is not None:
+        answers = now >= quiz.closes_at
+        answers_from = None if answers else quiz.closes_at
+    return Visibility(
+        verdicts=True,
+        item_scores=True,
+        total_score=True,
+        feedback=True,
+        correct_answers=answers,
+        explanations=answers,
+        answers_from=answers_from,
+    )
+
+
+class AttemptState(Protocol):
+    quiz: QuizSettings
+    status: str
+
+
+def attempt_visibility(*, attempt: AttemptState, now: datetime) -> Visibility:
+    """learner_visibility for an attempt row (its quiz and status)."""
+    return learner_visibility(quiz=attempt.quiz, attempt_status=attempt.status, now=now)
+
+
+def feedback_summary(quiz: QuizSettings) -> str:
+    """The quiz page's words for when results are shown."""
+    if immediate_feedback(quiz):
+        return "At once for each answer"
+    if quiz.show_feedback == Quiz.Feedback.NEVER:
+        return "Never: neither results per item nor a score"
+    return "After the attempt is submitted"
+
+
+def answers_summary(quiz: QuizSettings) -> str:
+    """The quiz page's words for when correct answers are shown."""
+    if quiz.show_feedback == Quiz.Feedback.NEVER:
+        return "Never"
+    if quiz.release_answers == Quiz.AnswerRelease.AFTER_SUBMISSION:
+        return "After the attempt is submitted"
+    if quiz.release_answers == Quiz.AnswerRelease.AFTER_CLOSE and quiz.closes_at is not None:
+        return f"After the quiz closes, {quiz.closes_at:%Y-%m-%d %H:%M} UTC"
+    return "Never"
+
+
+# ---------------------------------------------------------------------------------------------
+# Practice during an exam
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OpenExam:
+    """A learner's exam attempt in progress that uses a problem: its quiz title and deadline."""
+
+    title: str
+    deadline: datetime | None
+
+
+def practice_refusal(
+    *, problem_title: str, exam_only: bool, open_exams: Iterable[OpenExam], now: datetime
+) -> str | None:
+    """Why the learner may not practise a problem now, or None.
+
+    Practice gives fresh numbers and instant verdicts without limit, so during an exam it would
+    let a learner check their method on the exam's own problems until it matched. An exam-only
+    problem is never practised; a problem an exam of the learner's uses is paused while that
+    attempt runs (until its deadline, or until it is submitted when it has no time limit).
+    """
+    if exam_only:
+        return f"“{problem_title}” is an exam-only problem: it cannot be practised."
+    running = [exam for exam in open_exams if exam.deadline is None or now < exam.deadline]
+    if not running:
+        return None
+    titles = " and ".join(f"“{exam.title}”" for exam in running)
+    exams = "exam" if len(running) == 1 else "exams"
+    if any(exam.deadline is None for exam in running):
+        until = f"until you submit the {exams}"
+    else:
+        last = max(exam.deadline for exam in running)
+        deadline = "your exam's deadline" if len(running) == 1 else "the last of their deadlines"
+        until = (
+            f"until {last:%Y-%m-%d %H:%M} UTC ({deadline}), or until you submit "
+            f"{'it' if len(running) == 1 else 'them'}"
+        )
+    return (
+        f"Practice on “{problem_title}” is paused while your {exams} {titles} "
+        f"{'is' if len(running) == 1 else 'are'} in progress, because "
+        f"{'it uses' if len(running) == 1 else 'they use'} this problem: {until}."
+    )

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from courses.models import Problem
 from grading import engine
-from grading.models import PracticeStreak, Response, Variant
+from grading.models import Attempt, PracticeStreak, Response, Variant
 
 pytestmark = pytest.mark.django_db
 
@@ -94,3 +95,50 @@ def test_a_key_must_name_a_learner_it_provisioned(lms):
     unknown = new_variant(client, learner="nobody")
     assert (unknown.status_code, unknown.json()["field"]) == (404, "learner")
     assert not Variant.objects.exists()
+
+
+# --- practice is no oracle for exams ------------------------------------------------------------
+
+
+def test_practice_on_a_running_exams_problem_is_refused_with_the_reason(lms, exam):
+    client = lms.client()
+    before = new_variant(client, problem="dot-std").json()
+    attempt = client.post(
+        "/api/v1/attempts/", {"quiz": exam.slug, "learner": "stud-1"}, format="json"
+    ).json()
+    refused = new_variant(client, problem="dot-std")
+    assert refused.status_code == 409
+    assert refused.json()["code"] == "practice_refused"
+    message = refused.json()["message"]
+    assert f"while your exam “{exam.title}” is in progress" in message
+    deadline = Attempt.objects.get(pk=attempt["id"]).deadline
+    assert f"until {deadline:%Y-%m-%d %H:%M} UTC" in message
+    answered = client.post(
+        f"/api/v1/variants/{before['id']}/answers/",
+        {"text": "1"},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="during-exam",
+    )
+    assert answered.status_code == 409
+    assert answered.json()["code"] == "practice_refused"
+    assert Variant.objects.filter(problem__slug="dot-std", attempt__isnull=True).count() == 1
+    assert not Response.objects.filter(variant_id=before["id"]).exists()
+    assert not PracticeStreak.objects.exists()
+    # Problems the exam does not use stay open, and submitting reopens the others.
+    assert new_variant(client).status_code == 201
+    client.post(f"/api/v1/attempts/{attempt['id']}/submit/")
+    assert new_variant(client, problem="dot-std").status_code == 201
+
+
+def test_an_exam_only_problem_is_refused_and_not_listed(lms, problem):
+    Problem.objects.filter(pk=problem.pk).update(exam_only=True)
+    client = lms.client()
+    refused = new_variant(client, problem=problem.slug)
+    assert refused.status_code == 409
+    assert refused.json()["code"] == "practice_refused"
+    assert "exam-only problem" in refused.json()["message"]
+    assert not Variant.objects.filter(problem=problem).exists()
+    listed = client.get("/api/v1/problems/?page_size=200").json()["results"]
+    assert problem.slug not in {row["slug"] for row in listed}
+    assert listed  # the others are still there
+    assert client.get(f"/api/v1/problems/{problem.slug}/").status_code == 404

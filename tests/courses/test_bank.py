@@ -118,6 +118,27 @@ def test_export_then_import_is_a_round_trip(shipped_bank, tmp_path):
     assert [len(rows) for rows in before.values()] == [len(rows) for rows in after.values()]
 
 
+def test_exam_only_is_imported_exported_and_round_trips(tmp_path, db):
+    document = shipped_document()
+    document["problems"][1]["exam_only"] = True
+    document["problems"][2]["exam_only"] = False
+    bank_import(paths=[write_bank(tmp_path, document)])
+    marked = Problem.objects.get(slug=document["problems"][1]["slug"])
+    assert marked.exam_only
+    assert Problem.objects.filter(exam_only=True).count() == 1
+    exported = yaml.safe_load(bank_export(lesson=marked.lesson))
+    flags = {p["slug"]: p.get("exam_only") for p in exported["problems"]}
+    # Written only where it is set, so a bank without it exports as it was.
+    assert flags == {
+        p["slug"]: (True if p is document["problems"][1] else None) for p in document["problems"]
+    }
+    # Unmarking it in the file unmarks it in the database.
+    del document["problems"][1]["exam_only"]
+    bank_import(paths=[write_bank(tmp_path, document)])
+    marked.refresh_from_db()
+    assert not marked.exam_only
+
+
 def test_export_keeps_what_the_source_file_says(shipped_bank):
     lesson = Lesson.objects.get(slug="scaled-dot-product-attention")
     exported = yaml.safe_load(bank_export(lesson=lesson))
@@ -318,6 +339,11 @@ def break_missing_item_target(doc):
     return "item 1.question: no question 'q-not-in-bank' in this bank"
 
 
+def break_exam_only_not_a_flag(doc):
+    doc["problems"][0]["exam_only"] = "yes"
+    return "exam_only: must be true or false, got 'yes'"
+
+
 def break_unknown_term_link(doc):
     doc["lesson"]["body"] += "\n\nSee [[no-such-term]].\n"
     return "[[no-such-term]] links to no key term of this lesson"
@@ -385,6 +411,7 @@ BREAKS = [
     break_tag_in_a_formula_of_a_problem_prompt,
     break_link_in_a_formula_of_a_definition,
     break_latex_in_a_quiz_description,
+    break_exam_only_not_a_flag,
 ]
 
 

@@ -128,3 +128,24 @@ def test_adding_a_user_in_the_admin_refuses_names_kept_for_lms_learners(instruct
     response = instructor_client.post(url, {**form, "username": "ada"})
     assert response.status_code == 302
     assert get_user_model().objects.filter(username="ada").exists()
+
+
+def test_instructors_mark_a_problem_exam_only(instructor_client):
+    lesson = LessonFactory()
+    data = {
+        "lesson": lesson.pk,
+        "title": "Variance",
+        "slug": "variance-exam",
+        "order": 0,
+        "family": "dot-variance",
+        "params": "{}",
+        "prompt": "",
+        "exam_only": "on",
+    }
+    response = instructor_client.post(reverse("admin:courses_problem_add"), data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert Problem.objects.get(slug="variance-exam").exam_only
+    listing = instructor_client.get(
+        reverse("admin:courses_problem_changelist"), {"exam_only__exact": "1"}
+    )
+    assert "variance-exam" in listing.content.decode()

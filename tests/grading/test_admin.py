@@ -32,17 +32,22 @@ def test_any_seed_can_be_previewed(instructor_client, shipped_bank):
     assert "<h4>Seed 12345</h4>" in html
 
 
-def test_bad_parameters_are_refused_with_their_name(instructor_client):
-    lesson = LessonFactory()
-    data = {
-        "lesson": lesson.pk,
+def problem_post(**changes) -> dict:
+    """The admin's add form for a dot-variance problem of a new lesson, with changes."""
+    return {
+        "lesson": LessonFactory().pk,
         "title": "Variance",
         "slug": "variance-x",
         "order": 0,
         "family": "dot-variance",
-        "params": '{"bogus": 1}',
+        "params": "{}",
         "prompt": "",
+        **changes,
     }
+
+
+def test_bad_parameters_are_refused_with_their_name(instructor_client):
+    data = problem_post(params='{"bogus": 1}')
     response = instructor_client.post(reverse("admin:courses_problem_add"), data)
     assert response.status_code == 200
     assert "bogus" in response.content.decode()
@@ -131,17 +136,7 @@ def test_adding_a_user_in_the_admin_refuses_names_kept_for_lms_learners(instruct
 
 
 def test_instructors_mark_a_problem_exam_only(instructor_client):
-    lesson = LessonFactory()
-    data = {
-        "lesson": lesson.pk,
-        "title": "Variance",
-        "slug": "variance-exam",
-        "order": 0,
-        "family": "dot-variance",
-        "params": "{}",
-        "prompt": "",
-        "exam_only": "on",
-    }
+    data = problem_post(slug="variance-exam", exam_only="on")
     response = instructor_client.post(reverse("admin:courses_problem_add"), data)
     assert response.status_code == 302, response.content.decode()[:2000]
     assert Problem.objects.get(slug="variance-exam").exam_only

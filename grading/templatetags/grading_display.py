@@ -1,7 +1,7 @@
 """How learners see problems, answers and verdicts: prompts, syntax hints, feedback panels.
 
 Correct answers are computed here only through `correct_answer`, which templates call only when
-the services say the policy releases them; a page test scans every page for leaks.
+grading.policy shows them; a page test scans every page for leaks.
 """
 
 from __future__ import annotations

@@ -230,7 +230,9 @@ def test_no_page_shows_a_variants_private_data_before_or_after_release(
     html = learner_client.get(take).content.decode()
     assert_nothing_private(html, variants, "saved sheet", numbers=True)
 
-    # Practice on every problem, the formula problem included, before and after an answer.
+    services.attempt_submit(attempt=attempt)
+    # Practice on every problem, the formula problem included, before and after an answer: once
+    # the exam is submitted, since practice on a running exam's problems is refused.
     for problem in lesson.problems.all():
         url = reverse("practice", kwargs={"slug": problem.slug})
         html = learner_client.get(url).content.decode()
@@ -245,7 +247,6 @@ def test_no_page_shows_a_variants_private_data_before_or_after_release(
         assert "Not correct" in html
         assert_nothing_private(html, practised, f"{url} answered", numbers=True)
 
-    services.attempt_submit(attempt=attempt)
     results = learner_client.get(reverse("attempt-results", kwargs={"pk": attempt.pk}))
     html = results.content.decode()
     # Released: the formula problem's answer value shows, its formulas still never do.

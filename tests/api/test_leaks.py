@@ -122,6 +122,15 @@ def test_no_endpoint_returns_a_variants_private_data_before_or_after_release(lms
     attempts = {}
     before: list[tuple[str, object]] = []
     for name, (client, who) in clients.items():
+        # Practice first: while the exam runs, practice on its problems is refused.
+        for problem in lesson.problems.all():
+            made = client.post("/api/v1/variants/", {"problem": problem.slug, **who})
+            url = f"/api/v1/variants/{made.json()['id']}"
+            before.append((f"{name} new variant {problem.slug}", made))
+            before.append((f"{name} variant {problem.slug}", client.get(f"{url}/")))
+            answered = client.post(f"{url}/answers/", {"text": WRONG})
+            before.append((f"{name} variant answer {problem.slug}", answered))
+            variants.append(Variant.objects.get(pk=made.json()["id"]))
         attempt = client.post("/api/v1/attempts/", {"quiz": quiz.slug, **who}).json()
         attempts[name] = attempt
         base = f"/api/v1/attempts/{attempt['id']}"
@@ -132,14 +141,6 @@ def test_no_endpoint_returns_a_variants_private_data_before_or_after_release(lms
             before.append((f"{name} answer {item['id']}", answer))
         for path in ("/", "/result/"):
             before.append((f"{name} {path}", client.get(f"{base}{path}")))
-        for problem in lesson.problems.all():
-            made = client.post("/api/v1/variants/", {"problem": problem.slug, **who})
-            url = f"/api/v1/variants/{made.json()['id']}"
-            before.append((f"{name} new variant {problem.slug}", made))
-            before.append((f"{name} variant {problem.slug}", client.get(f"{url}/")))
-            answered = client.post(f"{url}/answers/", {"text": WRONG})
-            before.append((f"{name} variant answer {problem.slug}", answered))
-            variants.append(Variant.objects.get(pk=made.json()["id"]))
         variants += Variant.objects.filter(attempt_id=attempt["id"])
     for url in ("/api/v1/attempts/", "/api/v1/grades/", "/api/v1/grades.csv"):
         before.append((url, lms_client.get(url)))

@@ -52,6 +52,13 @@ class Attempt(models.Model):
             models.UniqueConstraint(
                 fields=["user", "quiz", "number"], name="attempt_unique_number"
             ),
+            # A learner has at most one attempt in progress at a quiz: simultaneous starts
+            # resume it (grading.services.attempt_start_or_resume), they never open a second.
+            models.UniqueConstraint(
+                fields=["user", "quiz"],
+                condition=Q(status="in_progress"),
+                name="attempt_one_in_progress",
+            ),
             models.CheckConstraint(
                 condition=Q(status="in_progress") | Q(submitted_at__isnull=False),
                 name="attempt_submitted_has_time",
@@ -167,6 +174,12 @@ class Response(models.Model):
     idempotency_key = models.CharField(max_length=200, blank=True)
     request_fingerprint = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    # Not stored: True on an instance a service hands back as what an earlier request recorded
+    # (a retry under the same Idempotency-Key, a double submit), so the API answers 200 and
+    # Idempotent-Replayed rather than 201. The service decides; a clock comparison cannot tell
+    # a concurrent twin's row from this request's own.
+    replayed: bool = False
 
     class Meta:
         ordering = ["created_at", "id"]

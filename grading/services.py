@@ -165,6 +165,12 @@ def _fingerprint(*parts: object) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 
+def _replayed(response: Response) -> Response:
+    """A response recorded by an earlier request, marked as handed back again (not created)."""
+    response.replayed = True
+    return response
+
+
 def _replay(*, user, idempotency_key: str, fingerprint: str) -> Response | None:
     """The response first recorded under this key, or None; a different body is a conflict."""
     if not idempotency_key:
@@ -176,7 +182,7 @@ def _replay(*, user, idempotency_key: str, fingerprint: str) -> Response | None:
         raise IdempotencyConflict(
             "This Idempotency-Key was already used for a different answer; use a new key."
         )
-    return earlier
+    return _replayed(earlier)
 
 
 def _create_response(*, idempotency_key: str, fingerprint: str, **fields) -> Response:
@@ -321,7 +327,7 @@ def practice_answer_submit(
             and earlier[-1][1] == text
             and now - earlier[-1][2] < DOUBLE_SUBMIT_WINDOW
         ):
-            return Response.objects.filter(variant=variant, counts_as_try=True).last()
+            return _replayed(Response.objects.filter(variant=variant, counts_as_try=True).last())
         response = _create_response(
             idempotency_key=idempotency_key,
             fingerprint=fingerprint,
@@ -364,9 +370,15 @@ def quiz_availability_error(*, quiz: Quiz, now: datetime) -> str | None:
     return None
 
 
-def attempt_start(*, user: AbstractBaseUser, quiz: Quiz, now: datetime | None = None) -> Attempt:
-    """Start an attempt, or resume the one in progress; enforces availability and the limit."""
-    now = now or timezone.now()
+class AttemptStarted(NamedTuple):
+    """What a start did: `created` is True only for the call that created the attempt."""
+
+    attempt: Attempt
+    created: bool
+
+
+def _attempt_in_progress(*, user: AbstractBaseUser, quiz: Quiz, now: datetime) -> Attempt | None:
+    """The learner's attempt in progress at the quiz, closed first if its time has run out."""
     current = Attempt.objects.filter(
         user=user, quiz=quiz, status=Attempt.Status.IN_PROGRESS
     ).first()
@@ -374,57 +386,81 @@ def attempt_start(*, user: AbstractBaseUser, quiz: Quiz, now: datetime | None = 
         attempt_expire_if_overdue(attempt=current, now=now)
         if current.status == Attempt.Status.IN_PROGRESS:
             return current
-    problem = quiz_availability_error(quiz=quiz, now=now)
-    if problem:
-        raise QuizNotOpen(problem)
+    return None
+
+
+def attempt_start_or_resume(
+    *, user: AbstractBaseUser, quiz: Quiz, now: datetime | None = None
+) -> AttemptStarted:
+    """Start an attempt, or resume the one in progress; enforces availability and the limit.
+
+    Of any number of simultaneous starts, exactly one creates the attempt and every other one
+    resumes it: while an attempt is open no start is refused. The decision is taken inside the
+    transaction, after the learner's starts have lined up on their user row (a row lock on
+    PostgreSQL; SQLite has one writer at a time), so the attempt in progress and the attempts
+    used are read as the previous start left them. The unique in-progress and number constraints
+    back this up for a writer that did not line up.
+    """
+    now = now or timezone.now()
+    current = _attempt_in_progress(user=user, quiz=quiz, now=now)
+    if current is not None:  # the common resume takes no lock
+        return AttemptStarted(current, created=False)
     items = list(quiz.items.select_related("problem"))
-    for _ in range(3):
-        used = Attempt.objects.filter(user=user, quiz=quiz).count()
-        if quiz.attempts_allowed is not None and used >= quiz.attempts_allowed:
-            raise AttemptLimitReached(
-                f"You have used all {quiz.attempts_allowed} attempt"
-                f"{'s' if quiz.attempts_allowed != 1 else ''} at this quiz."
+    try:
+        with transaction.atomic():
+            # FOR NO KEY UPDATE: it queues this learner's starts behind each other but not
+            # behind the key-share locks their answers' inserts take on the same row.
+            list(
+                get_user_model()
+                .objects.select_for_update(no_key=True)
+                .filter(pk=user.pk)
+                .values_list("pk")
             )
-        deadline = None
-        if quiz.time_limit_minutes:
-            deadline = now + timedelta(minutes=quiz.time_limit_minutes)
-        if quiz.closes_at and (deadline is None or quiz.closes_at < deadline):
-            deadline = quiz.closes_at
-        try:
-            with transaction.atomic():
-                # A learner's starts take turns on their user row (PostgreSQL locks it; SQLite
-                # has one writer anyway): a start that waited here finds the attempt the other
-                # one began, and resumes it instead of starting a second one.
-                list(get_user_model().objects.select_for_update().filter(pk=user.pk).values("pk"))
-                current = Attempt.objects.filter(
-                    user=user, quiz=quiz, status=Attempt.Status.IN_PROGRESS
-                ).first()
-                if current is not None:
-                    return current
-                attempt = Attempt.objects.create(
-                    user=user,
-                    quiz=quiz,
-                    number=used + 1,
-                    deadline=deadline,
-                    max_score=float(sum(item.points for item in items)),
-                    shuffle_items=quiz.shuffles_items,
-                    shuffle_choices=quiz.shuffles_choices,
-                )
-                Variant.objects.bulk_create(
-                    [_attempt_variant(attempt, item, user) for item in items if item.problem_id]
-                )
-                return attempt
-        except IntegrityError:
-            # Another request took this attempt number at the same moment. If it started an
-            # attempt that is still in progress, resume that one (a double start must not leave
-            # two running); otherwise count again.
-            current = Attempt.objects.filter(
-                user=user, quiz=quiz, status=Attempt.Status.IN_PROGRESS
-            ).first()
+            current = _attempt_in_progress(user=user, quiz=quiz, now=now)
             if current is not None:
-                return current
-            continue
-    raise AttemptLimitReached("Another attempt was started at the same moment; reload the quiz.")
+                return AttemptStarted(current, created=False)
+            problem = quiz_availability_error(quiz=quiz, now=now)
+            if problem:
+                raise QuizNotOpen(problem)
+            used = Attempt.objects.filter(user=user, quiz=quiz).count()
+            if quiz.attempts_allowed is not None and used >= quiz.attempts_allowed:
+                raise AttemptLimitReached(
+                    f"You have used all {quiz.attempts_allowed} attempt"
+                    f"{'s' if quiz.attempts_allowed != 1 else ''} at this quiz."
+                )
+            deadline = None
+            if quiz.time_limit_minutes:
+                deadline = now + timedelta(minutes=quiz.time_limit_minutes)
+            if quiz.closes_at and (deadline is None or quiz.closes_at < deadline):
+                deadline = quiz.closes_at
+            attempt = Attempt.objects.create(
+                user=user,
+                quiz=quiz,
+                number=used + 1,
+                deadline=deadline,
+                max_score=float(sum(item.points for item in items)),
+                shuffle_items=quiz.shuffles_items,
+                shuffle_choices=quiz.shuffles_choices,
+            )
+            Variant.objects.bulk_create(
+                [_attempt_variant(attempt, item, user) for item in items if item.problem_id]
+            )
+            return AttemptStarted(attempt, created=True)
+    except IntegrityError:
+        # A writer that did not line up on the user row took this number, or opened an attempt,
+        # at the same moment: resume the attempt in progress rather than run two.
+        current = _attempt_in_progress(user=user, quiz=quiz, now=now)
+        if current is not None:
+            return AttemptStarted(current, created=False)
+        raise AttemptLimitReached(
+            "Another attempt was started at the same moment; reload the quiz."
+        ) from None
+
+
+def attempt_start(*, user: AbstractBaseUser, quiz: Quiz, now: datetime | None = None) -> Attempt:
+    """The learner's attempt in progress at the quiz, started if there is none (see
+    attempt_start_or_resume, for callers that must tell a new attempt from a resumed one)."""
+    return attempt_start_or_resume(user=user, quiz=quiz, now=now).attempt
 
 
 def _attempt_variant(attempt: Attempt, item: QuizItem, user) -> Variant:
@@ -625,7 +661,7 @@ def _response_record(
                 raise IdempotencyConflict(
                     "This Idempotency-Key was already used for a different answer; use a new key."
                 )
-            return Response.objects.get(pk=row.id)
+            return _replayed(Response.objects.get(pk=row.id))
     earlier = [
         row
         for row in rows
@@ -636,7 +672,7 @@ def _response_record(
         and earlier[-1].request_fingerprint == fingerprint
         and now - earlier[-1].created_at < DOUBLE_SUBMIT_WINDOW
     ):
-        return Response.objects.get(pk=earlier[-1].id)
+        return _replayed(Response.objects.get(pk=earlier[-1].id))
     immediate = policy.immediate_feedback(attempt.quiz)
     refusal = _tries_refusal(quiz=attempt.quiz, immediate=immediate, graded=graded, earlier=earlier)
     if refusal:

@@ -67,9 +67,10 @@ def _idempotency_key(request) -> str:
     return key
 
 
-def _answered(request, serializer) -> Response:
-    """201 for a new answer; 200 and Idempotent-Replayed when a retry got the first result."""
-    replayed = serializer.instance.created_at < request._answer_started
+def _answered(serializer) -> Response:
+    """201 for a new answer; 200 and Idempotent-Replayed when a retry got the first result (the
+    service says which: of simultaneous twins under one key, only the one that wrote it is new)."""
+    replayed = serializer.instance.replayed
     return Response(
         serializer.data,
         status=status.HTTP_200_OK if replayed else status.HTTP_201_CREATED,
@@ -140,12 +141,11 @@ class AttemptList(generics.ListAPIView):
         quiz = selectors.quiz_to_start(scope=scope, slug=body.validated_data["quiz"])
         if quiz is None:
             raise not_found("No quiz with that slug is available to you.", field="quiz")
-        started = timezone.now()
-        attempt = services.attempt_start(user=user, quiz=quiz, now=started)
-        attempt = selectors.attempts(scope=scope).get(pk=attempt.pk)
+        started = services.attempt_start_or_resume(user=user, quiz=quiz)
+        attempt = selectors.attempts(scope=scope).get(pk=started.attempt.pk)
         return Response(
             self.get_serializer(attempt).data,
-            status=status.HTTP_201_CREATED if attempt.started_at >= started else status.HTTP_200_OK,
+            status=status.HTTP_201_CREATED if started.created else status.HTTP_200_OK,
         )
 
 
@@ -262,19 +262,19 @@ class ItemAnswer(generics.GenericAPIView):
             raise exceptions.ValidationError(
                 {"choices": ["This item is a question: send the ids of the choices picked."]}
             )
-        request._answer_started = timezone.now()
+        answered_at = timezone.now()
         response = services.response_submit(
             attempt=attempt,
             item=item,
             text=answer.get("text", ""),
             choice_ids=answer.get("choices", ()),
             idempotency_key=idempotency_key,
-            now=request._answer_started,
+            now=answered_at,
             variant=variant,
             tries=tries,
         )
-        shown = policy.attempt_visibility(attempt=attempt, now=request._answer_started)
-        return _answered(request, VerdictSerializer(response, context={"shown": shown}))
+        shown = policy.attempt_visibility(attempt=attempt, now=answered_at)
+        return _answered(VerdictSerializer(response, context={"shown": shown}))
 
 
 def _picked(row: sheets.ItemRow, response) -> list[int]:
@@ -433,7 +433,6 @@ class VariantAnswer(generics.GenericAPIView):
         body = PracticeAnswerSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         variant = _scoped_variant(request, variant_id)
-        request._answer_started = timezone.now()
         response = services.practice_answer_submit(
             user=variant.user,
             variant=variant,
@@ -442,7 +441,7 @@ class VariantAnswer(generics.GenericAPIView):
         )
         streak = PracticeStreak.objects.filter(user=variant.user, problem=variant.problem).first()
         context = {"shown": policy.PRACTICE, "streak": streak}
-        return _answered(request, PracticeVerdictSerializer(response, context=context))
+        return _answered(PracticeVerdictSerializer(response, context=context))
 
 
 @extend_schema(tags=["practice"], summary="Mastery streaks per learner and problem")

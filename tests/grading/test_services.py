@@ -6,7 +6,7 @@ import contextlib
 from datetime import timedelta
 
 import pytest
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -110,6 +110,7 @@ def test_a_double_click_records_one_try(shipped_bank, learner):
     first = services.practice_answer_submit(user=learner, variant=variant, text="1")
     second = services.practice_answer_submit(user=learner, variant=variant, text="1")
     assert first.pk == second.pk
+    assert (first.replayed, second.replayed) == (False, True)
     assert Response.objects.filter(variant=variant).count() == 1
 
 
@@ -131,6 +132,7 @@ def test_idempotency_key_replays_and_conflicts(shipped_bank, learner):
         user=learner, variant=variant, text="2", idempotency_key="k1"
     )
     assert replay.pk == first.pk
+    assert (first.replayed, replay.replayed) == (False, True)
     with pytest.raises(services.IdempotencyConflict):
         services.practice_answer_submit(
             user=learner, variant=variant, text="3", idempotency_key="k1"
@@ -152,6 +154,45 @@ def test_regrade_reads_the_stored_givens(shipped_bank, learner, monkeypatch):
 
 
 # --- quizzes ----------------------------------------------------------------------------------
+
+
+def test_a_start_says_whether_it_created_the_attempt_or_resumed_it(shipped_bank, learner):
+    quiz = Quiz.objects.get(slug="attention-practice")
+    started = services.attempt_start_or_resume(user=learner, quiz=quiz)
+    resumed = services.attempt_start_or_resume(user=learner, quiz=quiz)
+    assert started.created
+    assert not resumed.created
+    assert resumed.attempt.pk == started.attempt.pk
+    services.attempt_submit(attempt=started.attempt)
+    again = services.attempt_start_or_resume(user=learner, quiz=quiz)
+    assert again.created
+    assert again.attempt.number == 2
+
+
+def test_a_start_after_the_deadline_closes_the_overdue_attempt_and_creates_one(
+    shipped_bank, learner
+):
+    quiz = Quiz.objects.get(slug="attention-exam")
+    quiz.time_limit_minutes, quiz.attempts_allowed = 10, 2
+    quiz.save()
+    first = services.attempt_start(user=learner, quiz=quiz)
+    later = services.attempt_start_or_resume(
+        user=learner, quiz=quiz, now=timezone.now() + timedelta(minutes=11)
+    )
+    first.refresh_from_db()
+    assert (first.status, first.late) == (Attempt.Status.SUBMITTED, True)
+    assert later.created
+    assert later.attempt.pk != first.pk
+
+
+def test_the_database_refuses_a_second_attempt_in_progress(shipped_bank, learner):
+    """The constraint behind simultaneous starts: a writer that skipped the service's lock
+    still cannot open two attempts at one quiz for one learner."""
+    quiz = Quiz.objects.get(slug="attention-practice")
+    first = services.attempt_start(user=learner, quiz=quiz)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Attempt.objects.create(user=learner, quiz=quiz, number=first.number + 1)
+    assert Attempt.objects.filter(user=learner, quiz=quiz).count() == 1
 
 
 def test_exam_attempt_limit_and_resume(shipped_bank, learner):

@@ -1,11 +1,17 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from security.logins import LimitedAdminLoginForm
+
+# Failed sign-ins at the admin are limited as on the pages (security/logins.py).
+admin.site.login_form = LimitedAdminLoginForm
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("config.api")),
-    path("accounts/", include("django.contrib.auth.urls")),
     path("lti/", include("lti.urls")),
     path("", include("courses.urls")),
+    # Before Django's account pages: grading's sign-in page (rate limited) replaces theirs.
     path("", include("grading.urls")),
+    path("accounts/", include("django.contrib.auth.urls")),
 ]

@@ -4,6 +4,7 @@ from . import views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("accounts/login/", views.SignIn.as_view(), name="login"),
     path("accounts/signup/", views.signup, name="signup"),
     path("lessons/<slug:slug>/practice/", views.practice_lesson, name="practice-lesson"),
     path("practice/<slug:slug>/", views.practice, name="practice"),

@@ -1,4 +1,5 @@
-"""The learner's pages: home with progress, practice, quizzes, results, history and sign-up.
+"""The learner's pages: home with progress, practice, quizzes, results, history, sign-in and
+sign-up.
 
 Each view parses its input, calls one service or selector, and renders; every POST ends in a
 redirect (post/redirect/get), so a refresh never submits twice. Objects are always looked up
@@ -14,6 +15,7 @@ import math
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import LoginView
 from django.core.exceptions import ObjectDoesNotExist
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -33,6 +35,7 @@ from grading.forms import (
     submission_token,
 )
 from grading.models import Attempt, PracticeStreak
+from security.logins import TOO_MANY_FAILURES, LimitedLoginForm, signup_refusal
 
 # A stale copy of a page (the browser's Back button) re-sends a token already spent on another
 # answer; the service refuses it, and the learner needs words about pages, not keys.
@@ -82,10 +85,30 @@ def _safe_next(request: HttpRequest) -> str:
     return reverse("home")
 
 
+class SignIn(LoginView):
+    """Django's sign-in page, with failed sign-ins limited per user name and per address
+    (security/logins.py); a paused sign-in is a 429 with the message saying how long."""
+
+    authentication_form = LimitedLoginForm
+
+    def form_invalid(self, form):
+        response = super().form_invalid(form)
+        if any(error.code == TOO_MANY_FAILURES for error in form.non_field_errors().as_data()):
+            response.status_code = 429
+        return response
+
+
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("home")
+    refusal = signup_refusal(request=request) if request.method == "POST" else None
+    if refusal:
+        # Not validated: a refused request learns nothing, not even whether a name is taken.
+        messages.error(request, refusal)
+        form = SignupForm(initial={"username": request.POST.get("username", "")})
+        context = {"form": form, "next": request.POST.get("next", "")}
+        return render(request, "registration/signup.html", context, status=429)
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()

@@ -9,6 +9,7 @@ the OIDC state cookie and the single-use nonce are what protect them instead. Ev
 from __future__ import annotations
 
 import logging
+import math
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -30,6 +31,8 @@ from courses.models import Lesson, Quiz
 from lti import keys, launches, selectors, services
 from lti.middleware import SESSION_FRAME_ANCESTORS
 from lti.models import LinkTarget
+from security.addresses import address_group, client_address
+from security.limits import Limit, limit_take, wait_in_words
 
 logger = logging.getLogger("softgrade.lti")
 
@@ -80,6 +83,18 @@ def jwks(request: HttpRequest) -> JsonResponse:
 def oidc_login(request: HttpRequest, registration_uuid: str | None = None) -> HttpResponse:
     """Step one of a launch: the LMS sends the browser here; softgrade sends it to the LMS's
     authorization endpoint with a fresh state (in a cookie) and nonce."""
+    address = client_address(request)
+    # Each login initiation stores a nonce row: a flood from one address is refused before it.
+    wait = limit_take(Limit.of_setting("LTI_LOGINS_PER_ADDRESS"), address_group(address))
+    if wait:
+        logger.warning("LTI login refused: too many from %s", address)
+        message = (
+            "Too many launches came from your network in a short time. "
+            f"Wait {wait_in_words(wait)}, then open the activity again from your LMS."
+        )
+        response = render(request, "lti/refused.html", {"message": message}, status=429)
+        response["Retry-After"] = str(math.ceil(wait))
+        return response
     params = request.POST if request.method == "POST" else request.GET
     try:
         login_redirect = launches.login_initiate(

@@ -1,6 +1,7 @@
 from pathlib import Path
 
 import pytest
+from django.core.cache import cache
 
 from courses.bank import BANKS_DIR, bank_import
 from integrations.services import api_key_forget_recent
@@ -14,6 +15,37 @@ def _no_recent_api_keys():
     api_key_forget_recent()
     yield
     api_key_forget_recent()
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    """Rate-limit counters (sign-in, sign-up, LTI login) never carry from one test to the next."""
+    cache.clear()
+    yield
+    cache.clear()
+
+
+class StoppedClock:
+    """The rate limits' clock, stopped at the start of a window of every period (a whole day
+    since the epoch); `advance` moves it on."""
+
+    def __init__(self):
+        self.now = 20_000 * 86_400.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def limit_clock(monkeypatch) -> StoppedClock:
+    from security import limits
+
+    clock = StoppedClock()
+    monkeypatch.setattr(limits, "clock", clock)
+    return clock
 
 
 @pytest.fixture

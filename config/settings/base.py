@@ -130,6 +130,23 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 
+# Who a request comes from (security/addresses.py): how many proxies in front of softgrade each
+# append the address they received the request from to X-Forwarded-For. 0 (reached directly):
+# REMOTE_ADDR, the header ignored, since any client can write it. Behind one proxy set 1, and
+# let softgrade be reached only through that proxy.
+TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
+
+# Rate limits (security/limits.py: fixed windows counted in the default cache, which every worker
+# shares in production), "count/period" with the period in s, m, h or d (15m: fifteen minutes).
+# Failed sign-ins per user name and per address (the pages' login and the admin's), sign-up
+# requests per address, LTI login initiations per address. A campus often reaches softgrade from
+# one address (NAT), so the per-address limits are far above one person's: 600 LTI logins a
+# minute is an exam's 3,000 learners launching within five minutes.
+LOGIN_FAILURES_PER_NAME = env("LOGIN_FAILURES_PER_NAME", default="10/15m")
+LOGIN_FAILURES_PER_ADDRESS = env("LOGIN_FAILURES_PER_ADDRESS", default="50/15m")
+SIGNUPS_PER_ADDRESS = env("SIGNUPS_PER_ADDRESS", default="30/h")
+LTI_LOGINS_PER_ADDRESS = env("LTI_LOGINS_PER_ADDRESS", default="600/m")
+
 # Content Security Policy (Django's built-in middleware): every asset is served by softgrade
 # itself, so nothing from another host is allowed. Inline scripts are not used at all.
 from django.utils.csp import CSP  # noqa: E402

@@ -1,59 +1,42 @@
 """Rate limits per API key, per signed-in learner and per anonymous address.
 
-A fixed window counted with the cache's atomic increment, whatever the rate: on Redis (what
-production uses) one command, a script that adds to the counter and gives a new window's
-counter its lifetime; on any other cache an incr, and an add per window. (DRF's stock throttle
-keeps a list of every request time in the window and rewrites it on each request, which grows
-with the rate and loses counts between workers.) The counters live in Django's default cache,
-which production points at a cache shared by every worker (CACHE_URL), so a limit holds for
-the whole deployment.
+A fixed window counted with the cache's atomic increment, whatever the rate (security.limits
+counts: on Redis, what production uses, one command). (DRF's stock throttle keeps a list of
+every request time in the window and rewrites it on each request, which grows with the rate
+and loses counts between workers.) The counters live in Django's default cache, which
+production points at a cache shared by every worker (CACHE_URL), so a limit holds for the
+whole deployment.
 
 A worker takes its requests from the shared counter in blocks (`block_size`): one round trip
 to the cache per block, not per request. A block is cut to what is left of the limit, so the
 counter never admits more than the limit; what a worker holds unused when another runs dry is
 under BLOCK_SHARE of the limit, so near the limit a caller may be refused that much early.
 Small limits take blocks of one and are counted exactly.
+
+The anonymous limit counts the client's address as security.addresses.client_address finds it:
+X-Forwarded-For only as far as TRUSTED_PROXY_COUNT proxies vouch for it (DRF's own ident takes
+the whole header as the client sends it, so every made-up header was a fresh allowance).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-import weakref
 
-from django.core.cache import cache, caches
-from django.core.cache.backends.redis import RedisCache
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
 from integrations.models import ApiKey
+from security.addresses import address_group, client_address
+from security.limits import window_add
 
 _PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-# INCRBY starts a missing counter at the block's size; only then does the window's counter
-# need its lifetime. One script is one atomic command: no MULTI/EXEC, and no counter left
-# without an expiry.
-_COUNT_SCRIPT = """
-local count = redis.call('INCRBY', KEYS[1], ARGV[2])
-if count == tonumber(ARGV[2]) then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
-return count
-"""
 BLOCK_SHARE = 1 / 200  # a worker's unused block is under 0.5% of the limit
 BLOCK_AT_MOST = 16
 _LEFT_AT_MOST = 1024  # counters a worker holds part of a block for, before it lets all go
 # Requests left in this worker's blocks, by counter (the counter's name holds its window).
 _left: dict[str, int] = {}
 _left_lock = threading.Lock()  # the development server serves requests in threads
-# Django's Redis backend builds a new client object on every call (~45 µs, more than the
-# round trip); one script per cache backend, over the backend's own connection pool, is enough.
-_redis_counters: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _redis_counter(backend: RedisCache):
-    counter = _redis_counters.get(backend)
-    if counter is None:
-        client = backend._cache.get_client(write=True)
-        counter = _redis_counters[backend] = client.register_script(_COUNT_SCRIPT)
-    return counter
 
 
 def parse_rate(rate: str) -> tuple[int, int]:
@@ -113,22 +96,8 @@ class _WindowThrottle(BaseThrottle):
 
     @staticmethod
     def _count(key: str, period: int, size: int = 1) -> int:
-        """Add a block of `size` requests to the window's counter; returns the new count.
-        Increment first: every block but a window's first finds the counter there, so the add
-        costs a round trip to the cache only once a window."""
-        backend = caches["default"]
-        if isinstance(backend, RedisCache):
-            # Django's incr asks EXISTS before INCR: two round trips where one command will do.
-            counter = _redis_counter(backend)
-            return int(counter(keys=[backend.make_key(key)], args=[period + 1, size]))
-        for _ in range(3):
-            try:
-                return cache.incr(key, size)
-            except ValueError:  # the window's first block, or its counter just expired
-                if cache.add(key, size, period + 1):
-                    return size
-                # Another worker started the window between our incr and add: count in it.
-        return size  # the counter keeps vanishing (a cache being flushed): do not lock callers out
+        """Add a block of `size` requests to the window's counter; returns the new count."""
+        return window_add(key, period, size)
 
     def wait(self) -> float:
         return self._wait
@@ -154,4 +123,6 @@ class AnonymousThrottle(_WindowThrottle):
     scope = "anonymous"
 
     def ident(self, request) -> str | None:
-        return None if request.user.is_authenticated else self.get_ident(request)
+        if request.user.is_authenticated:
+            return None
+        return address_group(client_address(request))

@@ -154,7 +154,7 @@ def test_a_window_started_by_another_worker_between_incr_and_add_counts_the_requ
             raise ValueError(name)
         return real_incr(name, *args, **kwargs)
 
-    monkeypatch.setattr(throttling.cache, "incr", incr_after_a_rival_starts_the_window)
+    monkeypatch.setattr(cache, "incr", incr_after_a_rival_starts_the_window)
     assert throttling._WindowThrottle._count(key, 60) == 2
     assert throttling._WindowThrottle._count(key, 60) == 3
     cache.delete(key)

@@ -109,3 +109,34 @@ def test_on_redis_a_block_is_one_command_and_the_counter_expires():
     name = caches["default"].make_and_validate_key(key)
     assert 0 < caches["default"]._cache.get_client(name).ttl(name) <= 61
     caches["default"].delete(key)
+
+
+def _anonymous_rate(rate: str):
+    from django.conf import settings as django_settings
+
+    rest = django_settings.REST_FRAMEWORK
+    rates = {**rest["DEFAULT_THROTTLE_RATES"], "anonymous": rate}
+    return override_settings(REST_FRAMEWORK={**rest, "DEFAULT_THROTTLE_RATES": rates})
+
+
+def _schema(client, forwarded: str):
+    return client.get("/api/v1/schema/", REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR=forwarded)
+
+
+@pytest.mark.django_db
+@override_settings(TRUSTED_PROXY_COUNT=0)
+def test_a_made_up_forwarded_header_buys_no_new_anonymous_allowance(client):
+    with _anonymous_rate("1/minute"):
+        assert _schema(client, "198.51.100.1").status_code == 200
+        assert _schema(client, "198.51.100.2").status_code == 429
+
+
+@pytest.mark.django_db
+@override_settings(TRUSTED_PROXY_COUNT=1)
+def test_behind_one_proxy_the_anonymous_limit_counts_the_address_it_appended(client):
+    with _anonymous_rate("1/minute"):
+        assert _schema(client, "6.6.6.6, 198.51.100.1").status_code == 200
+        # Another client behind the same proxy has its own allowance…
+        assert _schema(client, "198.51.100.2").status_code == 200
+        # …and the first one cannot buy more by making up the left-hand part.
+        assert _schema(client, "7.7.7.7, 198.51.100.1").status_code == 429

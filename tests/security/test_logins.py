@@ -1,0 +1,43 @@
+"""The admin's sign-in is limited as the pages' is: staff accounts are the ones worth guessing."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.factories import InstructorFactory, UserFactory
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("limit_clock")]
+
+PASSWORD = "correct horse battery"
+
+
+def admin_sign_in(client, username: str, password: str):
+    return client.post(
+        "/admin/login/?next=/admin/",
+        {"username": username, "password": password, "next": "/admin/"},
+        REMOTE_ADDR="203.0.113.7",
+    )
+
+
+def test_ten_failures_pause_the_staff_name_at_the_admin_with_the_wait(client):
+    InstructorFactory(username="teacher")
+    for _ in range(10):
+        page = admin_sign_in(client, "teacher", "guess").content.decode()
+        assert "Too many failed sign-ins" not in page
+    page = admin_sign_in(client, "teacher", PASSWORD).content.decode()
+    assert "Too many failed sign-ins for this user name" in page
+    assert "try again in about 15 minutes" in page
+    assert "_auth_user_id" not in client.session
+    assert client.get("/admin/").status_code == 302  # still signed out
+
+
+def test_a_staff_sign_in_works_and_a_learner_at_the_admin_counts_as_a_failure(client, limit_clock):
+    InstructorFactory(username="teacher")
+    assert admin_sign_in(client, "teacher", PASSWORD).status_code == 302
+    client.logout()
+    UserFactory(username="learner")
+    for _ in range(10):
+        admin_sign_in(client, "learner", PASSWORD)  # right password, but not staff
+    assert "Too many failed sign-ins" in admin_sign_in(client, "learner", PASSWORD).content.decode()
+    limit_clock.advance(900)
+    assert admin_sign_in(client, "teacher", PASSWORD).status_code == 302

@@ -30,23 +30,28 @@ from security.limits import Limit, limit_record, limit_reset, limit_take, limit_
 TOO_MANY_FAILURES = "too_many_failures"
 
 
-def _limits(request: HttpRequest, username: str) -> list[tuple[Limit, str, str]]:
-    """(limit, ident, whose it is, for the message) for the name and for the address."""
-    return [
+def _limits(request: HttpRequest | None, username: str) -> list[tuple[Limit, str, str]]:
+    """(limit, ident, whose it is, for the message) for the name, and for the address when
+    the form was given the request (Django's login views always give it)."""
+    limits = [
         (
             Limit.of_setting("LOGIN_FAILURES_PER_NAME"),
             username.strip().casefold(),
             "for this user name",
-        ),
-        (
-            Limit.of_setting("LOGIN_FAILURES_PER_ADDRESS"),
-            address_group(client_address(request)),
-            "from your network",
-        ),
+        )
     ]
+    if request is not None:
+        limits.append(
+            (
+                Limit.of_setting("LOGIN_FAILURES_PER_ADDRESS"),
+                address_group(client_address(request)),
+                "from your network",
+            )
+        )
+    return limits
 
 
-def login_refusal(*, request: HttpRequest, username: str) -> str | None:
+def login_refusal(*, request: HttpRequest | None, username: str) -> str | None:
     """Why a sign-in is refused before its password is checked, or None."""
     waits = [
         (limit_wait(limit, ident), whose) for limit, ident, whose in _limits(request, username)
@@ -60,12 +65,12 @@ def login_refusal(*, request: HttpRequest, username: str) -> str | None:
     )
 
 
-def login_failed(*, request: HttpRequest, username: str) -> None:
+def login_failed(*, request: HttpRequest | None, username: str) -> None:
     for limit, ident, _ in _limits(request, username):
         limit_record(limit, ident)
 
 
-def login_succeeded(*, request: HttpRequest, username: str) -> None:
+def login_succeeded(*, request: HttpRequest | None, username: str) -> None:
     name_limit, name, _ = _limits(request, username)[0]
     limit_reset(name_limit, name)
 

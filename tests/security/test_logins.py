@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from security.logins import LimitedLoginForm
 from tests.factories import InstructorFactory, UserFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("limit_clock")]
@@ -41,3 +42,17 @@ def test_a_staff_sign_in_works_and_a_learner_at_the_admin_counts_as_a_failure(cl
     assert "Too many failed sign-ins" in admin_sign_in(client, "learner", PASSWORD).content.decode()
     limit_clock.advance(900)
     assert admin_sign_in(client, "teacher", PASSWORD).status_code == 302
+
+
+def test_a_form_built_without_the_request_still_limits_the_name(ada_form_data):
+    for _ in range(10):
+        assert not LimitedLoginForm(data={**ada_form_data, "password": "guess"}).is_valid()
+    form = LimitedLoginForm(data=ada_form_data)
+    assert not form.is_valid()
+    assert "Too many failed sign-ins for this user name" in str(form.non_field_errors())
+
+
+@pytest.fixture
+def ada_form_data(db):
+    UserFactory(username="ada")
+    return {"username": "ada", "password": PASSWORD}

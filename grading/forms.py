@@ -46,8 +46,10 @@ class SignupForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         fields = ("username",)
 
-    def clean_username(self) -> str:
-        return username_unreserved(super().clean_username())
+    def clean_username(self) -> str | None:
+        # Django's check returns None, having recorded its error, for a name already taken.
+        username = super().clean_username()
+        return username if username is None else username_unreserved(username)
 
 
 class TokenForm(forms.Form):

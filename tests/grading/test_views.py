@@ -90,6 +90,16 @@ def test_signup_refuses_a_foreign_next_and_bad_passwords(client, db):
     assert response.url == reverse("home")
 
 
+def test_signup_refuses_a_name_already_taken_with_a_message(client, learner):
+    response = client.post(
+        reverse("signup"),
+        {"username": learner.username.upper(), "password1": PASSWORD, "password2": PASSWORD},
+    )
+    assert response.status_code == 200
+    assert "A user with that username already exists." in response.content.decode()
+    assert get_user_model().objects.filter(username__iexact=learner.username).count() == 1
+
+
 @pytest.mark.parametrize(
     "username", ["lti-3f9a1c", "LTI-3f9a1c", "Lti-ada", "lms1-4be0", "LMS42-ada", "lms7-"]
 )

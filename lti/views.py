@@ -31,6 +31,7 @@ from courses.models import Lesson, Quiz
 from lti import keys, launches, selectors, services
 from lti.middleware import SESSION_FRAME_ANCESTORS
 from lti.models import LinkTarget
+from lti.refusals import LaunchRefused
 from security.addresses import address_group, client_address
 from security.limits import Limit, limit_take, wait_in_words
 
@@ -87,12 +88,14 @@ def oidc_login(request: HttpRequest, registration_uuid: str | None = None) -> Ht
     # Each login initiation stores a nonce row: a flood from one address is refused before it.
     wait = limit_take(Limit.of_setting("LTI_LOGINS_PER_ADDRESS"), address_group(address))
     if wait:
-        logger.warning("LTI login refused: too many from %s", address)
-        message = (
+        logger.warning("LTI login throttled for the address %s", address)
+        refusal = LaunchRefused(
             "Too many launches came from your network in a short time. "
-            f"Wait {wait_in_words(wait)}, then open the activity again from your LMS."
+            f"Wait {wait_in_words(wait)}, then open the activity again from your LMS.",
+            reason="login_throttled",
+            status=429,
         )
-        response = render(request, "lti/refused.html", {"message": message}, status=429)
+        response = _refused(request, refusal, step="login")
         response["Retry-After"] = str(math.ceil(wait))
         return response
     params = request.POST if request.method == "POST" else request.GET

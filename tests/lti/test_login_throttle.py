@@ -31,7 +31,8 @@ def test_past_the_limit_a_429_page_says_to_wait_and_nothing_is_stored(
     assert "softgrade could not open this activity" in page
     assert "Too many launches came from your network" in page
     assert "Wait about a minute, then open the activity again from your LMS." in page
-    assert "too many from 127.0.0.1" in caplog.text
+    assert "reason=login_throttled" in caplog.text
+    assert "throttled for the address 127.0.0.1" in caplog.text
     assert LaunchNonce.objects.count() == stored
     # Another address is not throttled; the same one is again once the minute is over.
     assert client.get(reverse("lti:login"), params, REMOTE_ADDR="198.51.100.9").status_code != 429

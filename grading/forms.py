@@ -47,9 +47,10 @@ class SignupForm(UserCreationForm):
         fields = ("username",)
 
     def clean_username(self) -> str | None:
-        # Django's check returns None, having recorded its error, for a name already taken.
-        username = super().clean_username()
-        return username if username is None else username_unreserved(username)
+        # Reserved first: whether an LMS learner's name is taken is nobody's business. Django's
+        # own check then returns None, having recorded its error, for a name already taken.
+        username_unreserved(self.cleaned_data.get("username") or "")
+        return super().clean_username()
 
 
 class TokenForm(forms.Form):

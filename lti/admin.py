@@ -8,7 +8,6 @@ from django.contrib import admin, messages
 from lti_tool.admin import LtiRegistrationAdmin
 from lti_tool.models import LtiRegistration
 
-from lti import services
 from lti.models import (
     LineItem,
     LinkTarget,
@@ -17,6 +16,7 @@ from lti.models import (
     RosterSync,
     ScorePassback,
 )
+from lti.passback import passback_resend
 
 
 class PlatformHostsInline(admin.StackedInline):
@@ -70,7 +70,7 @@ class PassbackOutcomeInline(admin.TabularInline):
 
 @admin.action(description="Resend the selected scores to the LMS now")
 def resend(modeladmin, request, queryset):
-    count = services.passback_resend(passbacks=list(queryset))
+    count = passback_resend(passbacks=list(queryset))
     modeladmin.message_user(request, f"Queued {count} score(s) to send again.", messages.SUCCESS)
 
 

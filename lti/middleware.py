@@ -15,12 +15,19 @@ send it inside that LMS's frame, and nowhere else.
 from __future__ import annotations
 
 from http.cookies import Morsel
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.utils.csp import CSP
 
 # The session key holding the origins of the LMS that launched this session.
 SESSION_FRAME_ANCESTORS = "lti_frame_ancestors"
+
+
+def platform_origin(url: str) -> str:
+    """scheme://host[:port] of an LMS URL: what CSP frame-ancestors names."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def frame_ancestors(request) -> list[str]:

@@ -1,6 +1,15 @@
-"""The one exception for a login or launch softgrade refuses (docs/lti.md lists every one)."""
+"""The one exception for a login or launch softgrade refuses (docs/lti.md lists every one), and
+the log line each refusal leaves for the administrator."""
 
 from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+
+import jwt
+
+logger = logging.getLogger("softgrade.lti")
 
 
 class LaunchRefused(Exception):
@@ -11,3 +20,23 @@ class LaunchRefused(Exception):
         self.reason = reason
         self.status = status
         super().__init__(f"{reason}: {message}")
+
+
+def refusal_log(refusal: LaunchRefused, *, step: str, params: Mapping[str, str]) -> None:
+    """One log line per refusal, with what an administrator needs to find the cause."""
+    issuer = params.get("iss", "")
+    if not issuer and params.get("id_token"):
+        try:
+            issuer = jwt.decode(params["id_token"], options={"verify_signature": False}).get(
+                "iss", ""
+            )
+        except jwt.PyJWTError:
+            issuer = "(unreadable id_token)"
+    logger.warning(
+        "LTI %s refused (%s): reason=%s issuer=%s detail=%s",
+        step,
+        refusal.status,
+        refusal.reason,
+        json.dumps(issuer),
+        refusal.message,
+    )

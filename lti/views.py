@@ -28,10 +28,16 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courses.models import Lesson, Quiz
-from lti import keys, launches, selectors, services
-from lti.middleware import SESSION_FRAME_ANCESTORS
+from lti import keys, selectors
+from lti.content import CUSTOM_MASTERY_PASSBACK, CUSTOM_PRACTICE, CUSTOM_QUIZ
+from lti.deep_linking import LtiServiceError, deep_linking_respond
+from lti.launch.accept import launch_accept
+from lti.launch.login import NONCE_LIFETIME, login_initiate, state_cookie_name
+from lti.launch.verify import launch_verify
+from lti.middleware import SESSION_FRAME_ANCESTORS, platform_origin
 from lti.models import LinkTarget
-from lti.refusals import LaunchRefused
+from lti.refusals import LaunchRefused, refusal_log
+from lti.roster import roster_sync
 from security.addresses import address_group, client_address
 from security.limits import Limit, limit_take, wait_in_words
 
@@ -53,9 +59,9 @@ LOGIN_PARAMS = (
 )
 
 
-def _refused(request: HttpRequest, refusal: launches.LaunchRefused, *, step: str) -> HttpResponse:
+def _refused(request: HttpRequest, refusal: LaunchRefused, *, step: str) -> HttpResponse:
     params = request.POST if request.method == "POST" else request.GET
-    launches.refusal_log(refusal, step=step, params=params)
+    refusal_log(refusal, step=step, params=params)
     return render(request, "lti/refused.html", {"message": refusal.message}, status=refusal.status)
 
 
@@ -100,14 +106,14 @@ def oidc_login(request: HttpRequest, registration_uuid: str | None = None) -> Ht
         return response
     params = request.POST if request.method == "POST" else request.GET
     try:
-        login_redirect = launches.login_initiate(
+        login_redirect = login_initiate(
             params=params,
             launch_url=_launch_url(request),
             registration_uuid=str(registration_uuid) if registration_uuid else None,
         )
-    except launches.LaunchRefused as refusal:
+    except LaunchRefused as refusal:
         return _refused(request, refusal, step="login")
-    request.lti_frame_ancestors = [services.platform_origin(login_redirect.registration.auth_url)]
+    request.lti_frame_ancestors = [platform_origin(login_redirect.registration.auth_url)]
     if params.get(NEW_WINDOW_PARAM):
         response = redirect(login_redirect.auth_url)
     else:
@@ -126,9 +132,9 @@ def oidc_login(request: HttpRequest, registration_uuid: str | None = None) -> Ht
             COOKIE_CHECK, "1", max_age=60, httponly=False, **_cookie_options(request)
         )
     response.set_cookie(
-        launches.state_cookie_name(login_redirect.state),
+        state_cookie_name(login_redirect.state),
         login_redirect.state,
-        max_age=int(launches.NONCE_LIFETIME.total_seconds()),
+        max_age=int(NONCE_LIFETIME.total_seconds()),
         httponly=True,
         **_cookie_options(request),
     )
@@ -143,15 +149,15 @@ def launch(request: HttpRequest) -> HttpResponse:
     and sends them to the link's quiz or practice set (instructors to the link's instructor
     view, deep linking to the picker). Never to a URL the request names."""
     state = request.POST.get("state", "")
-    cookie_name = launches.state_cookie_name(state) if state else ""
+    cookie_name = state_cookie_name(state) if state else ""
     try:
-        verified = launches.launch_verify(
+        verified = launch_verify(
             id_token=request.POST.get("id_token", ""),
             state=state,
             state_cookie=request.COOKIES.get(cookie_name) if cookie_name else None,
         )
-        result = services.launch_accept(request=request, launch=verified)
-    except launches.LaunchRefused as refusal:
+        result = launch_accept(request=request, launch=verified)
+    except LaunchRefused as refusal:
         return _refused(request, refusal, step="launch")
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         # A claim of the wrong shape (say, a context that is not an object) is the LMS's error.
@@ -163,9 +169,7 @@ def launch(request: HttpRequest) -> HttpResponse:
             status=400,
         )
     login(request, result.user, backend="django.contrib.auth.backends.ModelBackend")
-    request.session[SESSION_FRAME_ANCESTORS] = [
-        services.platform_origin(result.registration.auth_url)
-    ]
+    request.session[SESSION_FRAME_ANCESTORS] = [platform_origin(result.registration.auth_url)]
     if result.deep_linking is not None:
         token = get_random_string(24)
         pending = request.session.get(SESSION_DEEP_LINKING, {})
@@ -204,13 +208,13 @@ def deep_linking(request: HttpRequest, token: str) -> HttpResponse:
             error = "Choose a quiz or a practice set."
         else:
             try:
-                reply = services.deep_linking_respond(
+                reply = deep_linking_respond(
                     request_state=request_state,
                     content=content,
                     mastery_passback=bool(request.POST.get("mastery_passback")),
                     launch_url=_launch_url(request),
                 )
-            except services.LtiServiceError as refusal:
+            except LtiServiceError as refusal:
                 error = refusal.message
             else:
                 pending.pop(token, None)
@@ -224,7 +228,7 @@ def deep_linking(request: HttpRequest, token: str) -> HttpResponse:
                 policy = dict(settings.SECURE_CSP)
                 policy["form-action"] = [
                     CSP.SELF,
-                    services.platform_origin(reply.return_url),
+                    platform_origin(reply.return_url),
                 ]
                 response._csp_config = policy
                 return response
@@ -264,7 +268,7 @@ def link_instructor(request: HttpRequest, pk: int) -> HttpResponse:
 def link_roster_sync(request: HttpRequest, pk: int) -> HttpResponse:
     """Sync the link's course roster from the LMS (NRPS)."""
     target = _teacher_target(request, pk)
-    sync = services.roster_sync(context=target.resource_link.context, requested_by=request.user)
+    sync = roster_sync(context=target.resource_link.context, requested_by=request.user)
     if sync.status == sync.Status.DONE:
         messages.success(
             request, f"Roster synced: {sync.members} members, {sync.active_members} active."
@@ -294,8 +298,8 @@ def setup(request: HttpRequest) -> HttpResponse:
         ],
         "key_id": keys.key_id(keys.signing_key()),
         "overlap_days": settings.LTI_KEY_OVERLAP_DAYS,
-        "custom_quiz": services.CUSTOM_QUIZ,
-        "custom_practice": services.CUSTOM_PRACTICE,
-        "custom_mastery": services.CUSTOM_MASTERY_PASSBACK,
+        "custom_quiz": CUSTOM_QUIZ,
+        "custom_practice": CUSTOM_PRACTICE,
+        "custom_mastery": CUSTOM_MASTERY_PASSBACK,
     }
     return render(request, "lti/setup.html", context)

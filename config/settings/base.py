@@ -226,8 +226,8 @@ TASKS = {
 
 # Called (dotted paths, keyword arguments) after the transaction that submits an attempt, or that
 # gives a learner mastery of a problem, commits. Grading names them here and never imports lti.
-SOFTGRADE_ATTEMPT_SUBMITTED_HOOKS = ["lti.services.attempt_passback_enqueue"]
-SOFTGRADE_MASTERY_CHANGED_HOOKS = ["lti.services.mastery_passback_enqueue"]
+SOFTGRADE_ATTEMPT_SUBMITTED_HOOKS = ["lti.passback.attempt_passback_enqueue"]
+SOFTGRADE_MASTERY_CHANGED_HOOKS = ["lti.passback.mastery_passback_enqueue"]
 
 # LTI 1.3 (docs/lti.md). Every call to an LMS has these (connect, read) timeouts in seconds.
 LTI_HTTP_TIMEOUT = (

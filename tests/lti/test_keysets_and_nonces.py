@@ -12,8 +12,8 @@ from django.core.cache import cache
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from lti import keysets, launches
-from lti.launches import state_cookie_name
+from lti import keysets
+from lti.launch.login import NONCE_LIFETIME, launch_nonces_sweep, state_cookie_name
 from lti.models import LaunchNonce
 from tests.lti.fake_lms import launch_as, launch_post, oidc_login
 
@@ -78,7 +78,7 @@ def _nonce(platform, *, expires_at, consumed: bool = False) -> LaunchNonce:
         registration=platform.registration,
         nonce=secrets.token_urlsafe(16),
         state=secrets.token_urlsafe(16),
-        issued_at=expires_at - launches.NONCE_LIFETIME,
+        issued_at=expires_at - NONCE_LIFETIME,
         expires_at=expires_at,
         consumed_at=expires_at if consumed else None,
     )
@@ -96,7 +96,7 @@ def test_the_sweep_deletes_nonces_expired_past_the_grace_and_keeps_the_rest(plat
     _nonce(platform, expires_at=now - timedelta(hours=2), consumed=True)
     just_expired = _nonce(platform, expires_at=now - timedelta(minutes=5))
     open_login = _nonce(platform, expires_at=now + timedelta(minutes=5))
-    assert launches.launch_nonces_sweep(now=now) == 2
+    assert launch_nonces_sweep(now=now) == 2
     left = set(LaunchNonce.objects.values_list("pk", flat=True))
     assert left == {just_expired.pk, open_login.pk}
 
@@ -118,7 +118,7 @@ def test_a_launch_replayed_after_its_nonce_was_swept_is_still_refused(
     login = oidc_login(client, platform)
     token = platform.sign(platform.claims(nonce=login.nonce, custom={"softgrade_quiz": quiz.slug}))
     assert launch_post(client, id_token=token, state=login.state).status_code == 302
-    launches.launch_nonces_sweep(now=timezone.now() + timedelta(days=1))
+    launch_nonces_sweep(now=timezone.now() + timedelta(days=1))
     client.logout()
     client.cookies[state_cookie_name(login.state)] = login.state
     with caplog.at_level(logging.WARNING, logger="softgrade.lti"):

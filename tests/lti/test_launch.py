@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from lti_tool.models import LtiContext, LtiMembership, LtiUser
 
-from lti.launches import state_cookie_name
+from lti.launch.login import state_cookie_name
 from lti.models import LaunchNonce, LinkTarget
 from tests.lti.fake_lms import (
     CLAIM,

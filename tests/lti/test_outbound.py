@@ -10,9 +10,10 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from lti_tool.models import LtiMembership
 
-from lti import outbound, services
+from lti import outbound
 from lti import platform as lms_api
 from lti.models import LinkTarget, PlatformHosts, RosterSync, ScorePassback
+from lti.passback import passback_deliver
 from tests.factories import InstructorFactory
 from tests.lti.conftest import PUBLIC_ADDRESS
 from tests.lti.fake_lms import INSTRUCTOR, launch_as
@@ -34,7 +35,7 @@ def deliver_score(client, platform_, quiz, capture, *, lineitem: str) -> ScorePa
     """A learner launched from a link whose line item the LMS named, submitted; one try."""
     submit(learner_submits(client, platform_, quiz, lineitem=lineitem), capture)
     passback = ScorePassback.objects.get()
-    return services.passback_deliver(passback_id=passback.pk)
+    return passback_deliver(passback_id=passback.pk)
 
 
 def calls_to(lms, prefix: str) -> list:
@@ -85,7 +86,7 @@ def test_a_host_resolving_to_a_private_address_is_refused(
         django_capture_on_commit_callbacks,
     )
     dns["lms.example.edu"] = [PUBLIC_ADDRESS, address]
-    passback = services.passback_deliver(passback_id=ScorePassback.objects.get().pk)
+    passback = passback_deliver(passback_id=ScorePassback.objects.get().pk)
     assert passback.status == ScorePassback.Status.REFUSED
     assert f"resolves to an address softgrade does not call ({address})" in passback.last_error
     assert calls_to(lms, platform.token_url) == []
@@ -115,7 +116,7 @@ def test_a_host_that_does_not_resolve_is_retried_later(
         django_capture_on_commit_callbacks,
     )
     del dns["lms.example.edu"]
-    passback = services.passback_deliver(passback_id=ScorePassback.objects.get().pk)
+    passback = passback_deliver(passback_id=ScorePassback.objects.get().pk)
     assert passback.status == ScorePassback.Status.QUEUED
     assert passback.next_try_at is not None
     assert "does not resolve" in passback.last_error

@@ -21,9 +21,9 @@ from django.utils import timezone
 from grading import engine
 from grading import services as grading
 from grading.models import Attempt, PracticeStreak
-from lti import services
 from lti.admin import ScorePassbackAdmin, resend
 from lti.models import LineItem, LinkTarget, PassbackOutcome, ScorePassback
+from lti.passback import passback_deliver, retry_delay
 from lti.tasks import score_passback_deliver
 from tests.factories import InstructorFactory, UserFactory
 from tests.lti.fake_lms import INSTRUCTOR, launch_as
@@ -165,7 +165,7 @@ def test_platform_500_twice_then_200_lands_one_score_and_records_retries(
     now = timezone.now()
     for expected_delay in (timedelta(seconds=30), timedelta(seconds=60)):
         with django_capture_on_commit_callbacks(execute=True):
-            services.passback_deliver(passback_id=passback.pk, now=now)
+            passback_deliver(passback_id=passback.pk, now=now)
         passback.refresh_from_db()
         assert passback.status == ScorePassback.Status.QUEUED
         assert passback.next_try_at == now + expected_delay
@@ -174,7 +174,7 @@ def test_platform_500_twice_then_200_lands_one_score_and_records_retries(
         assert retry.args == [passback.pk]
         assert retry.task.run_after == now + expected_delay
         now = passback.next_try_at
-    services.passback_deliver(passback_id=passback.pk, now=now)
+    passback_deliver(passback_id=passback.pk, now=now)
     passback.refresh_from_db()
     assert passback.status == ScorePassback.Status.SENT
     assert passback.try_count == 3
@@ -185,7 +185,7 @@ def test_platform_500_twice_then_200_lands_one_score_and_records_retries(
     ]
     assert len([c for c in lms.calls if c.request.url == SCORES_URL]) == 3
     # A duplicate task after success sends nothing more.
-    services.passback_deliver(passback_id=passback.pk, now=now + timedelta(hours=1))
+    passback_deliver(passback_id=passback.pk, now=now + timedelta(hours=1))
     assert len([c for c in lms.calls if c.request.url == SCORES_URL]) == 3
     assert attempt.status == Attempt.Status.SUBMITTED
 
@@ -199,7 +199,7 @@ def test_platform_down_for_good_keeps_the_score_queued_and_visible(
     passback = ScorePassback.objects.get()
     now = timezone.now()
     for _ in range(12):
-        services.passback_deliver(passback_id=passback.pk, now=now)
+        passback_deliver(passback_id=passback.pk, now=now)
         passback.refresh_from_db()
         now = passback.next_try_at
     assert passback.status == ScorePassback.Status.QUEUED
@@ -207,8 +207,8 @@ def test_platform_down_for_good_keeps_the_score_queued_and_visible(
     assert passback.outcomes.count() == 12
     assert "connection refused" in passback.last_error
     # Backoff doubles, then stays at six hours: the score is retried for as long as it takes.
-    assert services.retry_delay(12) == timedelta(hours=6)
-    assert services.retry_delay(3) == timedelta(minutes=2)
+    assert retry_delay(12) == timedelta(hours=6)
+    assert retry_delay(3) == timedelta(minutes=2)
     # The learner's result is untouched and their pages work.
     results = client.get(reverse("attempt-results", args=[attempt.pk]))
     assert results.status_code == 200
@@ -244,7 +244,7 @@ def test_a_refusal_is_recorded_and_resend_queues_it_again(
     lms.add(responses.POST, SCORES_URL, status=422, json={"error": "user not in course"})
     submitted(client, platform, quiz, django_capture_on_commit_callbacks)
     passback = ScorePassback.objects.get()
-    services.passback_deliver(passback_id=passback.pk)
+    passback_deliver(passback_id=passback.pk)
     passback.refresh_from_db()
     assert passback.status == ScorePassback.Status.REFUSED
     assert passback.next_try_at is None
@@ -278,9 +278,9 @@ def test_an_expired_token_is_fetched_again(
     lms.add_callback(responses.POST, SCORES_URL, callback=lambda request: (next(answers), {}, "{}"))
     submitted(client, platform, quiz, django_capture_on_commit_callbacks)
     passback = ScorePassback.objects.get()
-    services.passback_deliver(passback_id=passback.pk)
+    passback_deliver(passback_id=passback.pk)
     passback.refresh_from_db()
-    services.passback_deliver(passback_id=passback.pk, now=passback.next_try_at)
+    passback_deliver(passback_id=passback.pk, now=passback.next_try_at)
     passback.refresh_from_db()
     assert passback.status == ScorePassback.Status.SENT
     assert len(scopes) == 2  # the 401 dropped the cached token
@@ -304,7 +304,7 @@ def test_one_line_item_per_link_made_on_the_lms_when_the_launch_named_none(
         django_capture_on_commit_callbacks,
     )
     for passback in ScorePassback.objects.order_by("pk"):
-        services.passback_deliver(passback_id=passback.pk)
+        passback_deliver(passback_id=passback.pk)
     assert set(ScorePassback.objects.values_list("status", flat=True)) == {"sent"}
     assert created.call_count == 1
     body = json.loads(created.calls[0].request.body)
@@ -331,7 +331,7 @@ def test_a_line_item_the_lms_already_has_for_the_link_is_reused(
     created = lms.add(responses.POST, platform.lineitems_url, json={"id": "x"})
     lms.add(responses.POST, SCORES_URL, status=200, json={})
     submit(learner_submits(client, platform, quiz), django_capture_on_commit_callbacks)
-    services.passback_deliver(passback_id=ScorePassback.objects.get().pk)
+    passback_deliver(passback_id=ScorePassback.objects.get().pk)
     assert created.call_count == 0
     assert LineItem.objects.get().url == LINEITEM_URL
     assert not LineItem.objects.get().created_by_softgrade
@@ -356,7 +356,7 @@ def test_a_newer_score_replaces_one_still_waiting(
     assert newest.status == ScorePassback.Status.QUEUED
     assert newest.score_given == second.score > 0
     # The superseded row's task, if it runs, sends nothing.
-    assert services.passback_deliver(passback_id=first.pk).try_count == 0
+    assert passback_deliver(passback_id=first.pk).try_count == 0
 
 
 def test_a_deadline_expiry_passes_the_score_back(
@@ -398,7 +398,7 @@ def test_practice_mastery_passes_back_when_the_link_asks(
     passback = ScorePassback.objects.get()
     assert passback.score_given == 1
     assert passback.score_maximum == lesson.problems.count()
-    services.passback_deliver(passback_id=passback.pk)
+    passback_deliver(passback_id=passback.pk)
     body = json.loads(scores.calls[0].request.body)
     expected = "Completed" if lesson.problems.count() == 1 else "InProgress"
     assert body["activityProgress"] == expected
@@ -411,7 +411,7 @@ def test_instructor_launch_sees_passbacks_and_outcomes(
     stub_token_endpoint(lms, platform, client, [])
     lms.add(responses.POST, SCORES_URL, status=503)
     submitted(client, platform, quiz, django_capture_on_commit_callbacks)
-    services.passback_deliver(passback_id=ScorePassback.objects.get().pk)
+    passback_deliver(passback_id=ScorePassback.objects.get().pk)
     client.logout()
     response = launch_as(
         client, platform, custom={"softgrade_quiz": quiz.slug}, sub="t", roles=(INSTRUCTOR,)

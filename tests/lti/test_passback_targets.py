@@ -12,8 +12,8 @@ from django.test import Client
 
 from grading import services as grading
 from grading.models import Attempt
-from lti import services
 from lti.models import LinkLaunch, LinkTarget, ScorePassback
+from lti.passback import passback_deliver
 from tests.lti.fake_lms import launch_as
 from tests.lti.test_passback import first_problem_mastered, stub_token_endpoint
 
@@ -57,7 +57,7 @@ def deliver_all(lms, platform, client) -> None:
     for url in (LINEITEM_1, LINEITEM_2, LINEITEM_2_ELSEWHERE):
         lms.add(responses.POST, url + "/scores", status=200, json={})
     for passback in ScorePassback.objects.all():
-        services.passback_deliver(passback_id=passback.pk)
+        passback_deliver(passback_id=passback.pk)
 
 
 def test_two_links_to_one_quiz_in_one_course_only_the_launched_one_gets_the_score(

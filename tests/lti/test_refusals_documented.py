@@ -32,7 +32,7 @@ def _text(node: ast.expr) -> tuple[str, bool] | None:
 
 def code_refusals() -> list[Refusal]:
     found = []
-    for path in sorted((ROOT / "lti").glob("*.py")):
+    for path in sorted((ROOT / "lti").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not (isinstance(node, ast.Call) and getattr(node.func, "id", "") == "LaunchRefused"):
                 continue
@@ -42,7 +42,9 @@ def code_refusals() -> list[Refusal]:
             status = keywords["status"].value if "status" in keywords else 400
             message = _text(node.args[0])
             fixed = message[0] if message and not message[1] else None
-            found.append(Refusal(f"{path.name}:{node.lineno}", reason, templated, status, fixed))
+            found.append(
+                Refusal(f"{path.relative_to(ROOT)}:{node.lineno}", reason, templated, status, fixed)
+            )
     return found
 
 

@@ -4,7 +4,7 @@ from datetime import timedelta
 
 from django.core.management.base import BaseCommand, CommandError
 
-from lti import launches
+from lti.launch.login import NONCE_SWEEP_GRACE, launch_nonces_sweep
 
 
 class Command(BaseCommand):
@@ -14,12 +14,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--grace-minutes",
             type=int,
-            default=int(launches.NONCE_SWEEP_GRACE.total_seconds() // 60),
+            default=int(NONCE_SWEEP_GRACE.total_seconds() // 60),
             help="Only nonces expired for longer than this are deleted (default 60).",
         )
 
     def handle(self, *args, **options):
         if options["grace_minutes"] < 0:
             raise CommandError("--grace-minutes cannot be negative.")
-        count = launches.launch_nonces_sweep(grace=timedelta(minutes=options["grace_minutes"]))
+        count = launch_nonces_sweep(grace=timedelta(minutes=options["grace_minutes"]))
         self.stdout.write(f"Deleted {count} expired LTI login nonce(s).")

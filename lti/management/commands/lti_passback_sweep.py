@@ -4,7 +4,7 @@ from datetime import timedelta
 
 from django.core.management.base import BaseCommand
 
-from lti import services
+from lti.passback import passbacks_overdue_requeue
 
 
 class Command(BaseCommand):
@@ -19,7 +19,5 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **options):
-        count = services.passbacks_overdue_requeue(
-            grace=timedelta(minutes=options["grace_minutes"])
-        )
+        count = passbacks_overdue_requeue(grace=timedelta(minutes=options["grace_minutes"]))
         self.stdout.write(f"Queued {count} overdue score passback(s) again.")

@@ -1,10 +1,11 @@
-"""The OIDC third-party login and the checks on a launch's id_token (1EdTech Security Framework).
+"""The checks on a launch's id_token (1EdTech Security Framework), the second step of a launch.
 
 django-lti's own launch path (pylti1p3) leaves gaps that matter for a tool people must trust: a
 nonce is never consumed (a captured launch can be replayed), `azp` is never checked, the keyset is
 fetched without a timeout, an unknown deployment is created on the fly, and its cookie-check page
-needs inline script. So softgrade runs the login and every check here, with PyJWT, and hands the
-verified claims to django-lti only to store users, contexts, memberships and resource links.
+needs inline script. So softgrade runs the login (`login`) and every check here, with PyJWT, and
+hands the verified claims to django-lti only to store users, contexts, memberships and resource
+links (`accept`).
 
 Every refusal is a `LaunchRefused`: a sentence for the learner, an HTTP status in the 4xx range and
 a short reason for the administrator's log line.
@@ -12,14 +13,9 @@ a short reason for the administrator's log line.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import logging
 import secrets
-from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from urllib.parse import urlencode
+from datetime import datetime
 
 import jwt
 from django.conf import settings
@@ -29,33 +25,20 @@ from pylti1p3.exception import LtiException
 from pylti1p3.message_validators import get_validators
 
 from lti.keysets import platform_key
+from lti.launch.claims import (
+    DEEP_LINKING_REQUEST,
+    DEEP_LINKING_SETTINGS,
+    DEPLOYMENT_ID,
+    MESSAGE_TYPE,
+    RESOURCE_LINK,
+    RESOURCE_LINK_REQUEST,
+    ROLES,
+    TARGET_LINK_URI,
+    VERSION,
+)
+from lti.launch.login import deployment_active
 from lti.models import LaunchNonce
 from lti.refusals import LaunchRefused
-
-logger = logging.getLogger("softgrade.lti")
-
-CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
-DEPLOYMENT_ID = CLAIM + "deployment_id"
-MESSAGE_TYPE = CLAIM + "message_type"
-VERSION = CLAIM + "version"
-ROLES = CLAIM + "roles"
-RESOURCE_LINK = CLAIM + "resource_link"
-TARGET_LINK_URI = CLAIM + "target_link_uri"
-CUSTOM = CLAIM + "custom"
-CONTEXT = CLAIM + "context"
-LAUNCH_PRESENTATION = CLAIM + "launch_presentation"
-DEEP_LINKING_SETTINGS = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
-AGS_ENDPOINT = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
-NRPS = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
-
-RESOURCE_LINK_REQUEST = "LtiResourceLinkRequest"
-DEEP_LINKING_REQUEST = "LtiDeepLinkingRequest"
-
-# A login that does not come back as a launch within this time is abandoned.
-NONCE_LIFETIME = timedelta(minutes=10)
-# Expired nonces are kept this long before the sweep deletes them.
-NONCE_SWEEP_GRACE = timedelta(hours=1)
-STATE_COOKIE_PREFIX = "sg_lti_state_"
 
 # Claims every launch must carry, beyond those PyJWT requires (iss, aud, exp, iat, nonce, sub).
 REQUIRED_CLAIMS = (DEPLOYMENT_ID, MESSAGE_TYPE, VERSION, ROLES)
@@ -63,15 +46,6 @@ REQUIRED_BY_MESSAGE = {
     RESOURCE_LINK_REQUEST: (RESOURCE_LINK, TARGET_LINK_URI),
     DEEP_LINKING_REQUEST: (DEEP_LINKING_SETTINGS,),
 }
-
-
-@dataclass(frozen=True)
-class LoginRedirect:
-    """Where the browser goes next in the OIDC login, and the state its cookie must carry."""
-
-    auth_url: str
-    state: str
-    registration: LtiRegistration
 
 
 @dataclass(frozen=True)
@@ -88,104 +62,6 @@ class VerifiedLaunch:
         return self.claims[MESSAGE_TYPE]
 
 
-def state_cookie_name(state: str) -> str:
-    # One cookie per login, so two launches in two tabs do not overwrite each other's state.
-    return STATE_COOKIE_PREFIX + hashlib.sha256(state.encode()).hexdigest()[:16]
-
-
-# ---------------------------------------------------------------------------------------------
-# OIDC third-party initiated login
-# ---------------------------------------------------------------------------------------------
-
-
-def _registration_for_login(
-    *, issuer: str, client_id: str, registration_uuid: str | None
-) -> LtiRegistration:
-    registrations = LtiRegistration.objects.active().filter(issuer=issuer)
-    if client_id:
-        registrations = registrations.filter(client_id=client_id)
-    if registration_uuid:
-        registrations = registrations.filter(uuid=registration_uuid)
-    found = list(registrations[:2])
-    if not found:
-        raise LaunchRefused(
-            "This LMS is not registered with softgrade (or its registration is switched off). "
-            "Ask your LMS administrator to register softgrade.",
-            reason="unknown_registration",
-            status=403,
-        )
-    if len(found) > 1:
-        raise LaunchRefused(
-            "More than one softgrade registration matches this LMS; the LMS must send its "
-            "client_id at login, or use the registration's own login URL.",
-            reason="ambiguous_registration",
-        )
-    return found[0]
-
-
-def login_initiate(
-    *,
-    params: Mapping[str, str],
-    launch_url: str,
-    registration_uuid: str | None = None,
-    now: datetime | None = None,
-) -> LoginRedirect:
-    """Check a login initiation and issue its nonce and state; the launch URL is softgrade's own.
-
-    The request's target_link_uri is deliberately ignored: the platform's reply always comes
-    back to `launch_url`, so a forged login cannot send a learner elsewhere.
-    """
-    now = now or timezone.now()
-    issuer = params.get("iss", "")
-    login_hint = params.get("login_hint", "")
-    if not issuer:
-        raise LaunchRefused("The LMS did not say who it is (no iss).", reason="login_missing_iss")
-    if not login_hint:
-        raise LaunchRefused("The LMS did not send a login hint.", reason="login_missing_login_hint")
-    registration = _registration_for_login(
-        issuer=issuer,
-        client_id=params.get("client_id", ""),
-        registration_uuid=registration_uuid,
-    )
-    deployment_id = params.get("lti_deployment_id", "")
-    if deployment_id:
-        _deployment_active(registration=registration, deployment_id=deployment_id)
-    nonce = secrets.token_urlsafe(32)
-    state = secrets.token_urlsafe(32)
-    # Expired rows are swept on a schedule (launch_nonces_sweep), never in a learner's request.
-    LaunchNonce.objects.create(
-        registration=registration,
-        nonce=nonce,
-        state=state,
-        issued_at=now,
-        expires_at=now + NONCE_LIFETIME,
-    )
-    query = {
-        "scope": "openid",
-        "response_type": "id_token",
-        "response_mode": "form_post",
-        "prompt": "none",
-        "client_id": registration.client_id,
-        "redirect_uri": launch_url,
-        "state": state,
-        "nonce": nonce,
-        "login_hint": login_hint,
-    }
-    if params.get("lti_message_hint"):
-        query["lti_message_hint"] = params["lti_message_hint"]
-    separator = "&" if "?" in registration.auth_url else "?"
-    return LoginRedirect(
-        auth_url=f"{registration.auth_url}{separator}{urlencode(query)}",
-        state=state,
-        registration=registration,
-    )
-
-
-# ---------------------------------------------------------------------------------------------
-# The launch: state, nonce, signature, claims, deployment, message
-# ---------------------------------------------------------------------------------------------
-
-
 def _unverified(id_token: str) -> tuple[dict, dict]:
     try:
         header = jwt.get_unverified_header(id_token)
@@ -195,28 +71,6 @@ def _unverified(id_token: str) -> tuple[dict, dict]:
             "The LMS sent a launch softgrade cannot read.", reason="id_token_malformed"
         ) from exc
     return header, body
-
-
-def _deployment_active(*, registration: LtiRegistration, deployment_id: str) -> LtiDeployment:
-    # django-lti would create an unknown deployment on the fly; softgrade refuses it instead:
-    # only deployments an administrator entered (and switched on) may launch.
-    deployment = LtiDeployment.objects.filter(
-        registration=registration, deployment_id=deployment_id
-    ).first()
-    if deployment is None:
-        raise LaunchRefused(
-            "This LMS deployment is not registered with softgrade. Ask your LMS administrator "
-            "to add its deployment id in softgrade.",
-            reason="unknown_deployment",
-            status=403,
-        )
-    if not deployment.is_active:
-        raise LaunchRefused(
-            "This LMS deployment is switched off in softgrade.",
-            reason="inactive_deployment",
-            status=403,
-        )
-    return deployment
 
 
 def _verify_signature_and_claims(
@@ -434,41 +288,8 @@ def launch_verify(
             "The launch lacks the required “deployment_id” claim.",
             reason=f"missing_claim {DEPLOYMENT_ID}",
         )
-    deployment = _deployment_active(registration=registration, deployment_id=deployment_id)
+    deployment = deployment_active(registration=registration, deployment_id=deployment_id)
     _message_check(claims)
     return VerifiedLaunch(
         registration=registration, deployment=deployment, header=header, claims=claims
-    )
-
-
-def launch_nonces_sweep(
-    *, now: datetime | None = None, grace: timedelta = NONCE_SWEEP_GRACE
-) -> int:
-    """Delete the nonces expired for longer than `grace`, consumed or not; returns how many.
-
-    A launch whose nonce row is gone is refused as unknown, so sweeping never lets a replay in;
-    the grace only keeps the kinder "already used" message for a while.
-    """
-    now = now or timezone.now()
-    deleted, _ = LaunchNonce.objects.filter(expires_at__lt=now - grace).delete()
-    return deleted
-
-
-def refusal_log(refusal: LaunchRefused, *, step: str, params: Mapping[str, str]) -> None:
-    """One log line per refusal, with what an administrator needs to find the cause."""
-    issuer = params.get("iss", "")
-    if not issuer and params.get("id_token"):
-        try:
-            issuer = jwt.decode(params["id_token"], options={"verify_signature": False}).get(
-                "iss", ""
-            )
-        except jwt.PyJWTError:
-            issuer = "(unreadable id_token)"
-    logger.warning(
-        "LTI %s refused (%s): reason=%s issuer=%s detail=%s",
-        step,
-        refusal.status,
-        refusal.reason,
-        json.dumps(issuer),
-        refusal.message,
     )

@@ -10,7 +10,7 @@ from django.contrib import admin
 from django.db.models import Count
 from django.utils.html import format_html, format_html_join
 
-from .bank import choice_set_problems, quiz_policy_problems
+from .bank.rules import choice_set_problems, quiz_policy_problems
 from .markup import MarkupError, check_markup, render_markup
 from .models import Choice, Course, KeyTerm, Lesson, Misconception, Question, Quiz, QuizItem
 

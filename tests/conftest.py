@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 from django.core.cache import cache
 
-from courses.bank import BANKS_DIR, bank_import
+from courses.bank.importer import BANKS_DIR, bank_import
 from integrations.services import api_key_forget_recent
 
 SHIPPED_BANK = BANKS_DIR / "scaled-dot-product-attention.yaml"

@@ -10,7 +10,9 @@ import pytest
 import yaml
 from django.core.management import CommandError, call_command
 
-from courses.bank import BankError, bank_export, bank_import
+from courses.bank.exporter import bank_export
+from courses.bank.importer import bank_import
+from courses.bank.issues import BankError
 from courses.models import (
     Choice,
     Course,

@@ -2,7 +2,8 @@
 
 import pytest
 
-from courses.bank import BankError, bank_import
+from courses.bank.importer import bank_import
+from courses.bank.issues import BankError
 from courses.models import Problem
 from grading.families import attempt_seed, practice_seed, problem_errors, problem_tolerance
 from tests.courses.test_bank import shipped_document, write_bank

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from courses.bank import bank_export
+from courses.bank.exporter import bank_export
 from courses.models import Lesson
 
 

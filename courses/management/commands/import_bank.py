@@ -2,7 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from courses.bank import BANKS_DIR, BankError, bank_import, bank_paths
+from courses.bank.importer import BANKS_DIR, bank_import, bank_paths
+from courses.bank.issues import BankError
 
 
 class Command(BaseCommand):

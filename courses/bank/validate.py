@@ -1,0 +1,173 @@
+"""Check a parsed bank against the schema: plain data in, a normalised bank or every issue out.
+
+Two passes over the document. The first reads every entity's fields by their kind (type, required,
+default, allowed values, unique keys); the second checks what needs the whole bank: markup (a
+lesson body may link any key term), references between entities and the cross-field rules. Last,
+keys that belong to another lesson in the database are refused. Every issue carries its location
+(file › entity › field); nothing here writes to the database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..markup import check_markup
+from .issues import BankError, BankIssue
+from .schema import DOCUMENT, KEY_TERM, Entity, Field, ListOf, Nested, Ref
+
+
+@dataclass
+class Located:
+    """One entity of the bank, normalised, with where it is and its position in its list."""
+
+    entity: Entity
+    values: dict
+    where: str
+    position: int
+
+
+@dataclass
+class _Reader:
+    source: str
+    issues: list[BankIssue] = field(default_factory=list)
+    found: list[Located] = field(default_factory=list)
+
+    def add(self, where: str, message: str) -> None:
+        self.issues.append(BankIssue(f"{self.source} › {where}", message))
+
+    def mapping(self, value: Any, where: str) -> dict:
+        if not isinstance(value, dict):
+            self.add(where, f"must be a mapping of fields, got {type(value).__name__}")
+            return {}
+        return value
+
+    def unknown_fields(self, raw: dict, entity: Entity, where: str) -> None:
+        allowed = entity.allowed
+        for name in sorted(set(raw) - allowed, key=str):
+            self.add(f"{where}.{name}", f"unknown field (allowed: {', '.join(sorted(allowed))})")
+
+    def entity(self, entity: Entity, raw: Any, where: str, position: int = 0) -> dict:
+        """The entity's fields, normalised, and noted for the second pass."""
+        values: dict = {}
+        self.found.append(Located(entity, values, where, position))
+        self.fields(entity, self.mapping(raw, where), where, values)
+        return values
+
+    def fields(self, entity: Entity, raw: dict, where: str, values: dict) -> None:
+        self.unknown_fields(raw, entity, where)
+        for spec in entity:
+            self.field(spec, raw, where, values)
+
+    def field(self, spec: Field, raw: dict, parent: str, values: dict) -> None:
+        kind, where, value = spec.kind, at(parent, spec.name), raw.get(spec.name)
+        if spec.name not in raw and not spec.required and not isinstance(kind, Nested | ListOf):
+            values[spec.name] = spec.fallback()
+        elif isinstance(kind, Nested):
+            self.nested(spec, kind, value, where, values)
+        elif isinstance(kind, ListOf):
+            values[spec.name] = self.items(kind, value, parent, where)
+        elif kind.is_empty(value):
+            if spec.required:
+                self.add(where, "is required")
+            values[spec.name] = spec.fallback()
+        else:
+            values[spec.name], problem = kind.clean(value, spec.fallback())
+            if problem:
+                self.add(where, problem)
+
+    def nested(self, spec: Field, kind: Nested, value: Any, where: str, values: dict) -> None:
+        """A mapping inside an entity; a flattened one (a tolerance) fills its parent's values."""
+        if value is None and not spec.required:
+            if kind.flatten:
+                values.update({sub.name: sub.fallback() for sub in kind.entity})
+            else:
+                values[spec.name] = None
+        elif kind.flatten:
+            self.fields(kind.entity, self.mapping(value, where), where, values)
+        else:
+            values[spec.name] = self.entity(kind.entity, value, where)
+
+    def items(self, kind: ListOf, value: Any, parent: str, where: str) -> list[dict]:
+        raw_items: list = []
+        if isinstance(value, list):
+            raw_items = value
+        elif value is not None:
+            self.add(where, f"must be a list, got {type(value).__name__}")
+        if not raw_items and kind.empty:
+            self.add(where, kind.empty)
+        entity, items, seen = kind.entity, [], set()
+        for index, raw in enumerate(raw_items):
+            if kind.label:  # inside its parent: "questions[3] (q-x) › choice 2"
+                item_where = f"{parent} › {kind.label} {index + 1}"
+            else:  # a section of the file: "questions[3] (q-x)"
+                item_where = label(where, index, raw, entity.key)
+            item = self.entity(entity, raw, item_where, index + 1)
+            if entity.key:
+                key = item[entity.key]
+                if key in seen:
+                    message = f"duplicate {entity.noun} {entity.key} {key!r}"
+                    self.add(f"{item_where}.{entity.key}", message)
+                seen.add(key)
+            items.append(item)
+        return items
+
+
+def at(where: str, name: str) -> str:
+    return f"{where}.{name}" if where else name
+
+
+def label(section: str, index: int, raw: Any, key: str) -> str:
+    name = raw.get(key) if isinstance(raw, dict) else None
+    return f"{section}[{index + 1}]" + (f" ({name})" if isinstance(name, str) and name else "")
+
+
+def validate_bank(document: Any, *, source: str = "bank") -> dict:
+    """Check a parsed bank; return it normalised, or raise BankError listing every issue."""
+    reader = _Reader(source)
+    raw = reader.mapping(document, "file")
+    if not raw:
+        raise BankError(reader.issues or [BankIssue(source, "the bank is empty")])
+    reader.unknown_fields(raw, DOCUMENT, "file")
+    bank: dict = {}
+    for spec in DOCUMENT:
+        reader.field(spec, raw, "", bank)
+    _check_content(reader)
+    _check_keys_owned_elsewhere(reader, bank["lesson"]["slug"])
+    if reader.issues:
+        raise BankError(reader.issues)
+    return bank
+
+
+def _check_content(reader: _Reader) -> None:
+    """Markup, references and cross-field rules, once every key of the bank is known."""
+    keys = {
+        entity: {found.values[entity.key] for found in reader.found if found.entity is entity}
+        for entity in {found.entity for found in reader.found if found.entity.key}
+    }
+    term_slugs = keys.get(KEY_TERM, set())
+    for found in reader.found:
+        values, where = found.values, found.where
+        for spec in found.entity:
+            value = values.get(spec.name)
+            if spec.markup:
+                links = term_slugs if spec.term_links else None
+                for problem in check_markup(value, term_slugs=links):
+                    reader.add(f"{where}.{spec.name}", problem)
+            if isinstance(spec.kind, Ref) and value is not None:
+                known = keys.get(spec.kind.target, set())
+                if not (isinstance(value, str) and value in known):
+                    reader.add(f"{where}.{spec.name}", spec.kind.unknown.format(value))
+        for rule in found.entity.rules:
+            for name, message in rule(values, found.position):
+                reader.add(at(where, name) if name else where, message)
+
+
+def _check_keys_owned_elsewhere(reader: _Reader, lesson_slug: str) -> None:
+    """Keys are global: a bank may not take over another lesson's question, problem or quiz."""
+    for entity in dict.fromkeys(found.entity for found in reader.found if found.entity.model):
+        values = [f.values[entity.key] for f in reader.found if f.entity is entity]
+        taken = entity.model.objects.filter(**{f"{entity.key}__in": [v for v in values if v]})
+        taken = taken.exclude(lesson__slug=lesson_slug)
+        for key, other in taken.values_list(entity.key, "lesson__slug"):
+            reader.add(f"{entity.noun} {key}", f"{entity.key} already belongs to lesson {other!r}")

@@ -10,25 +10,39 @@ of what the renderer legitimately produces (below), applied by nh3, a maintained
 The checks (`latex_to_html`, `check_markup`) refuse at authoring time what the sanitizer would
 drop, so an instructor learns about it instead of a formula silently losing a part.
 
-`render_markup` is pure (source text in, HTML out): its result may be cached by the source text.
+Rendering once: `convert_markup` is pure (source text in, HTML out), so `render_markup`, which
+every page, API field and admin preview calls, keeps its results in a per-process memo keyed by
+(RENDERER_VERSION, inline, source text), bounded by settings.MARKUP_MEMO_BYTES (courses/memo.py).
+New text is a new key, so an edit shows at once; nothing is stored in the database or shared
+between workers, so there is nothing to invalidate. A worker renders each text once while it is
+among the most recently used; docs/performance.md has the figures.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import re
+import sys
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import markdown
 import nh3
+from django.conf import settings
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from latex2mathml.converter import convert as latex_to_mathml
 from markdown.extensions import Extension
 from markdown.extensions.tables import TableExtension
 from markdown.treeprocessors import Treeprocessor
+
+from .memo import BoundedMemo
+
+# Part of every memo key: raise it with any change that renders the same text differently (the
+# allowlist, the extensions, the placeholders), so no worker serves HTML made the old way.
+RENDERER_VERSION = 1
 
 MATH_SPAN = re.compile(r"\$\$(?P<display>.+?)\$\$|(?<![\\$])\$(?P<inline>[^$\n]+?)\$", re.DOTALL)
 TERM_LINK = re.compile(r"\[\[(?P<slug>[a-z0-9-]+)(?:\|(?P<text>[^\]]+))?\]\]")
@@ -266,8 +280,9 @@ def _escape_text(text: str) -> str:
     return html.escape(text, quote=False).replace("⟦", "&#x27E6;")
 
 
-def render_markup(text: str, *, inline: bool = False) -> SafeString:
-    """Markdown with $math$ and [[term]] links to sanitized HTML; MarkupError on a bad formula."""
+def convert_markup(text: str, *, inline: bool = False) -> SafeString:
+    """Markdown with $math$ and [[term]] links to sanitized HTML, rendered now (pure; every
+    caller but the memo and its tests wants `render_markup`); MarkupError on a bad formula."""
     rendered: list[str] = []
 
     def stash(match: re.Match[str]) -> str:
@@ -304,6 +319,37 @@ def render_markup(text: str, *, inline: bool = False) -> SafeString:
     # A display formula alone in a paragraph should not sit inside <p>.
     output = re.sub(r"<p>(<math[^>]*display=\"block\".*?</math>)</p>", r"\1", output, flags=re.S)
     return mark_safe(sanitize_html(output))
+
+
+@dataclass(frozen=True)
+class _Unrenderable:
+    """What the memo keeps for text that does not render: the message, not the exception (whose
+    traceback would keep the failed call's frames alive)."""
+
+    message: str
+
+
+@functools.cache
+def render_memo() -> BoundedMemo[SafeString | _Unrenderable]:
+    """This process's memo of rendered markup, made at first use (MARKUP_MEMO_BYTES)."""
+    return BoundedMemo(max_bytes=settings.MARKUP_MEMO_BYTES)
+
+
+def render_markup(text: str, *, inline: bool = False) -> SafeString:
+    """`convert_markup`, rendered once per (renderer version, inline, text) in this process."""
+    memo = render_memo()
+    key = (RENDERER_VERSION, inline, text)
+    outcome = memo.get(key)
+    if outcome is None:
+        try:
+            outcome = convert_markup(text, inline=inline)
+        except MarkupError as exc:
+            outcome = _Unrenderable(str(exc))
+        shown = outcome.message if isinstance(outcome, _Unrenderable) else outcome
+        memo.put(key, outcome, size=sys.getsizeof(text) + sys.getsizeof(shown))
+    if isinstance(outcome, _Unrenderable):
+        raise MarkupError(outcome.message)
+    return outcome
 
 
 def render_markup_or_plain(text: str, *, inline: bool = False) -> SafeString:

@@ -3,7 +3,9 @@ from pathlib import Path
 import pytest
 from django.core.cache import cache
 
+from courses import markup
 from courses.bank.importer import BANKS_DIR, bank_import
+from courses.memo import BoundedMemo
 from integrations.services import api_key_forget_recent
 
 SHIPPED_BANK = BANKS_DIR / "scaled-dot-product-attention.yaml"
@@ -23,6 +25,39 @@ def _empty_cache():
     cache.clear()
     yield
     cache.clear()
+
+
+@pytest.fixture
+def markup_memo(monkeypatch) -> BoundedMemo:
+    """A fresh memo of rendered markup (1 MiB) in place of the process's: starts empty."""
+    fresh = BoundedMemo(max_bytes=2**20)
+    monkeypatch.setattr(markup, "render_memo", lambda: fresh)
+    return fresh
+
+
+class MarkupConversions:
+    """The texts actually converted to HTML (the memo's misses), in order, with `inline`."""
+
+    def __init__(self) -> None:
+        self.texts: list[tuple[str, bool]] = []
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+
+@pytest.fixture
+def markup_conversions(monkeypatch, markup_memo) -> MarkupConversions:
+    """Counts conversions behind a fresh memo: a page that renders once converts nothing when
+    it is shown again."""
+    seen = MarkupConversions()
+    convert = markup.convert_markup
+
+    def counting(text: str, *, inline: bool = False):
+        seen.texts.append((text, inline))
+        return convert(text, inline=inline)
+
+    monkeypatch.setattr(markup, "convert_markup", counting)
+    return seen
 
 
 class StoppedClock:

@@ -242,3 +242,8 @@ LTI_CLOCK_LEEWAY = env.int("LTI_CLOCK_LEEWAY", default=60)
 # Calls to an LMS may go to private, loopback and link-local addresses only when this is true:
 # for an LMS on the developer's own machine, never in production (docs/lti.md, "Outbound calls").
 LTI_ALLOW_PRIVATE_HOSTS = env.bool("LTI_ALLOW_PRIVATE_HOSTS", default=False)
+
+# Rendered lesson text (Markdown + MathML) kept by each worker process, so a page renders each
+# text once, not on every request (courses/markup.py, docs/performance.md). 64 MiB holds the
+# shipped lesson (0.35 MiB) and the problem statements of a 3,000-learner exam (6 problems each).
+MARKUP_MEMO_BYTES = env.int("MARKUP_MEMO_BYTES", default=64 * 2**20)

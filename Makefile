@@ -60,6 +60,7 @@ check-bank: bank
 
 bench: $(STAMP)
 	$(PY) bench/engine_bench.py
+	$(PY) bench/pages_bench.py
 	$(PY) bench/api_bench.py
 
 check-deploy: $(STAMP)

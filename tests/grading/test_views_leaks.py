@@ -11,6 +11,7 @@ release.
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -82,11 +83,47 @@ def authored_numbers(quiz: Quiz) -> set[str]:
     return set(NUMBER.findall(text))
 
 
+# Where a page or a response names a record rather than a value: a record's id can equal an
+# answer by chance (PostgreSQL's ids grow across the suite), which says nothing about a leak.
+ID_KEY = re.compile(r"^(id|.*_id|variant|attempt|item|quiz_item|response|question|problem|choice)$")
+ID_LIST_KEY = re.compile(r"^(choices|correct_choices)$")
+TIME_KEY = re.compile(r"^(.*_at|deadline|timestamp|updated_since)$")
+ID_ATTRIBUTE = re.compile(r'\b(value|name|id|for|data-choice|data-item)="\d+"')
+ID_IN_PATH = re.compile(r"(?<=/)\d+(?=/)")
+
+
+def _values_only(data):
+    if isinstance(data, dict):
+        return {
+            key: _values_only(value)
+            for key, value in data.items()
+            if not (ID_KEY.match(key) and isinstance(value, int) and not isinstance(value, bool))
+            and not (
+                ID_LIST_KEY.match(key)
+                and isinstance(value, list)
+                and all(isinstance(v, int) for v in value)
+            )
+            and not TIME_KEY.match(key)
+        }
+    if isinstance(data, list):
+        return [_values_only(value) for value in data]
+    return data
+
+
+def without_identifiers(text: str) -> str:
+    """The text less the numbers that only identify records: JSON ids and times, and in HTML
+    integer ids in attributes and URL paths."""
+    try:
+        return json.dumps(_values_only(json.loads(text)))
+    except ValueError:
+        return ID_IN_PATH.sub("", ID_ATTRIBUTE.sub("", text))
+
+
 def leaks(
     html: str, variant: Variant, *, typed: str = "", authored: set[str] = frozenset()
 ) -> set[str]:
     """Spellings of the variant's answer or mistakes that appear in the page."""
-    in_page = set(NUMBER.findall(html))
+    in_page = set(NUMBER.findall(without_identifiers(html)))
     allowed = shown_numbers(variant) | set(NUMBER.findall(typed)) | authored
     for number in NUMBER.findall(typed):
         allowed |= spellings(float(number))
@@ -203,8 +240,11 @@ def assert_nothing_private(html: str, variants: list[Variant], where: str, *, nu
     """No private string of any variant in the page; before release, no secret number either."""
     assert private_leaks(html, variants) == set(), where
     if numbers:
+        # Every variant's givens are public: one problem's d_k may equal another's answer.
+        public = set().union(*(shown_numbers(variant) for variant in variants))
         for variant in variants:
-            assert leaks(html, variant, typed="12345") == set(), (where, variant.problem.slug)
+            found = leaks(html, variant, typed="12345", authored=public)
+            assert found == set(), (where, variant.problem.slug)
 
 
 def test_no_page_shows_a_variants_private_data_before_or_after_release(

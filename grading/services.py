@@ -872,12 +872,18 @@ def attempt_answers_save(
     A blank answer or one equal to the answer already saved for its item is skipped, so saving a
     page again records nothing new; each item gets its own key (`<key>:<item id>`), so a double
     click saves each answer once. Returns the response recorded per item.
+
+    The sheet is one transaction: a refusal or a database that fails half way saves none of it,
+    so a learner who sends it again never finds part of a sheet saved. An attempt past its
+    deadline is closed (its saved answers graded) before that transaction, so the closing stays
+    when the late sheet is refused.
     """
     now = now or timezone.now()
     items = {item.pk: item for item in attempt.quiz.items.select_related("question", "problem")}
     unknown = set(answers) - set(items)
     if unknown:
         raise ServiceError("That item is not part of this quiz.")
+    attempt_expire_if_overdue(attempt=attempt, now=now)
     saved: dict[int, tuple[str, list[int]]] = {}
     for response in (
         Response.objects.filter(attempt=attempt, counts_as_try=True)
@@ -889,17 +895,18 @@ def attempt_answers_save(
             sorted(choice.pk for choice in response.choices.all()),
         )
     recorded: dict[int, Response] = {}
-    for item_id, answer in answers.items():
-        if answer.blank:
-            continue
-        if saved.get(item_id) == (answer.text, sorted(answer.choice_ids)):
-            continue
-        recorded[item_id] = response_submit(
-            attempt=attempt,
-            item=items[item_id],
-            text=answer.text,
-            choice_ids=list(answer.choice_ids),
-            idempotency_key=f"{idempotency_key}:{item_id}" if idempotency_key else "",
-            now=now,
-        )
+    with transaction.atomic():
+        for item_id, answer in answers.items():
+            if answer.blank:
+                continue
+            if saved.get(item_id) == (answer.text, sorted(answer.choice_ids)):
+                continue
+            recorded[item_id] = response_submit(
+                attempt=attempt,
+                item=items[item_id],
+                text=answer.text,
+                choice_ids=list(answer.choice_ids),
+                idempotency_key=f"{idempotency_key}:{item_id}" if idempotency_key else "",
+                now=now,
+            )
     return recorded

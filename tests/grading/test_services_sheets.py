@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.db import OperationalError, connection
 
 from courses.models import Quiz
 from grading import services
@@ -90,3 +91,40 @@ def test_after_the_deadline_nothing_is_saved_and_the_attempt_is_graded(exam_atte
     assert exam_attempt.late
     assert not Response.objects.exists()
     assert exam_attempt.status == exam_attempt.Status.SUBMITTED
+
+
+class FailsAtSecondAnswer:
+    """An execute wrapper: the second answer written fails as when the database restarts."""
+
+    def __init__(self):
+        self.inserts = 0
+
+    def __call__(self, execute, sql, params, many, context):
+        if sql.lstrip().upper().startswith(("INSERT", "WITH")) and "grading_response" in sql:
+            self.inserts += 1
+            if self.inserts == 2:
+                raise OperationalError("terminating connection due to administrator command")
+        return execute(sql, params, many, context)
+
+
+def test_a_database_failing_half_way_saves_none_of_the_sheet(exam_attempt):
+    problem, question = _items(exam_attempt)
+    right = question.question.choices.get(is_correct=True)
+    sheet = {
+        problem.pk: SheetAnswer(text="4"),
+        question.pk: SheetAnswer(choice_ids=(right.pk,)),
+    }
+    outage = FailsAtSecondAnswer()
+    with connection.execute_wrapper(outage), pytest.raises(OperationalError):
+        services.attempt_answers_save(attempt=exam_attempt, answers=sheet, idempotency_key="t")
+    assert outage.inserts == 2
+    assert not Response.objects.exists()
+    exam_attempt.refresh_from_db()
+    assert exam_attempt.score == 0
+
+    # Sent again once the database is back (the same token): the whole sheet, once.
+    recorded = services.attempt_answers_save(
+        attempt=exam_attempt, answers=sheet, idempotency_key="t"
+    )
+    assert set(recorded) == {problem.pk, question.pk}
+    assert Response.objects.filter(attempt=exam_attempt).count() == 2

@@ -23,9 +23,12 @@ CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)  # noqa: F405
 # Off by default: a health check is a SELECT 1 round trip at the start of every request that
 # touches the database, an eighth of an answer's statements. Without it, a connection the
-# database dropped fails one request (a 500; answers are safe to retry with their
-# Idempotency-Key), and Django then replaces it. Set CONN_HEALTH_CHECKS=True where connections
-# are dropped often (a database that restarts or fails over routinely).
+# database dropped fails one request (a 503 with Retry-After, availability/outages.py; answers
+# and sheets are safe to send again with their Idempotency-Key or submission token), and Django
+# then replaces it. Under load a restart costs no more than that: each worker's first request
+# during the outage drops its connection, and new ones are opened once the database is back
+# (docs/performance.md, "Faults"). Set CONN_HEALTH_CHECKS=True where connections are dropped
+# often while workers sit idle (a database that fails over routinely).
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = env.bool("CONN_HEALTH_CHECKS", default=False)  # noqa: F405
 
 # HTTPS only: the service sits behind a TLS-terminating proxy that sets X-Forwarded-Proto.

@@ -15,11 +15,18 @@ local-memory cache of development and tests) it is an incr, and an add once per 
 
 Rates are written "count/period", the period in s, m, h or d with an optional number before
 the unit: "10/15m" is ten per fifteen minutes, "600/m" six hundred per minute.
+
+While the cache is down (Redis restarting) every limit is open: nothing is counted and nothing
+is refused, and each miss is logged. Refusing instead would lock a whole class out of signing
+in, and the API out of answering, for as long as the cache is away, to stop a guesser who can
+try for those seconds only, at the password hasher's pace; limits count again as soon as the
+cache answers.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import re
 import time
@@ -28,6 +35,10 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
+
+from availability.outages import CACHE_ERRORS
+
+logger = logging.getLogger("softgrade.availability")
 
 # The clock the windows are cut from; tests move it instead of sleeping.
 clock = time.time
@@ -61,7 +72,16 @@ def _redis_script(location: str | list[str]):
 def window_add(key: str, period: int, size: int = 1) -> int:
     """Add `size` events to a window's counter (created with a lifetime just over the period
     when missing); returns the new count. Increment first: every event but a window's first
-    finds the counter there, so the add costs a round trip only once a window."""
+    finds the counter there, so the add costs a round trip only once a window. While the cache
+    is down, returns `size` (a new window's count: under every limit) and counts nothing."""
+    try:
+        return _window_add(key, period, size)
+    except CACHE_ERRORS as error:
+        logger.warning("cache unavailable, limit %s not counted: %s", key.split(":")[1], error)
+        return size
+
+
+def _window_add(key: str, period: int, size: int) -> int:
     backend = caches["default"]
     if isinstance(backend, RedisCache):
         script = _redis_script(settings.CACHES["default"]["LOCATION"])
@@ -112,7 +132,11 @@ class Limit:
 def limit_wait(limit: Limit, ident: str) -> float:
     """Seconds until the ident may act again (0 while it is under the limit); counts nothing."""
     key, rest_of_window = limit.counter(ident)
-    used = caches["default"].get(key) or 0
+    try:
+        used = caches["default"].get(key) or 0
+    except CACHE_ERRORS as error:
+        logger.warning("cache unavailable, limit %s not checked: %s", limit.name, error)
+        return 0.0
     return rest_of_window if used >= limit.count else 0.0
 
 
@@ -130,9 +154,13 @@ def limit_take(limit: Limit, ident: str) -> float:
 
 
 def limit_reset(limit: Limit, ident: str) -> None:
-    """Forget the ident's events in the current window."""
+    """Forget the ident's events in the current window (nothing to forget while the cache is
+    down: it counted nothing)."""
     key, _ = limit.counter(ident)
-    caches["default"].delete(key)
+    try:
+        caches["default"].delete(key)
+    except CACHE_ERRORS as error:
+        logger.warning("cache unavailable, limit %s not reset: %s", limit.name, error)
 
 
 def wait_in_words(seconds: float) -> str:

@@ -17,7 +17,7 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView
 from django.core.exceptions import ObjectDoesNotExist
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -359,13 +359,31 @@ def attempt_answer(request: HttpRequest, pk: int, item_pk: int) -> HttpResponse:
     return redirect(f"{take}#item-{item.pk}")
 
 
+def _autosave(request: HttpRequest) -> bool:
+    """Whether the exam page's script sent the sheet (it asks for JSON); a form sent by the
+    browser itself prefers HTML and gets the usual redirect."""
+    return request.get_preferred_type(["text/html", "application/json"]) == "application/json"
+
+
+def _autosave_reply(status: int, code: str, message: str, **fields: object) -> JsonResponse:
+    """The exam page script's answer: what happened, in words it shows the learner."""
+    return JsonResponse({"code": code, "message": message, **fields}, status=status)
+
+
 @require_POST
 @login_required
 def attempt_sheet_save(request: HttpRequest, pk: int) -> HttpResponse:
-    """The whole page of an exam: save the changed answers, and submit if asked to."""
+    """The whole page of an exam: save the changed answers, and submit if asked to.
+
+    The page's autosave sends the same form asking for JSON and gets JSON back: the count saved
+    and a fresh submission token for its next save (no message is queued for the next page).
+    """
     attempt = _attempt_or_404(request, pk)
     form = SheetForm(request.POST)
+    autosave = _autosave(request)
     if not form.is_valid():
+        if autosave:
+            return _autosave_reply(400, "invalid", "Choose Save answers or Submit.")
         messages.error(request, "Choose Save answers or Submit.")
         return redirect("attempt-take", pk=attempt.pk)
     rows = selectors.attempt_sheet(attempt=attempt)
@@ -386,15 +404,33 @@ def attempt_sheet_save(request: HttpRequest, pk: int) -> HttpResponse:
         )
         if form.cleaned_data["action"] == "submit":
             services.attempt_submit(attempt=attempt)
+            if autosave:
+                results = reverse("attempt-results", kwargs={"pk": attempt.pk})
+                return _autosave_reply(200, "submitted", "Submitted.", location=results)
             messages.success(request, "Your attempt has been submitted.")
             return redirect("attempt-results", pk=attempt.pk)
     except services.AttemptClosed as error:
+        if autosave:
+            results = reverse("attempt-results", kwargs={"pk": attempt.pk})
+            return _autosave_reply(409, "attempt_closed", error.message, location=results)
         return _closed(request, attempt, error.message)
     except services.ServiceError as error:
+        if autosave:
+            return _autosave_reply(409, "refused", _refusal(error))
         messages.error(request, _refusal(error))
         return redirect("attempt-take", pk=attempt.pk)
     unreadable = sum(1 for response in recorded.values() if response.status == "invalid")
     saved = len(recorded) - unreadable
+    if autosave:
+        message = (
+            f"{unreadable} answer{'s' if unreadable != 1 else ''} could not be read; "
+            "press Save answers to see why."
+            if unreadable
+            else ""
+        )
+        return _autosave_reply(
+            200, "saved", message, saved=saved, unreadable=unreadable, token=submission_token()
+        )
     if unreadable:
         messages.error(
             request,

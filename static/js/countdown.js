@@ -4,6 +4,10 @@
  * refused and the answers saved before the deadline are graded. The script keeps the learner
  * informed, saves answers changed since the page loaded when ten seconds are left, and once the
  * deadline has passed opens the attempt again, which the server answers with the graded result.
+ * The last save goes through the page's autosave (static/js/autosave.js), which sends it again
+ * while the service is briefly unavailable; and the result is opened only once the service
+ * answers (/health/), so a restart at the deadline shows the learner a message that it is on
+ * its way, not an error page.
  */
 (function () {
   "use strict";
@@ -16,7 +20,9 @@
   var end = Date.now() + 1000 * secondsAtLoad;
   var form = document.getElementById(clock.dataset.form || "");
   var live = document.getElementById("countdown-announcement");
+  var health = clock.dataset.health;
   var announced = {};
+  var waits = 0;
   var changed = false;
   var saved = false;
 
@@ -52,17 +58,51 @@
     if (left <= LAST_SAVE && secondsAtLoad > LAST_SAVE && changed && !saved && form) {
       saved = true;
       say("Saving your answers before time runs out.");
-      var save = form.querySelector("button[value='save']");
-      form.requestSubmit(save || undefined);
-      return;
+      if (form.dataset.autosave === "on") {
+        form.dispatchEvent(new Event("softgrade:save-now"));
+      } else {
+        var save = form.querySelector("button[value='save']");
+        form.requestSubmit(save || undefined);
+        return;
+      }
     }
     if (Date.now() >= end + 1000) {
       clock.classList.add("countdown-over");
       say("Time is up. Opening your result.");
-      window.location.reload();
+      openResult();
       return;
     }
     window.setTimeout(tick, 250);
+  }
+
+  // Reload (the server answers with the graded result) once the service answers.
+  function openResult() {
+    if (!health || !window.fetch) {
+      window.location.reload();
+      return;
+    }
+    fetch(health, { credentials: "same-origin", cache: "no-store" }).then(function (response) {
+      if (response.ok) {
+        window.location.reload();
+      } else {
+        waitForService();
+      }
+    }).catch(waitForService);
+  }
+
+  function waitForService() {
+    waits += 1;
+    var wait = Math.min(2 * waits, 10);
+    var text = "Time is up. The service is briefly unavailable; your answers saved by the " +
+      "deadline are graded and your result opens as soon as it answers (trying again in " +
+      wait + " s).";
+    say(text);
+    var notice = document.getElementById("autosave-status");
+    if (notice) {
+      notice.textContent = text;
+      notice.dataset.state = "failed";
+    }
+    window.setTimeout(openResult, wait * 1000);
   }
 
   tick();

@@ -1,0 +1,131 @@
+/* Exam sheet autosave: answers changed on the page are saved in the background, and a save the
+ * service could not take is sent again until it is taken, the learner told all along.
+ *
+ * Without this script the page's own Save answers and Submit buttons do the same work. The
+ * script sends the very form the buttons send (CSRF and submission token included), asking for
+ * JSON; the server answers with the count saved and a fresh token for the next save. A save that
+ * failed (the service restarting: a 503, or no answer at all) is sent again unchanged, with the
+ * same token, so if it was stored after all it is recorded once; changes made meanwhile follow
+ * in the next save. The countdown asks for a save ten seconds before the end (event
+ * "softgrade:save-now" on the form).
+ */
+(function () {
+  "use strict";
+
+  var form = document.querySelector("form[data-autosave]");
+  if (!form || !window.fetch || !window.FormData) return;
+  var QUIET = 5000; // ms without a change before saving
+  var GAP = 15000; // ms at least between two saves that were taken
+  var RETRY = [2, 4, 8, 15]; // s before sending a failed save again; the last one repeats
+  var token = form.querySelector("input[name='token']");
+  var status = document.createElement("p");
+  status.className = "autosave-status";
+  status.id = "autosave-status";
+  status.setAttribute("role", "status");
+  status.setAttribute("aria-live", "polite");
+  var clock = document.querySelector("[data-seconds-left]");
+  (clock || form.querySelector(".submit-bar") || form).appendChild(status);
+
+  var changed = false; // the page differs from what was last sent
+  var failed = null; // the save that failed, to send again as it was
+  var failures = 0;
+  var sending = false;
+  var lastTaken = 0;
+  var timer = null;
+  var urgent = false; // the countdown asked: no waiting between saves
+
+  function time() {
+    return new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  }
+
+  function tell(text, kind) {
+    status.textContent = text;
+    status.dataset.state = kind;
+  }
+
+  function later(ms) {
+    window.clearTimeout(timer);
+    timer = window.setTimeout(save, ms);
+  }
+
+  function snapshot() {
+    var data = new FormData(form);
+    data.set("action", "save");
+    return data;
+  }
+
+  function retry(why) {
+    failures += 1;
+    var wait = RETRY[Math.min(failures, RETRY.length) - 1];
+    tell("Not saved yet: " + why + " Your answers are still on this page; trying again in " +
+      wait + " s.", "failed");
+    later(wait * 1000);
+  }
+
+  function save() {
+    window.clearTimeout(timer);
+    if (sending) return;
+    if (!failed && !changed) return;
+    var data = failed || snapshot();
+    if (!failed) changed = false;
+    sending = true;
+    tell(failures ? "Trying to save again…" : "Saving…", "saving");
+    // getAttribute: the buttons named "action" shadow form.action.
+    fetch(form.getAttribute("action"), {
+      method: "POST",
+      body: data,
+      credentials: "same-origin",
+      headers: { Accept: "application/json" },
+      redirect: "manual",
+    }).then(function (response) {
+      var json = (response.headers.get("Content-Type") || "").indexOf("application/json") === 0;
+      return (json ? response.json() : Promise.resolve(null)).then(function (body) {
+        sending = false;
+        if (response.status === 503 || response.status === 502 || response.status === 504) {
+          failed = data;
+          retry("the service is briefly unavailable.");
+          return;
+        }
+        failed = null;
+        failures = 0;
+        if (response.ok && body && body.code === "saved") {
+          if (token && body.token) token.value = body.token;
+          lastTaken = Date.now();
+          tell(body.message || "All answers saved at " + time() + ".", body.message ? "failed" : "saved");
+          if (changed) later(urgent ? 0 : GAP);
+          return;
+        }
+        if (body && body.code === "attempt_closed" && body.location) {
+          tell(body.message, "failed");
+          window.location.assign(body.location);
+          return;
+        }
+        // Signed out, a stale form, a refusal: the buttons show the server's own page for it.
+        tell((body && body.message ? body.message + " " : "") +
+          "Not saved automatically: press Save answers.", "failed");
+      });
+    }).catch(function () {
+      sending = false;
+      failed = data;
+      retry("the service is not answering.");
+    });
+  }
+
+  function edited() {
+    changed = true;
+    if (failed || sending) return; // the pending save goes first, then this change
+    var wait = Math.max(QUIET, lastTaken + GAP - Date.now());
+    later(wait);
+  }
+
+  form.addEventListener("input", edited);
+  form.addEventListener("change", edited);
+  form.addEventListener("softgrade:save-now", function () {
+    urgent = true;
+    changed = true;
+    save();
+  });
+  // The page's own buttons take over: no background save races them.
+  form.addEventListener("submit", function () { window.clearTimeout(timer); });
+  form.dataset.autosave = "on";
+})();

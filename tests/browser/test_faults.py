@@ -1,0 +1,89 @@
+"""The exam page while the service is briefly unavailable: the autosave tells the learner and
+tries again until the answer is taken; without JavaScript the page works as before."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from grading.models import Attempt, Response
+from tests.browser.conftest import log_in
+
+pytestmark = pytest.mark.browser
+
+# Chromium reports each refused request on the console; these are the ones the test causes.
+EXPECTED = re.compile(r"status of 503|net::ERR_FAILED")
+TOKEN = re.compile(r'name="token"\r\n\r\n([^\r]+)')
+
+
+def test_autosave_tells_the_learner_and_retries_until_the_service_is_back(
+    page, watch, live_server, shipped_bank, learner_account
+):
+    log_in(page, live_server, learner_account)
+    page.goto(live_server.url + "/quizzes/attention-exam/")
+    page.get_by_role("button", name="Start attempt 1").click()
+    attempt = Attempt.objects.get(user=learner_account)
+    item = attempt.quiz.items.filter(problem__isnull=False).order_by("order").first()
+
+    outcomes = ["503", "abort"]  # the service restarting, then not answering at all
+    sent = []
+
+    def save(route):
+        sent.append(route.request.post_data)
+        outcome = outcomes.pop(0) if outcomes else "pass"
+        if outcome == "503":
+            route.fulfill(
+                status=503,
+                headers={"Retry-After": "5"},
+                content_type="application/json",
+                body='{"code": "unavailable", "message": "briefly unavailable"}',
+            )
+        elif outcome == "abort":
+            route.abort()
+        else:
+            route.continue_()
+
+    page.route(re.compile(r"/attempts/\d+/save/$"), save)
+    page.locator(f"#item-{item.pk}-answer").fill("64")
+    status = page.locator("#autosave-status")
+    expect(status).to_contain_text("briefly unavailable", timeout=15_000)
+    expect(status).to_contain_text("Your answers are still on this page; trying again in 2 s")
+    expect(status).to_contain_text("not answering", timeout=15_000)
+    expect(status).to_contain_text("All answers saved at", timeout=20_000)
+    watch.problems[:] = [p for p in watch.problems if not EXPECTED.search(p)]
+    assert not outcomes
+    assert len(sent) == 3
+    # The same submission token each time, so a save stored after all is recorded once.
+    assert len({TOKEN.search(body).group(1) for body in sent}) == 1
+    (response,) = Response.objects.filter(attempt=attempt)
+    assert response.text == "64"
+
+    # The next change is saved with the fresh token the server handed back.
+    with page.expect_response(re.compile(r"/attempts/\d+/save/$"), timeout=30_000) as saved:
+        page.locator(f"#item-{item.pk}-answer").fill("65")
+    assert saved.value.json()["code"] == "saved"
+    expect(status).to_contain_text("All answers saved at")
+    assert list(Response.objects.filter(attempt=attempt).values_list("text", flat=True)) == [
+        "64",
+        "65",
+    ]
+
+
+def test_the_exam_page_saves_without_javascript(
+    browser, live_server, shipped_bank, learner_account
+):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    log_in(page, live_server, learner_account)
+    page.goto(live_server.url + "/quizzes/attention-exam/")
+    page.get_by_role("button", name="Start attempt 1").click()
+    attempt = Attempt.objects.get(user=learner_account)
+    item = attempt.quiz.items.filter(problem__isnull=False).order_by("order").first()
+    assert page.locator("#autosave-status").count() == 0
+    page.locator(f"#item-{item.pk}-answer").fill("64")
+    page.get_by_role("button", name="Save answers").click()
+    expect(page.get_by_text("Saved 1 answer.")).to_be_visible()
+    assert Response.objects.get(attempt=attempt).text == "64"
+    context.close()

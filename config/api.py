@@ -1,14 +1,15 @@
 """The REST API for LMS integrations, mounted at /api/v1/ by config/urls.py.
 
 Content comes from courses.api, attempts, practice and grades from grading.api, learners and keys
-from integrations.api; docs/api.md walks through a whole integration.
+from integrations.api, and the API's plumbing (errors, scope, paging, throttles) from api/;
+docs/api.md walks through a whole integration.
 """
 
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
-from integrations.api.errors import endpoint_not_found
-from integrations.api.views import ApiDocs, ApiRoot
+from api.errors import endpoint_not_found
+from api.views import ApiDocs, ApiRoot
 
 app_name = "api"
 

@@ -168,19 +168,19 @@ SECURE_CSP = {
 # bodies of at most 64 KiB, one error shape, and rate limits per key kept in the default cache
 # (shared by every worker in production through CACHE_URL).
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "integrations.api.schema.ApiSchema",
+    "DEFAULT_SCHEMA_CLASS": "api.schema.ApiSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "integrations.api.authentication.ApiKeyAuthentication",
         "integrations.api.authentication.LearnerSessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_PARSER_CLASSES": ["integrations.api.parsers.BoundedJSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["api.parsers.BoundedJSONParser"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PAGINATION_CLASS": "integrations.api.pagination.NumberedPages",
+    "DEFAULT_PAGINATION_CLASS": "api.pagination.NumberedPages",
     "DEFAULT_THROTTLE_CLASSES": [
-        "integrations.api.throttling.ApiKeyThrottle",
-        "integrations.api.throttling.LearnerSessionThrottle",
-        "integrations.api.throttling.AnonymousThrottle",
+        "api.throttling.ApiKeyThrottle",
+        "api.throttling.LearnerSessionThrottle",
+        "api.throttling.AnonymousThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
         # One key serves a whole LMS, so its limit is far above one learner's.
@@ -188,8 +188,14 @@ REST_FRAMEWORK = {
         "learner_session": env("API_SESSION_RATE", default="300/minute"),
         "anonymous": env("API_ANONYMOUS_RATE", default="60/minute"),
     },
-    "EXCEPTION_HANDLER": "integrations.api.errors.api_exception_handler",
+    "EXCEPTION_HANDLER": "api.errors.api_exception_handler",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+# Domain errors as the API answers them: the one table from a service's refusal to an HTTP
+# status (api/errors.py); the response carries the error's own code and message.
+SOFTGRADE_API_ERRORS = {
+    # The rules refuse it as things stand (no tries left, attempt closed, key reused...).
+    "grading.services.ServiceError": 409,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "softgrade API",
@@ -203,7 +209,7 @@ SPECTACULAR_SETTINGS = {
     "SCHEMA_PATH_PREFIX": "/api/v1",
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "integrations.api.schema.refuse_unknown_fields",
+        "api.schema.refuse_unknown_fields",
     ],
 }
 

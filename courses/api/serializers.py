@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from api.validation import StrictSerializer
 from courses.models import Course, KeyTerm, Lesson, Misconception, Problem, Quiz, QuizItem
-from integrations.api.validation import StrictSerializer
 
 
 class LessonSummarySerializer(serializers.ModelSerializer):

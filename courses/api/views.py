@@ -8,6 +8,9 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import generics
 from rest_framework.response import Response
 
+from api.errors import not_found
+from api.scope import request_scope
+from api.validation import paging_params, query_params
 from courses.api.serializers import (
     ContentQuerySerializer,
     CourseQuerySerializer,
@@ -21,9 +24,6 @@ from courses.api.serializers import (
     QuizSerializer,
 )
 from courses.models import Course, Lesson, Problem, Quiz, QuizItem
-from integrations.api.errors import not_found
-from integrations.api.scope import Scope
-from integrations.api.validation import paging_params, query_params
 
 
 class _ContentList(generics.ListAPIView):
@@ -35,7 +35,7 @@ class _ContentList(generics.ListAPIView):
 
     def filter_queryset(self, queryset):
         params = query_params(self.request, self.query_serializer, paging_params(self))
-        rows = Scope(self.request).courses(queryset, self.course_path)
+        rows = request_scope(self.request).courses(queryset, self.course_path)
         if params.get("course"):
             rows = rows.filter(**{f"{self.course_path}__slug": params["course"]})
         if params.get("lesson"):
@@ -50,7 +50,7 @@ class _ContentDetail(generics.GenericAPIView):
     what = "content"
 
     def get(self, request, slug: str):
-        rows = Scope(request).courses(self.get_queryset(), self.course_path)
+        rows = request_scope(request).courses(self.get_queryset(), self.course_path)
         found = rows.filter(slug=slug).first()
         if found is None:
             raise not_found(f"No {self.what} with that slug is available to you.")

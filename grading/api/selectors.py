@@ -12,12 +12,13 @@ from typing import NamedTuple
 from django.contrib.auth import get_user_model
 from django.db.models import Count, F, FilteredRelation, Max, Q, QuerySet
 
+from api.scope import Scope
 from config.statements import Statement, columns, instance
 from courses.markup import MarkupError, render_markup
 from courses.models import Problem, Quiz, QuizItem
 from grading import engine, services
 from grading.models import Attempt, PracticeStreak, Variant
-from integrations.api.scope import Scope
+from integrations.api.scope import KeyScope
 from integrations.models import ApiKey
 
 
@@ -75,7 +76,7 @@ def variant_to_answer_rows(*, scope: Scope, attempt_id: int, item_id: int) -> Qu
 # Compiled once per connection: answering is the API's hottest path (config/statements.py).
 _VARIANT_FOR_KEY = Statement(
     lambda attempt_id, item_id, key_id, integration_id, digest: variant_to_answer_rows(
-        scope=Scope.of(key=ApiKey(pk=key_id, integration_id=integration_id, digest=digest)),
+        scope=KeyScope(ApiKey(pk=key_id, integration_id=integration_id, digest=digest)),
         attempt_id=attempt_id,
         item_id=item_id,
     ),
@@ -87,7 +88,7 @@ _VARIANT_FOR_KEY = Statement(
 )
 _VARIANT_FOR_LEARNER = Statement(
     lambda attempt_id, item_id, user_id: variant_to_answer_rows(
-        scope=Scope.of(user=get_user_model()(pk=user_id)),
+        scope=Scope(user=get_user_model()(pk=user_id)),
         attempt_id=attempt_id,
         item_id=item_id,
     ),

@@ -12,10 +12,10 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api.validation import StrictSerializer, WholeNumberField
 from grading import policy
 from grading.api import selectors
 from grading.models import Attempt, PracticeStreak, Response, Variant
-from integrations.api.validation import StrictSerializer, WholeNumberField
 from integrations.models import EXTERNAL_ID_PATTERN
 
 LEARNER_HELP = (

@@ -16,6 +16,10 @@ from rest_framework import exceptions, generics, status
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 
+from api.errors import not_found
+from api.pagination import SyncCursor
+from api.scope import request_scope
+from api.validation import paging_params, query_params
 from grading import policy, services
 from grading import selectors as sheets
 from grading.api import selectors
@@ -38,10 +42,7 @@ from grading.api.serializers import (
 )
 from grading.models import Attempt, PracticeStreak
 from integrations.api.authentication import confirm_key
-from integrations.api.errors import not_found
-from integrations.api.pagination import SyncCursor
-from integrations.api.scope import ApiKeyRequired, Scope
-from integrations.api.validation import paging_params, query_params
+from integrations.api.scope import ApiKeyRequired, KeyScope
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
@@ -84,7 +85,7 @@ def _attempt_context() -> dict:
 
 
 def _scoped_attempt(request, attempt_id: int) -> Attempt:
-    attempt = selectors.attempts(scope=Scope(request)).filter(pk=attempt_id).first()
+    attempt = selectors.attempts(scope=request_scope(request)).filter(pk=attempt_id).first()
     if attempt is None:
         raise not_found("No attempt with that id is available to you.")
     # Time may have run out since the last request: close it and grade what was saved.
@@ -103,14 +104,14 @@ class AttemptList(generics.ListAPIView):
     conflict_responses = _ATTEMPT_REFUSALS
 
     def get_queryset(self):
-        return selectors.attempts(scope=Scope(self.request))
+        return selectors.attempts(scope=request_scope(self.request))
 
     def get_serializer_context(self):
         return {**super().get_serializer_context(), **_attempt_context()}
 
     def filter_queryset(self, queryset):
         params = query_params(self.request, AttemptQuerySerializer, paging_params(self))
-        rows = Scope(self.request).learner_filter(queryset, params.get("learner"))
+        rows = request_scope(self.request).learner_filter(queryset, params.get("learner"))
         if params.get("quiz"):
             rows = rows.filter(quiz__slug=params["quiz"])
         if params.get("status"):
@@ -136,7 +137,7 @@ class AttemptList(generics.ListAPIView):
     def post(self, request):
         body = AttemptStartSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        scope = Scope(request)
+        scope = request_scope(request)
         user = scope.learner_user(body.validated_data.get("learner"))
         quiz = selectors.quiz_to_start(scope=scope, slug=body.validated_data["quiz"])
         if quiz is None:
@@ -239,7 +240,7 @@ class ItemAnswer(generics.GenericAPIView):
     def post(self, request, attempt_id: int, item_id: int):
         idempotency_key = _idempotency_key(request)
         answer = AnswerSerializer.answer(request.data)
-        scope = Scope(request)
+        scope = request_scope(request)
         # A problem item (the common case) comes with its attempt in one query; a question
         # item, or an attempt out of reach, takes the two reads that tell which 404 it is.
         found = selectors.variant_to_answer(scope=scope, attempt_id=attempt_id, item_id=item_id)
@@ -249,7 +250,7 @@ class ItemAnswer(generics.GenericAPIView):
         else:
             if scope.key is not None:
                 # Revoked or re-issued since this process copied it: a 401, not a 404.
-                scope = Scope.of(key=confirm_key(scope.key))
+                scope = KeyScope(confirm_key(scope.key))
             attempt = selectors.attempt_to_answer(scope=scope, attempt_id=attempt_id)
             if attempt is None:
                 raise not_found("No attempt with that id is available to you.")
@@ -374,7 +375,8 @@ class AttemptResult(generics.GenericAPIView):
 
 
 def _scoped_variant(request, variant_id: int):
-    variant = selectors.practice_variants(scope=Scope(request)).filter(pk=variant_id).first()
+    scope = request_scope(request)
+    variant = selectors.practice_variants(scope=scope).filter(pk=variant_id).first()
     if variant is None:
         raise not_found("No practice variant with that id is available to you.")
     return variant
@@ -392,7 +394,7 @@ class VariantCreate(generics.GenericAPIView):
     def post(self, request):
         body = VariantCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        scope = Scope(request)
+        scope = request_scope(request)
         user = scope.learner_user(body.validated_data.get("learner"))
         problem = selectors.problem_to_practise(scope=scope, slug=body.validated_data["problem"])
         if problem is None:
@@ -450,11 +452,11 @@ class StreakList(generics.ListAPIView):
     query_serializer = StreakQuerySerializer
 
     def get_queryset(self):
-        return selectors.streaks(scope=Scope(self.request))
+        return selectors.streaks(scope=request_scope(self.request))
 
     def filter_queryset(self, queryset):
         params = query_params(self.request, StreakQuerySerializer, paging_params(self))
-        rows = Scope(self.request).learner_filter(queryset, params.get("learner"))
+        rows = request_scope(self.request).learner_filter(queryset, params.get("learner"))
         if params.get("problem"):
             rows = rows.filter(problem__slug=params["problem"])
         if params.get("course"):
@@ -471,7 +473,7 @@ class GradeCursor(SyncCursor):
 
 def _grade_rows(request, paging=()):
     params = query_params(request, GradeQuerySerializer, paging)
-    scope = Scope(request)
+    scope = request_scope(request)
     rows = selectors.grades(scope=scope, since=params.get("updated_since"))
     rows = scope.learner_filter(rows, params.get("learner"))
     if params.get("quiz"):

@@ -61,6 +61,14 @@ class ApiKeyAuthentication:
     def authenticate_header(self, request) -> str:
         return 'Bearer realm="softgrade"'
 
+    def scope(self, request):
+        """What a request this accepted reaches (api.scope.request_scope): the key's own."""
+        # Imported here: the scope module reaches rest_framework.views, whose import reads
+        # the authentication classes from settings, this one among them.
+        from integrations.api.scope import KeyScope
+
+        return KeyScope(request.auth)
+
 
 def confirm_key(key):
     """The key as it is now, for a view (`confirms_key_in_read`) whose read found nothing with

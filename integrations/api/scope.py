@@ -1,8 +1,6 @@
-"""What one API request reaches.
+"""What an API key reaches: its own courses and the learners its integration provisioned.
 
-An API key reaches its own courses and the learners its integration provisioned; a learner signed
-in to the site reaches every course and only their own records. Everything else answers 404, so a
-caller cannot even learn that another integration's learner or attempt exists.
+ApiKeyAuthentication gives this scope to the requests it accepts (api.scope.request_scope).
 """
 
 from __future__ import annotations
@@ -12,9 +10,10 @@ from django.db.models import QuerySet
 from rest_framework import exceptions
 from rest_framework.permissions import BasePermission
 
+from api.errors import not_found
+from api.scope import Scope
 from integrations import services
-from integrations.api.errors import not_found
-from integrations.models import ApiKey, Learner
+from integrations.models import ApiKey
 
 
 class ApiKeyRequired(BasePermission):
@@ -26,29 +25,20 @@ class ApiKeyRequired(BasePermission):
         return isinstance(request.auth, ApiKey)
 
 
-class Scope:
-    def __init__(self, request):
-        self.key: ApiKey | None = request.auth if isinstance(request.auth, ApiKey) else None
-        self.user: AbstractBaseUser | None = None if self.key else request.user
-
-    @classmethod
-    def of(cls, *, key: ApiKey | None = None, user: AbstractBaseUser | None = None) -> Scope:
-        """The scope of a key, or else of a signed-in learner, without a request."""
-        scope = cls.__new__(cls)
-        scope.key, scope.user = key, None if key else user
-        return scope
+class KeyScope(Scope):
+    def __init__(self, key: ApiKey):
+        self.key: ApiKey = key
+        self.user = None
 
     def courses(
         self, queryset: QuerySet, course_path: str = "", *, confirm: bool = False
     ) -> QuerySet:
-        """Only rows whose course (reached through `course_path`) the caller may see.
+        """Only rows whose course (reached through `course_path`) the key may see.
 
         With `confirm`, only while the key is still in force as the caller holds it: not
         revoked, not re-issued and still its integration's (for a key from a recent copy,
         a view that `confirms_key_in_read`: integrations.api.authentication).
         """
-        if self.key is None:
-            return queryset
         # A join through the key's courses (one key, so no row is repeated): cheaper to plan
         # than an IN (subquery), and this filter is on every request.
         lookup = "api_keys" if course_path in ("", "pk") else f"{course_path}__api_keys"
@@ -63,21 +53,13 @@ class Scope:
         return queryset.filter(**conditions)
 
     def owned(self, queryset: QuerySet, user_path: str = "user") -> QuerySet:
-        """Only rows of the caller's learners: the key's integration's, or the session's own."""
-        if self.key is None:
-            return queryset.filter(**{user_path: self.user})
+        """Only rows of the learners the key's integration provisioned."""
         return queryset.filter(
             **{f"{user_path}__integration_learner__integration_id": self.key.integration_id}
         )
 
     def learner_user(self, external_id: str | None) -> AbstractBaseUser:
-        """The user a learner-facing request acts for: the named learner, or the session's."""
-        if self.key is None:
-            if external_id:
-                raise exceptions.ValidationError(
-                    {"learner": ["A signed-in learner acts for themselves; leave learner out."]}
-                )
-            return self.user
+        """The user a learner-facing request acts for: the learner it names."""
         if not external_id:
             raise exceptions.ValidationError(
                 {"learner": ["Name the learner (their external_id) this request acts for."]}
@@ -91,14 +73,7 @@ class Scope:
         return learner.user
 
     def learner_filter(self, queryset: QuerySet, external_id: str | None, user_path="user"):
-        """Narrow to one learner by external id (keys only), else leave the queryset as is."""
+        """Narrow to one of the integration's learners by external id, or leave as is."""
         if not external_id:
             return queryset
-        if self.key is None:
-            raise exceptions.ValidationError(
-                {"learner": ["A signed-in learner sees only their own records; leave it out."]}
-            )
         return queryset.filter(**{f"{user_path}__integration_learner__external_id": external_id})
-
-    def learner_of(self, user: AbstractBaseUser) -> Learner | None:
-        return getattr(user, "integration_learner", None) if self.key else None

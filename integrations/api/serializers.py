@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from integrations.api.validation import StrictSerializer
+from api.validation import StrictSerializer
 from integrations.models import EXTERNAL_ID_PATTERN, Learner
 
 

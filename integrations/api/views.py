@@ -1,17 +1,14 @@
-"""The API root and docs, and learner provisioning: an integration creates or looks up its
-learners by its own ids."""
+"""Learner provisioning: an integration creates or looks up its learners by its own ids."""
 
 from __future__ import annotations
 
-from django.urls import reverse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from drf_spectacular.views import SpectacularSwaggerSplitView
-from rest_framework import generics, serializers, status
-from rest_framework.permissions import AllowAny
+from rest_framework import generics, status
 from rest_framework.response import Response
 
+from api.errors import not_found
+from api.validation import paging_params, query_params
 from integrations import services
-from integrations.api.errors import not_found
 from integrations.api.scope import ApiKeyRequired
 from integrations.api.serializers import (
     LearnerChangeSerializer,
@@ -19,7 +16,6 @@ from integrations.api.serializers import (
     LearnerQuerySerializer,
     LearnerSerializer,
 )
-from integrations.api.validation import paging_params, query_params
 from integrations.models import Learner
 
 
@@ -102,37 +98,3 @@ class LearnerDetail(generics.GenericAPIView):
             email=body.validated_data.get("email"),
         )
         return Response(LearnerSerializer(learner).data)
-
-
-class ApiRootSerializer(serializers.Serializer):
-    name = serializers.CharField()
-    version = serializers.CharField()
-    schema = serializers.CharField()
-    docs = serializers.CharField()
-
-
-class ApiRoot(generics.GenericAPIView):
-    """Where the API starts; touches no database, so it doubles as the cheapest health check."""
-
-    authentication_classes = []
-    permission_classes = [AllowAny]
-    throttle_classes = []
-    serializer_class = ApiRootSerializer
-
-    @extend_schema(summary="The API's name, version and where its documentation is", tags=["api"])
-    def get(self, request):
-        body = {
-            "name": "softgrade API",
-            "version": "1",
-            "schema": reverse("api:schema"),
-            "docs": reverse("api:docs"),
-        }
-        return Response(ApiRootSerializer(body).data)
-
-
-class ApiDocs(SpectacularSwaggerSplitView):
-    """The interactive docs, from local assets and with no inline script or style: the page's
-    start-up script is a separate request (the split view), and its one stylesheet is static."""
-
-    template_name = "api/docs.html"
-    title = "softgrade API"

@@ -12,9 +12,9 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
+from api.throttling import forget_blocks
 from courses.models import Course, Problem, Quiz
 from integrations import services
-from integrations.api.throttling import forget_blocks
 from integrations.models import Integration
 from tests.factories import (
     InstructorFactory,

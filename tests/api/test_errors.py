@@ -10,8 +10,8 @@ from django.test import override_settings
 from rest_framework.settings import api_settings
 from rest_framework.test import APIClient
 
+from api.parsers import MAX_BODY_BYTES
 from grading.models import Attempt
-from integrations.api.parsers import MAX_BODY_BYTES
 from tests.api.conftest import first_item, key_client, start_attempt
 from tests.shared_cache import REDIS_CACHES, needs_redis
 
@@ -140,7 +140,7 @@ def test_a_window_started_by_another_worker_between_incr_and_add_counts_the_requ
     it in between, this request is counted in that window, not lost and not counted as first."""
     from django.core.cache import cache
 
-    from integrations.api import throttling
+    from api import throttling
 
     key = "throttle:test:race:1"
     cache.delete(key)
@@ -168,7 +168,7 @@ def test_on_redis_one_counter_per_window_is_shared_by_every_worker_and_expires(m
     from django.core.cache import caches
     from django.core.cache.backends.redis import RedisCache
 
-    from integrations.api import throttling
+    from api import throttling
 
     key = f"throttle:test:redis:{uuid.uuid4().hex}"
     rival = RedisCache(

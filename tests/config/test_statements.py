@@ -15,12 +15,12 @@ from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from api.scope import Scope
 from config.statements import Guard, Statement, columns, insert_guarded, instance
 from courses.models import Quiz
 from grading import engine, services
 from grading.api import selectors
 from grading.models import Attempt, Response, Variant
-from integrations.api.scope import Scope
 from tests.factories import QuizFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -86,7 +86,7 @@ def test_the_answer_reads_agree_with_their_querysets(shipped_bank):
             )
             assert found == list(
                 selectors.variant_to_answer_rows(
-                    scope=Scope.of(user=user), attempt_id=ids[0], item_id=ids[1]
+                    scope=Scope(user=user), attempt_id=ids[0], item_id=ids[1]
                 )
             )
             assert len(found) == (expected if ids == (attempt.pk, item.pk) else 0)
@@ -107,7 +107,7 @@ def test_a_loaded_variant_comes_with_its_attempt_quiz_item_and_tries(shipped_ban
     for text in ("[[", engine.format_answer(answer * 3), engine.format_answer(answer * 5)):
         services.response_submit(attempt=attempt, item=item, text=text)
     loaded, tries = selectors.variant_to_answer(
-        scope=Scope.of(user=learner), attempt_id=attempt.pk, item_id=stored.quiz_item_id
+        scope=Scope(user=learner), attempt_id=attempt.pk, item_id=stored.quiz_item_id
     )
     counted = Response.objects.filter(attempt=attempt, counts_as_try=True).order_by("created_at")
     assert [t.id for t in tries] == [r.pk for r in counted]  # the invalid answer is no try

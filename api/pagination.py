@@ -5,7 +5,7 @@ from __future__ import annotations
 from rest_framework import exceptions
 from rest_framework.pagination import CursorPagination, PageNumberPagination
 
-from integrations.api.errors import not_found
+from api.errors import not_found
 
 MAX_PAGE_SIZE = 200
 

@@ -11,7 +11,7 @@ from django.test import override_settings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from integrations.api import throttling
+from api import throttling
 from tests.shared_cache import REDIS_CACHES, needs_redis
 
 

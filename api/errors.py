@@ -2,21 +2,30 @@
 
 `code` is stable for programs, `message` is for people, `field` names the body field, query
 parameter or header at fault when there is one.
+
+Domain errors (a service refusing what the rules forbid) reach the API through one table, the
+SOFTGRADE_API_ERRORS setting: the error class's dotted path and the HTTP status it answers with.
+The error's own `code` and `message` (or its text) go out as they are. So services raise their
+own errors and never import the API, and this package imports no app.
 """
 
 from __future__ import annotations
 
 import math
+from functools import cache
+from http import HTTPStatus
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from django.http import Http404, JsonResponse
+from django.utils.module_loading import import_string
 from django.views.decorators.csrf import csrf_exempt
-from rest_framework import exceptions, serializers, status
+from rest_framework import exceptions, serializers
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
-
-from grading.services import ServiceError
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -28,17 +37,51 @@ class ErrorSerializer(serializers.Serializer):
     )
 
 
-class Conflict(exceptions.APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "conflict"
-    default_detail = "The request conflicts with the current state."
-
-
 def not_found(message: str, *, field: str | None = None) -> exceptions.NotFound:
     """A 404 that names the body field or query parameter whose value found nothing."""
     exc = exceptions.NotFound(message)
     exc.field = field
     return exc
+
+
+class DomainError(exceptions.APIException):
+    """A domain error as the table answers it: its status, its code, its message."""
+
+    def __init__(self, message: str, *, code: str, status_code: int):
+        self.status_code = status_code
+        super().__init__(message, code=code)
+
+
+@cache
+def domain_errors() -> tuple[tuple[type[Exception], int], ...]:
+    """SOFTGRADE_API_ERRORS imported: (error class, status), most specific class first."""
+    table = [
+        (import_string(path), status_code)
+        for path, status_code in settings.SOFTGRADE_API_ERRORS.items()
+    ]
+    for error, status_code in table:
+        if not (isinstance(error, type) and issubclass(error, Exception)):
+            raise TypeError(f"SOFTGRADE_API_ERRORS names {error!r}, which is not an exception.")
+        HTTPStatus(status_code)  # a typo in the table fails here, not in a response
+    # A subclass listed apart from its base answers with its own status.
+    return tuple(sorted(table, key=lambda entry: -len(entry[0].__mro__)))
+
+
+@receiver(setting_changed)
+def _table_changed(*, setting: str, **kwargs) -> None:
+    if setting == "SOFTGRADE_API_ERRORS":
+        domain_errors.cache_clear()
+
+
+def domain_error(exc: Exception) -> DomainError | None:
+    """The API error the table maps a domain error to, or None when the table has no entry."""
+    for error, status_code in domain_errors():
+        if isinstance(exc, error):
+            code = getattr(exc, "code", None)
+            code = code or HTTPStatus(status_code).phrase.lower().replace(" ", "_")
+            message = getattr(exc, "message", None) or str(exc)
+            return DomainError(message, code=code, status_code=status_code)
+    return None
 
 
 def error_body(code: str, message: str, field: str | None = None) -> dict[str, str]:
@@ -72,14 +115,14 @@ def _body_for(exc: exceptions.APIException) -> dict[str, str]:
 
 
 def api_exception_handler(exc: Exception, context: dict) -> Response | None:
-    """DRF's exception handler, answering in the one error shape (and refusals of the rules as
-    409 Conflict with the service's own code and message)."""
+    """DRF's exception handler, answering in the one error shape (and domain errors as the
+    table says, with the service's own code and message)."""
     if isinstance(exc, Http404):
         exc = exceptions.NotFound(*exc.args)
     elif isinstance(exc, PermissionDenied):
         exc = exceptions.PermissionDenied(*exc.args)
-    elif isinstance(exc, ServiceError):
-        exc = Conflict(exc.message, code=exc.code)
+    elif not isinstance(exc, exceptions.APIException):
+        exc = domain_error(exc) or exc
     if not isinstance(exc, exceptions.APIException):
         return None
     headers = {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from drf_spectacular.openapi import AutoSchema
 from rest_framework.permissions import AllowAny
 
-from integrations.api.errors import ErrorSerializer
+from api.errors import ErrorSerializer
 
 _WITH_BODY = {"POST", "PUT", "PATCH"}
 

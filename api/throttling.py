@@ -1,5 +1,8 @@
 """Rate limits per API key, per signed-in learner and per anonymous address.
 
+A key is whatever credential the request's authentication accepted (`request.auth`; a site
+session has none), so this module needs no app's models.
+
 A fixed window counted with the cache's atomic increment, whatever the rate (security.limits
 counts: on Redis, what production uses, one command). (DRF's stock throttle keeps a list of
 every request time in the window and rewrites it on each request, which grows with the rate
@@ -26,7 +29,6 @@ import time
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
-from integrations.models import ApiKey
 from security.addresses import address_group, client_address
 from security.limits import window_add
 
@@ -107,7 +109,7 @@ class ApiKeyThrottle(_WindowThrottle):
     scope = "api_key"
 
     def ident(self, request) -> str | None:
-        return str(request.auth.pk) if isinstance(request.auth, ApiKey) else None
+        return str(request.auth.pk) if request.auth is not None else None
 
 
 class LearnerSessionThrottle(_WindowThrottle):

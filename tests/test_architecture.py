@@ -1,0 +1,190 @@
+"""The arrows between packages (docs in README "Layout"), read from every module's imports.
+
+Imports are parsed, not executed, so an import inside a function counts like one at the top.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("api", "config", "courses", "grading", "integrations", "lti", "security")
+APPS = ("courses", "grading", "integrations", "lti")
+DRF = ("rest_framework", "drf_spectacular")
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _resolve(module: str, node: ast.ImportFrom, is_package: bool) -> str:
+    """The absolute module a (possibly relative) `from … import` names."""
+    if not node.level:
+        return node.module or ""
+    base = module.split(".")
+    base = base[: len(base) - node.level + (1 if is_package else 0)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+@cache
+def imports() -> dict[str, list[tuple[str, str | None]]]:
+    """Every project module: the (module, name) pairs it imports (name None for `import x`)."""
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            module = _module_name(path)
+            pairs = []
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if isinstance(node, ast.Import):
+                    pairs += [(alias.name, None) for alias in node.names]
+                elif isinstance(node, ast.ImportFrom):
+                    source = _resolve(module, node, path.name == "__init__.py")
+                    pairs += [(source, alias.name) for alias in node.names]
+            found[module] = pairs
+    return found
+
+
+def _top(module: str) -> str:
+    return module.split(".")[0]
+
+
+def _imported(module: str) -> set[str]:
+    """The modules `module` imports (for `from package import name`, also package.name)."""
+    names = set()
+    for source, name in imports()[module]:
+        names.add(source)
+        if name is not None:
+            names.add(f"{source}.{name}")
+    return names
+
+
+def _within(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(f"{prefix}.")
+
+
+def _offences(modules, forbidden) -> list[str]:
+    return sorted(
+        f"{module} imports {target}"
+        for module in modules
+        for target in _imported(module)
+        if any(_within(target, prefix) for prefix in forbidden)
+    )
+
+
+def _modules_in(prefix: str) -> list[str]:
+    return [module for module in imports() if _within(module, prefix)]
+
+
+def package_graph() -> dict[str, set[str]]:
+    """Top-level package -> the other project packages its modules import."""
+    graph = {package: set() for package in PACKAGES}
+    for module in imports():
+        for target in _imported(module):
+            if _top(target) in PACKAGES and _top(target) != _top(module):
+                graph[_top(module)].add(_top(target))
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every cycle of the graph, each once, as the path that closes it."""
+    found = []
+
+    def walk(path: list[str]) -> None:
+        for following in sorted(graph.get(path[-1], ())):
+            if following == path[0]:
+                found.append([*path, following])
+            elif following not in path and following > path[0]:
+                walk([*path, following])
+
+    for start in sorted(graph):
+        walk([start])
+    return found
+
+
+def test_every_package_is_read():
+    for package in PACKAGES:
+        assert f"{package}" in imports(), package
+    assert "api.errors" in imports()
+    assert "grading.engine.grade" in imports()
+
+
+def test_the_cycle_finder_finds_cycles():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_relative_imports_are_resolved():
+    node = ast.parse("from ..models import Attempt").body[0]
+    assert _resolve("grading.api.views", node, is_package=False) == "grading.models"
+    node = ast.parse("from . import views").body[0]
+    assert _resolve("grading.api", node, is_package=True) == "grading.api"
+
+
+def test_no_cycles_between_packages():
+    assert cycles(package_graph()) == []
+
+
+def test_the_engine_imports_no_django_and_no_app():
+    forbidden = ("django", *DRF, *(p for p in PACKAGES if p != "grading"))
+    engine = _modules_in("grading.engine")
+    assert _offences(engine, forbidden) == []
+    outside_engine = [
+        f"{module} imports {target}"
+        for module in engine
+        for target in _imported(module)
+        if _within(target, "grading") and not _within(target, "grading.engine")
+    ]
+    assert outside_engine == []
+
+
+def test_courses_import_no_other_app():
+    assert _offences(_modules_in("courses"), ("grading", "integrations", "lti")) == []
+
+
+@pytest.mark.parametrize("package", ["api", "security"])
+def test_neutral_packages_import_no_app(package):
+    assert _offences(_modules_in(package), (*APPS, "config")) == []
+
+
+def test_security_knows_nothing_of_the_api():
+    assert _offences(_modules_in("security"), ("api", *DRF)) == []
+
+
+def test_only_the_api_layers_import_the_api_and_drf():
+    """Domain code (models, services, selectors, policy, the engine) raises its own errors:
+    the API's plumbing and DRF are for api/, each app's api/ package, and config's wiring."""
+    api_layers = (
+        "api",
+        "config.api",
+        "config.settings",
+        *(f"{app}.api" for app in APPS),
+        "integrations.apps",  # registers the key scheme with the OpenAPI generator
+    )
+    domain = [m for m in imports() if not any(_within(m, layer) for layer in api_layers)]
+    assert _offences(domain, ("api", *DRF)) == []
+
+
+def test_no_private_names_from_django_or_drf():
+    private = sorted(
+        f"{module} imports {source}.{name}" if name else f"{module} imports {source}"
+        for module, pairs in imports().items()
+        for source, name in pairs
+        if _top(source) in ("django", *DRF)
+        and (
+            any(part.startswith("_") for part in source.split("."))
+            or (name is not None and name.startswith("_"))
+        )
+    )
+    assert private == []
+
+
+def test_domain_errors_in_the_table_are_exceptions(settings):
+    from api.errors import domain_errors
+
+    assert domain_errors(), "SOFTGRADE_API_ERRORS maps no domain error"
+    assert all(issubclass(error, Exception) for error, _ in domain_errors())

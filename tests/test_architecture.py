@@ -165,10 +165,9 @@ def test_each_package_imports_only_what_it_may(package):
     assert package_graph()[package] <= ALLOWED[package], package_graph()[package] - ALLOWED[package]
 
 
-def test_grading_reaches_integrations_only_from_its_api_and_lti_only_through_hooks():
-    """The learners' work (services, pages) knows no LMS: LTI passback hears of it through the
-    hooks named in settings, and only the API's views and reads ask what an API key reaches."""
-    assert _offences(_modules_in("grading"), ("lti",)) == []
+def test_grading_reaches_integrations_only_from_its_api():
+    """The learners' work (services, pages) knows no API key: only the API's views and reads
+    ask what a key reaches. (grading never imports lti: tests/lti/test_layout.py.)"""
     outside_api = [m for m in _modules_in("grading") if not _within(m, "grading.api")]
     assert _offences(outside_api, ("integrations",)) == []
 

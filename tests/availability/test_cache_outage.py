@@ -8,7 +8,7 @@ import logging
 import pytest
 from django.test import Client
 
-from integrations.api.throttling import forget_blocks
+from api.throttling import forget_blocks
 from security.limits import Limit, limit_record, limit_reset, limit_take, limit_wait
 from tests.factories import UserFactory
 

@@ -22,9 +22,7 @@ class Scope:
     def __init__(self, *, user: AbstractBaseUser):
         self.user = user
 
-    def courses(
-        self, queryset: QuerySet, course_path: str = "", *, confirm: bool = False
-    ) -> QuerySet:
+    def courses(self, queryset: QuerySet, course_path: str = "") -> QuerySet:
         """Only rows whose course (reached through `course_path`) the caller may see."""
         return queryset
 

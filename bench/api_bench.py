@@ -55,7 +55,8 @@ GOAL_RATIO = 0.3
 GOAL_P99_MS = 50.0
 GOAL_STATEMENTS = 8
 PG_ADMIN = "postgres://postgres@127.0.0.1:5432/postgres"
-PG_BENCH_DB = "softgrade_bench"
+# Its own name per run when several benchmarks share one server (BENCH_PG_DATABASE).
+PG_BENCH_DB = os.environ.get("BENCH_PG_DATABASE", "softgrade_bench")
 
 
 def free_port() -> int:

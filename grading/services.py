@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import partial
@@ -19,11 +18,10 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import Max, Q, QuerySet
+from django.db.models import Max, Q
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
-from config.statements import Guard, Statement, insert_guarded
 from courses.models import Problem, Question, Quiz, QuizItem
 from grading import engine, policy
 from grading.families import (
@@ -483,15 +481,13 @@ def response_submit(
     idempotency_key: str = "",
     now: datetime | None = None,
     variant: Variant | None = None,
-    tries: Sequence[Try] | None = None,
 ) -> Response:
     """Record one answer to one item of an attempt, graded on the stored variant.
 
     With immediate feedback every graded answer is a try, up to the quiz's tries per item. Without
     it (exams) an answer is saved, the latest one counts, and it is graded the same way but shown
     only when the policy allows; saving again costs nothing. Invalid input never costs a try.
-    A caller that already fetched the item's variant passes it, and with it the item's counted
-    tries in this attempt (oldest first, read no earlier than the attempt), saving queries.
+    A caller that already fetched the item's variant (with its attempt) passes it.
     """
     now = now or timezone.now()
     if item.quiz_id != attempt.quiz_id:
@@ -526,7 +522,6 @@ def response_submit(
                 idempotency_key=idempotency_key,
                 fingerprint=fingerprint,
                 now=now,
-                tries=tries,
             )
         except IntegrityError:
             # The key was used before (a concurrent twin, or an earlier answer this read did
@@ -540,52 +535,12 @@ def response_submit(
         except _AttemptChanged:
             # Another answer or a submission got in between: read the attempt and decide again.
             attempt.refresh_from_db()
-            tries = None
     raise ServiceError("Too many answers arrived at the same moment; please send yours again.")
 
 
-class Try(NamedTuple):
-    """What the tries rules, the replay check and the score update read of an earlier response
-    (an item's counted try, or the learner's earlier answer under the same idempotency key).
-
-    Plain tuples, not model instances: building a model per row cost more than the query, and
-    leaving out the text, feedback and detail keeps the read small.
-    """
-
-    id: int
-    attempt_id: int | None
-    quiz_item_id: int | None
-    status: str
-    score: float
-    counts_as_try: bool
-    idempotency_key: str
-    request_fingerprint: str
-    created_at: datetime
-
-
-def tries_and_key_rows(
-    *, attempt_id: int, item_id: int, user_id: int | None = None, key: str = ""
-) -> QuerySet:
-    """The read behind the tries rules: an item's counted tries in an attempt, oldest first,
-    plus the learner's earlier answer under an idempotency key when one is given."""
-    wanted = Q(attempt_id=attempt_id, quiz_item_id=item_id, counts_as_try=True)
-    if key:
-        wanted |= Q(user_id=user_id, idempotency_key=key)
-    return Response.objects.filter(wanted).order_by("created_at", "id").values_list(*Try._fields)
-
-
-# Compiled once per connection: every answer runs one of these (config/statements.py).
-_TRIES = Statement(tries_and_key_rows, attempt_id=-(2**40) - 1, item_id=-(2**40) - 2)
-_TRIES_AND_KEY = Statement(
-    tries_and_key_rows,
-    attempt_id=-(2**40) - 1,
-    item_id=-(2**40) - 2,
-    user_id=-(2**40) - 3,
-    key="(statement marker: idempotency key)",
-)
-
-
-def _tries_refusal(*, quiz: Quiz, immediate: bool, graded: Graded, earlier: Sequence[Try]) -> str:
+def _tries_refusal(
+    *, quiz: Quiz, immediate: bool, graded: Graded, earlier: Sequence[Response]
+) -> str:
     """Why the quiz refuses another try at an item, or "" when it takes it (only quizzes with
     immediate feedback count tries)."""
     if graded.status == "invalid" or not immediate:
@@ -604,12 +559,22 @@ class _AttemptChanged(Exception):
     """The attempt changed after it was read, so a score computed from that read is stale."""
 
 
-def _item_score(*, immediate: bool, tries: Sequence[Try | Response]) -> float:
+def _item_score(*, immediate: bool, tries: Sequence[Response]) -> float:
     """An item's score (0 to 1) from its counted tries in order: the best one with immediate
     feedback, else the latest saved answer; 0 when there is none. Same rule as item_scores."""
     if not tries:
         return 0.0
     return max(row.score for row in tries) if immediate else tries[-1].score
+
+
+def _tries_and_key(*, attempt: Attempt, item: QuizItem, idempotency_key: str) -> list[Response]:
+    """The item's counted tries in the attempt, oldest first, and the learner's earlier answer
+    under the idempotency key when one is given: one read serves the replay check and the tries
+    rules."""
+    wanted = Q(attempt=attempt, quiz_item=item, counts_as_try=True)
+    if idempotency_key:
+        wanted |= Q(user_id=attempt.user_id, idempotency_key=idempotency_key)
+    return list(Response.objects.filter(wanted).order_by("created_at", "id"))
 
 
 def _response_record(
@@ -623,45 +588,28 @@ def _response_record(
     idempotency_key: str,
     fingerprint: str,
     now: datetime,
-    tries: Sequence[Try] | None = None,
 ) -> Response:
     """Apply the tries rules and write one graded answer with the attempt's new score.
 
-    One read, before any lock is taken, serves the idempotency check and the tries rules: the
-    item's counted tries in this attempt plus any earlier use of the key. A caller that read the
-    tries with the attempt passes them; an earlier use of the key elsewhere is then found when
-    the answer would be refused (the first result wins over the refusal) or by the key's unique
-    constraint when it is inserted (IntegrityError, and the caller replays). The write is then as
-    short as it can be (SQLite has one writer at a time): insert the answer and move the
-    attempt's score by what this item's score changed, only if the attempt is unchanged since it
-    was read. Every counted answer and every submission changes the attempt, so an answer or a
-    submission that got in between makes the update miss; the insert then rolls back and
-    _AttemptChanged tells the caller to read again. Two answers racing for the last try cannot
-    both count, and the score stays the sum over the items that a full rescore would give.
+    One read, before any lock is taken, serves the idempotency check and the tries rules. The
+    write is then as short as it can be (SQLite has one writer at a time): move the attempt's
+    score by what this item's score changed, only if the attempt is unchanged since it was read
+    (an UPDATE filtered on its updated_at), and insert the answer, in one transaction. Every
+    counted answer and every submission changes the attempt, so an answer or a submission that
+    got in between makes the update miss; nothing is written and _AttemptChanged tells the
+    caller to read again. Two answers racing for the last try cannot both count, and the score
+    stays the sum over the items that a full rescore would give. A key used at the same moment
+    by a twin is caught by its unique constraint (IntegrityError, and the caller replays).
     """
     seen = attempt.updated_at
-    key_checked = tries is None
-    if tries is not None:
-        rows = list(tries)
-    elif idempotency_key:
-        rows = [
-            Try(*values)
-            for values in _TRIES_AND_KEY.rows(
-                attempt_id=attempt.pk,
-                item_id=item.pk,
-                user_id=attempt.user_id,
-                key=idempotency_key,
-            )
-        ]
-    else:
-        rows = [Try(*values) for values in _TRIES.rows(attempt_id=attempt.pk, item_id=item.pk)]
+    rows = _tries_and_key(attempt=attempt, item=item, idempotency_key=idempotency_key)
     for row in rows:
         if idempotency_key and row.idempotency_key == idempotency_key:
             if row.request_fingerprint != fingerprint:
                 raise IdempotencyConflict(
                     "This Idempotency-Key was already used for a different answer; use a new key."
                 )
-            return _replayed(Response.objects.get(pk=row.id))
+            return _replayed(row)
     earlier = [
         row
         for row in rows
@@ -672,17 +620,10 @@ def _response_record(
         and earlier[-1].request_fingerprint == fingerprint
         and now - earlier[-1].created_at < DOUBLE_SUBMIT_WINDOW
     ):
-        return _replayed(Response.objects.get(pk=earlier[-1].id))
+        return _replayed(earlier[-1])
     immediate = policy.immediate_feedback(attempt.quiz)
     refusal = _tries_refusal(quiz=attempt.quiz, immediate=immediate, graded=graded, earlier=earlier)
     if refusal:
-        replay = None
-        if not key_checked:
-            replay = _replay(
-                user=attempt.user_id, idempotency_key=idempotency_key, fingerprint=fingerprint
-            )
-        if replay is not None:
-            return replay
         raise NoTriesLeft(refusal)
     response = Response(
         idempotency_key=idempotency_key,
@@ -695,40 +636,37 @@ def _response_record(
         text=text,
         **_verdict_fields(graded),
     )
-    guard = None
-    if response.counts_as_try:
-        before = _item_score(immediate=immediate, tries=earlier)
-        after = _item_score(immediate=immediate, tries=[*earlier, response])
-        score = attempt.score + item.points * (after - before)
-        # The clock at the write, not the request's start: a retry may have read an attempt
-        # written after the request began, and updated_at must only move forward for the
-        # LMS's incremental grade sync.
-        changed_at = timezone.now()
-        guard = Guard(
-            model=Attempt,
-            pk=attempt.pk,
-            field="updated_at",
-            expected=seen,
-            values={"score": score, "updated_at": changed_at},
-        )
+    score = changed_at = None
     picked = set(choice_ids) if graded.status != "invalid" else set()
     # A duplicate key raises IntegrityError with nothing written, and the caller replays.
-    with transaction.atomic() if picked else nullcontext():
-        if not insert_guarded(response, guard):
-            raise _AttemptChanged
+    with transaction.atomic():
+        if response.counts_as_try:
+            before = _item_score(immediate=immediate, tries=earlier)
+            after = _item_score(immediate=immediate, tries=[*earlier, response])
+            score = attempt.score + item.points * (after - before)
+            # The clock at the write, not the request's start: a retry may have read an
+            # attempt written after the request began, and updated_at must only move forward
+            # for the LMS's incremental grade sync.
+            changed_at = timezone.now()
+            moved = Attempt.objects.filter(pk=attempt.pk, updated_at=seen).update(
+                score=score, updated_at=changed_at
+            )
+            if not moved:
+                raise _AttemptChanged
+        response.save(force_insert=True)
         if picked:
             Response.choices.through.objects.bulk_create(
                 [Response.choices.through(response=response, choice_id=i) for i in picked]
             )
-    if guard is not None:
-        attempt.score, attempt.updated_at = guard.values["score"], guard.values["updated_at"]
+    if response.counts_as_try:
+        attempt.score, attempt.updated_at = score, changed_at
     return response
 
 
 def item_scores(
     *,
     attempt: Attempt,
-    responses: Iterable[Response | Try],
+    responses: Iterable[Response],
     overrides: Mapping[int, float] | None = None,
 ) -> dict[int, float]:
     """Score per quiz item id from the attempt's responses (0 to 1, before points).
@@ -769,7 +707,7 @@ def attempt_points(
     *,
     attempt: Attempt,
     points: Mapping[int, int],
-    responses: Iterable[Response | Try],
+    responses: Iterable[Response],
     overrides: Mapping[int, float],
 ) -> float:
     """The attempt's score in points: each item's score (item_scores) times its points."""

@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-import time
 import uuid
 from collections.abc import Iterable
 from datetime import datetime, timedelta
@@ -17,7 +16,6 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from config.statements import Statement, columns, instance
 from courses.models import Course
 from integrations.models import ApiKey, Integration, Learner
 
@@ -26,26 +24,6 @@ from integrations.models import ApiKey, Integration, Learner
 LAST_USED_PRECISION = timedelta(minutes=1)
 _PREFIX_BYTES = 6  # 12 hex characters: a collision is retried, never silently shared
 _SECRET_BYTES = 32  # 256 bits of entropy: a plain SHA-256 digest is then as good as a slow hash
-
-
-# API calls look their key up by prefix (the answer endpoint only when it holds no recent copy):
-# compiled once per connection (config/statements.py).
-_KEY_BY_PREFIX = Statement(
-    lambda prefix: (
-        ApiKey.objects.filter(prefix=prefix).order_by().values_list(*columns(ApiKey))[:1]
-    ),
-    prefix="(statement marker: key prefix)",
-)
-
-
-# A key read from the database stays with this process for a while, so the busiest endpoint
-# need not read it again on every request. Only an endpoint that confirms the key in its own read
-# takes this copy (the answer endpoint: the read that finds the variant also requires the key
-# to be in force, unchanged), since a key can be revoked, re-issued or moved at any moment.
-RECENT_KEY_SECONDS = 60.0
-RECENT_KEYS_AT_MOST = 256
-_recent_keys: dict[str, tuple[float, tuple]] = {}  # prefix -> (read at, monotonic; the row)
-_LAST_USED_COLUMN = columns(ApiKey).index("last_used_at")
 
 
 class InvalidApiKey(Exception):
@@ -104,20 +82,14 @@ def api_key_revoke(*, key: ApiKey, now: datetime | None = None) -> ApiKey:
     if key.revoked_at is None:
         key.revoked_at = now or timezone.now()
         ApiKey.objects.filter(pk=key.pk, revoked_at__isnull=True).update(revoked_at=key.revoked_at)
-    _recent_keys.pop(key.prefix, None)
     return key
 
 
-def api_key_authenticate(
-    *, token: str, now: datetime | None = None, recent: bool = False
-) -> ApiKey:
-    """The live key a token belongs to, recording its use.
+def api_key_authenticate(*, token: str, now: datetime | None = None) -> ApiKey:
+    """The live key a token belongs to, read afresh on every call, recording its use.
 
-    Raises InvalidApiKey for a malformed or unknown token and RevokedApiKey for a revoked one.
-    With `recent`, the key may be this process's copy of a read up to RECENT_KEY_SECONDS old,
-    and then comes with `recent` set: the caller must confirm it in its own read (see
-    grading.api.selectors.variant_to_answer) and call api_key_confirm when that read finds
-    nothing.
+    Raises InvalidApiKey for a malformed or unknown token and RevokedApiKey for a revoked one, so
+    a key revoked or re-issued is refused by the very next request, whichever worker serves it.
     """
     unknown = InvalidApiKey("This API key is not valid.")
     if not token.startswith(ApiKey.TOKEN_PREFIX):
@@ -125,61 +97,17 @@ def api_key_authenticate(
     prefix, separator, _ = token.removeprefix(ApiKey.TOKEN_PREFIX).partition("_")
     if not separator or len(prefix) != 2 * _PREFIX_BYTES:
         raise unknown
-    copy = _recent_keys.get(prefix) if recent else None
-    from_copy = copy is not None and time.monotonic() - copy[0] < RECENT_KEY_SECONDS
-    if from_copy:
-        row = copy[1]
-    else:
-        found = _KEY_BY_PREFIX.rows(prefix=prefix)
-        row = found[0] if found else None
-        if row is not None:
-            _remember(prefix, row)
-    key = _in_force(row, _digest(token))
-    key.recent = from_copy
+    key = ApiKey.objects.filter(prefix=prefix).first()
+    # Compared in constant time, so response timing says nothing about how much of a guess matched.
+    if key is None or not hmac.compare_digest(key.digest, _digest(token)):
+        raise unknown
+    if key.revoked_at is not None:
+        raise RevokedApiKey("This API key has been revoked; ask an instructor for a new one.")
     now = now or timezone.now()
     if key.last_used_at is None or now - key.last_used_at >= LAST_USED_PRECISION:
         key.last_used_at = now
         ApiKey.objects.filter(pk=key.pk).update(last_used_at=now)
-        if prefix in _recent_keys:
-            read_at, row = _recent_keys[prefix]
-            used = (*row[:_LAST_USED_COLUMN], now, *row[_LAST_USED_COLUMN + 1 :])
-            _recent_keys[prefix] = (read_at, used)
     return key
-
-
-def api_key_confirm(*, key: ApiKey) -> ApiKey:
-    """Read a key again, for a caller whose own read of it (its copy being `recent`) found
-    nothing: the key as it is now, or InvalidApiKey / RevokedApiKey when the copy no longer
-    holds (revoked, re-issued, deleted)."""
-    _recent_keys.pop(key.prefix, None)
-    found = _KEY_BY_PREFIX.rows(prefix=key.prefix)
-    fresh = _in_force(found[0] if found else None, key.digest)
-    _remember(key.prefix, found[0])
-    return fresh
-
-
-def _in_force(row: tuple | None, digest: str) -> ApiKey:
-    """The key in a row read by prefix, if the token's digest matches and it is not revoked
-    (a revoked key stays revoked, so even an old copy of the row tells)."""
-    key = instance(ApiKey, row, 0) if row is not None else None
-    # Compared in constant time, so response timing says nothing about how much of a guess matched.
-    if key is None or not hmac.compare_digest(key.digest, digest):
-        raise InvalidApiKey("This API key is not valid.")
-    if key.revoked_at is not None:
-        raise RevokedApiKey("This API key has been revoked; ask an instructor for a new one.")
-    return key
-
-
-def api_key_forget_recent() -> None:
-    """Drop every recent copy of a key held by this process (tests start from none)."""
-    _recent_keys.clear()
-
-
-def _remember(prefix: str, row: tuple) -> None:
-    if len(_recent_keys) >= RECENT_KEYS_AT_MOST and prefix not in _recent_keys:
-        # Many keys in turn: start over rather than track which is least recent.
-        _recent_keys.clear()
-    _recent_keys[prefix] = (time.monotonic(), row)
 
 
 def learner_provision(

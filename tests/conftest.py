@@ -6,17 +6,8 @@ from django.core.cache import cache
 from courses import markup
 from courses.bank.importer import BANKS_DIR, bank_import
 from courses.memo import BoundedMemo
-from integrations.services import api_key_forget_recent
 
 SHIPPED_BANK = BANKS_DIR / "scaled-dot-product-attention.yaml"
-
-
-@pytest.fixture(autouse=True)
-def _no_recent_api_keys():
-    """API keys this process copied in one test must not answer for the next one's database."""
-    api_key_forget_recent()
-    yield
-    api_key_forget_recent()
 
 
 @pytest.fixture(autouse=True)

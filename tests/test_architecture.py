@@ -163,9 +163,8 @@ ALLOWED = {
         "security",
     },  # urls.py and api.py name the apps' urls by string
     "courses": {"api"},
-    # config.statements, until it goes (issue 12, item 4): config runs no code of the apps'.
-    "integrations": {"api", "courses", "config"},
-    "grading": {"api", "courses", "integrations", "security", "config"},
+    "integrations": {"api", "courses"},
+    "grading": {"api", "courses", "integrations", "security"},
     "lti": {"courses", "grading", "security"},
 }
 

@@ -7,19 +7,14 @@ queries whatever the page size; tests/api pins those counts.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import NamedTuple
 
-from django.contrib.auth import get_user_model
-from django.db.models import Count, F, FilteredRelation, Max, Q, QuerySet
+from django.db.models import Count, F, Max, Q, QuerySet
 
 from api.scope import Scope
-from config.statements import Statement, columns, instance
 from courses.markup import MarkupError, render_markup
 from courses.models import Problem, Quiz, QuizItem
-from grading import engine, services
+from grading import engine
 from grading.models import Attempt, PracticeStreak, Variant
-from integrations.api.scope import KeyScope
-from integrations.models import ApiKey
 
 
 def attempts(*, scope: Scope) -> QuerySet[Attempt]:
@@ -36,101 +31,18 @@ def attempt_to_answer(*, scope: Scope, attempt_id: int) -> Attempt | None:
     return next(iter(rows.filter(pk=attempt_id).order_by()[:1]), None)
 
 
-_ANSWER_COLUMNS = (
-    (Variant, ""),
-    (Attempt, "attempt"),
-    (Quiz, "attempt__quiz"),
-    (QuizItem, "quiz_item"),
-)
-
-
-class VariantToAnswer(NamedTuple):
-    """A problem item's variant in an attempt (with attempt, quiz and item) and the item's
-    counted tries so far, oldest first, read in the same query as the attempt."""
-
-    variant: Variant
-    tries: list[services.Try]
-
-
-_TRY_COLUMNS = [f"counted__{name}" for name in services.Try._fields]
-
-
-def variant_to_answer_rows(*, scope: Scope, attempt_id: int, item_id: int) -> QuerySet:
-    """The read behind variant_to_answer, as a values_list queryset: one row per counted try
-    (an attempt's variant is the one its item's answers are graded on), or one row with empty
-    try columns, or none."""
-    counted = FilteredRelation("responses", condition=Q(responses__counts_as_try=True))
-    rows = scope.courses(
-        scope.owned(Variant.objects.annotate(counted=counted), "attempt__user"),
-        "attempt__quiz__lesson__course",
-        confirm=True,
-    )
-    names = [name for model, path in _ANSWER_COLUMNS for name in columns(model, path)]
-    return (
-        rows.filter(attempt_id=attempt_id, quiz_item_id=item_id)
-        .order_by("counted__created_at", "counted__id")
-        .values_list(*names, *_TRY_COLUMNS)
-    )
-
-
-# Compiled once per connection: answering is the API's hottest path (config/statements.py).
-_VARIANT_FOR_KEY = Statement(
-    lambda attempt_id, item_id, key_id, integration_id, digest: variant_to_answer_rows(
-        scope=KeyScope(ApiKey(pk=key_id, integration_id=integration_id, digest=digest)),
-        attempt_id=attempt_id,
-        item_id=item_id,
-    ),
-    attempt_id=-(2**40) - 1,
-    item_id=-(2**40) - 2,
-    key_id=-(2**40) - 3,
-    integration_id=-(2**40) - 4,
-    digest="(statement marker: key digest)",
-)
-_VARIANT_FOR_LEARNER = Statement(
-    lambda attempt_id, item_id, user_id: variant_to_answer_rows(
-        scope=Scope(user=get_user_model()(pk=user_id)),
-        attempt_id=attempt_id,
-        item_id=item_id,
-    ),
-    attempt_id=-(2**40) - 1,
-    item_id=-(2**40) - 2,
-    user_id=-(2**40) - 3,
-)
-
-
-def variant_to_answer(*, scope: Scope, attempt_id: int, item_id: int) -> VariantToAnswer | None:
-    """The attempt's variant of a problem item, with its attempt, quiz, item and the item's
-    counted tries: one query, which also spares the service its read of the tries.
+def variant_to_answer(*, scope: Scope, attempt_id: int, item_id: int) -> Variant | None:
+    """The attempt's variant of a problem item, with its attempt, quiz and item: one query.
 
     Narrowed to the caller's scope through the attempt, like attempt_to_answer, so a variant
-    found here is one the caller may answer; with a key, only while the key is in force as the
-    caller holds it, so a recent copy of the key is confirmed by this same read. None for a
-    question item (it has no variant), for an attempt out of reach and for a key no longer in
-    force; the caller then confirms a recent key and asks attempt_to_answer and item_to_answer.
+    found here is one the caller may answer. None for a question item (it has no variant) and
+    for an attempt out of reach; the caller then asks attempt_to_answer and item_to_answer.
     """
-    if scope.key is not None:
-        rows = _VARIANT_FOR_KEY.rows(
-            attempt_id=attempt_id,
-            item_id=item_id,
-            key_id=scope.key.pk,
-            integration_id=scope.key.integration_id,
-            digest=scope.key.digest,
-        )
-    else:
-        rows = _VARIANT_FOR_LEARNER.rows(
-            attempt_id=attempt_id, item_id=item_id, user_id=scope.user.pk
-        )
-    if not rows:
-        return None
-    loaded, start = [], 0
-    for model, _ in _ANSWER_COLUMNS:
-        loaded.append(instance(model, rows[0], start))
-        start += len(model._meta.concrete_fields)
-    variant, attempt, quiz, item = loaded
-    attempt.quiz = quiz
-    variant.attempt, variant.quiz_item = attempt, item
-    tries = [services.Try(*row[start:]) for row in rows if row[start] is not None]
-    return VariantToAnswer(variant, tries)
+    rows = scope.courses(
+        scope.owned(Variant.objects.select_related("attempt__quiz", "quiz_item"), "attempt__user"),
+        "attempt__quiz__lesson__course",
+    )
+    return next(iter(rows.filter(attempt_id=attempt_id, quiz_item_id=item_id).order_by()[:1]), None)
 
 
 def item_to_answer(*, attempt: Attempt, item_id: int) -> QuizItem | None:

@@ -48,10 +48,11 @@ class AttemptStartSerializer(StrictSerializer):
     learner = _learner_field()
 
 
+CHOICES_AT_MOST = 50  # more ids than any question has choices
+
+
 class AnswerSerializer(StrictSerializer):
     """Text for a problem item, choice ids for a question item."""
-
-    _CHOICES_AT_MOST = 50
 
     text = serializers.CharField(
         required=False,
@@ -63,7 +64,7 @@ class AnswerSerializer(StrictSerializer):
     choices = serializers.ListField(
         child=WholeNumberField(min_value=1),
         required=False,
-        max_length=_CHOICES_AT_MOST,
+        max_length=CHOICES_AT_MOST,
         help_text="The ids of the choices picked (a question item).",
     )
 
@@ -73,32 +74,6 @@ class AnswerSerializer(StrictSerializer):
                 "Send either text (a problem) or choices (a question).", code="answer_required"
             )
         return attrs
-
-    @classmethod
-    def answer(cls, data) -> dict:
-        """The validated answer in a request body.
-
-        The two everyday bodies, `{"text": "..."}` and `{"choices": [ids]}`, are checked here
-        directly: building the serializer's fields costs about 0.1 ms, a noticeable share of an
-        answer's own work. Anything else, every error included, goes through the fields above,
-        so the accepted answers and the messages are the serializer's
-        (tests/api/test_answer_body.py checks that both ways agree on any body).
-        """
-        if type(data) is dict and len(data) == 1:
-            text = data.get("text")
-            # CharField refuses NUL and surrogate characters: ASCII text holds no surrogate.
-            if type(text) is str and text.isascii() and "\x00" not in text:
-                return {"text": text}
-            choices = data.get("choices")
-            if (
-                type(choices) is list
-                and len(choices) <= cls._CHOICES_AT_MOST
-                and all(type(choice) is int and choice >= 1 for choice in choices)
-            ):
-                return {"choices": list(choices)}
-        body = cls(data=data)
-        body.is_valid(raise_exception=True)
-        return body.validated_data
 
 
 class PracticeAnswerSerializer(StrictSerializer):
@@ -190,8 +165,6 @@ class VerdictDetailSerializer(serializers.Serializer):
 class VerdictSerializer(serializers.Serializer):
     """One submitted answer, as much of its verdict as the policy lets the learner see."""
 
-    # A plain Serializer, not a ModelSerializer: it is on every answer's path, and a
-    # ModelSerializer works its fields out from the model each time it is used.
     id = serializers.IntegerField(read_only=True)
     item = serializers.IntegerField(source="quiz_item_id", allow_null=True, read_only=True)
     variant = serializers.IntegerField(source="variant_id", allow_null=True, read_only=True)
@@ -231,48 +204,16 @@ class VerdictSerializer(serializers.Serializer):
             return response.feedback
         return None
 
-    @staticmethod
-    def _detail(response: Response) -> dict:
+    @extend_schema_field(VerdictDetailSerializer(allow_null=True))
+    def get_detail(self, response: Response) -> dict | None:
+        if not self._shown(response).feedback:
+            return None
         stored = response.detail or {}
         return {
             "wrong_entries": stored.get("wrong_entries", []),
             "tolerance": stored.get("tolerance"),
             "diagnosis": stored.get("diagnosis"),
         }
-
-    @extend_schema_field(VerdictDetailSerializer(allow_null=True))
-    def get_detail(self, response: Response) -> dict | None:
-        return self._detail(response) if self._shown(response).feedback else None
-
-    def to_representation(self, instance: Response) -> dict:
-        # The fields above define the schema; the body is built directly, since it is on every
-        # answer's path and DRF's per-field machinery cost more than the rest of the rendering.
-        # tests/api/test_attempts.py checks the two agree field by field.
-        return verdict_body(instance, shown=self.context["shown"])
-
-
-_TIMESTAMP = serializers.DateTimeField(read_only=True)
-
-
-def verdict_body(response: Response, *, shown: policy.Visibility) -> dict:
-    """What VerdictSerializer declares, for one response as far as grading.policy shows it."""
-    # The reader's message for invalid input is always shown: it reveals nothing, and an
-    # invalid answer has no verdict, score or detail to hide.
-    invalid = response.status == Response.Status.INVALID
-    return {
-        "id": response.pk,
-        "item": response.quiz_item_id,
-        "variant": response.variant_id,
-        "status": response.status if invalid or shown.verdicts else Response.Status.RECORDED,
-        "counts_as_try": response.counts_as_try,
-        "score": response.score if shown.item_scores and not invalid else None,
-        "misconception": (response.misconception or None)
-        if shown.feedback and not invalid
-        else None,
-        "feedback": response.feedback if invalid or shown.feedback else None,
-        "detail": VerdictSerializer._detail(response) if shown.feedback and not invalid else None,
-        "created_at": _TIMESTAMP.to_representation(response.created_at),
-    }
 
 
 class StreakSerializer(serializers.ModelSerializer):
@@ -305,9 +246,6 @@ class PracticeVerdictSerializer(VerdictSerializer):
     def get_streak(self, response: Response) -> dict | None:
         streak = self.context.get("streak")
         return StreakSerializer(streak).data if streak is not None else None
-
-    def to_representation(self, instance: Response) -> dict:
-        return {**super().to_representation(instance), "streak": self.get_streak(instance)}
 
 
 class VariantSerializer(serializers.ModelSerializer):

@@ -41,8 +41,7 @@ from grading.api.serializers import (
     VerdictSerializer,
 )
 from grading.models import Attempt, PracticeStreak
-from integrations.api.authentication import confirm_key
-from integrations.api.scope import ApiKeyRequired, KeyScope
+from integrations.api.scope import ApiKeyRequired
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
@@ -233,24 +232,19 @@ class AttemptItems(generics.GenericAPIView):
 class ItemAnswer(generics.GenericAPIView):
     serializer_class = VerdictSerializer
     conflict_responses = _ATTEMPT_REFUSALS
-    # The busiest endpoint: its read of the variant confirms the key, so the key itself may
-    # come from this process's recent copy instead of a read of its own (ApiKeyAuthentication).
-    confirms_key_in_read = True
 
     def post(self, request, attempt_id: int, item_id: int):
         idempotency_key = _idempotency_key(request)
-        answer = AnswerSerializer.answer(request.data)
+        body = AnswerSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        answer = body.validated_data
         scope = request_scope(request)
         # A problem item (the common case) comes with its attempt in one query; a question
         # item, or an attempt out of reach, takes the two reads that tell which 404 it is.
-        found = selectors.variant_to_answer(scope=scope, attempt_id=attempt_id, item_id=item_id)
-        variant, tries = found if found is not None else (None, None)
+        variant = selectors.variant_to_answer(scope=scope, attempt_id=attempt_id, item_id=item_id)
         if variant is not None:
             attempt, item = variant.attempt, variant.quiz_item
         else:
-            if scope.key is not None:
-                # Revoked or re-issued since this process copied it: a 401, not a 404.
-                scope = KeyScope(confirm_key(scope.key))
             attempt = selectors.attempt_to_answer(scope=scope, attempt_id=attempt_id)
             if attempt is None:
                 raise not_found("No attempt with that id is available to you.")
@@ -272,7 +266,6 @@ class ItemAnswer(generics.GenericAPIView):
             idempotency_key=idempotency_key,
             now=answered_at,
             variant=variant,
-            tries=tries,
         )
         shown = policy.attempt_visibility(attempt=attempt, now=answered_at)
         return _answered(VerdictSerializer(response, context={"shown": shown}))

@@ -49,11 +49,7 @@ class ApiKeyAuthentication:
                 "This API key is not valid.", code="invalid_api_key"
             ) from exc
         try:
-            # A view whose own read confirms the key (in force, unchanged) with what it reads
-            # may take this process's recent copy of it instead of reading it again.
-            view = (getattr(request, "parser_context", None) or {}).get("view")
-            recent = getattr(view, "confirms_key_in_read", False)
-            key = services.api_key_authenticate(token=token, recent=recent)
+            key = services.api_key_authenticate(token=token)
         except services.InvalidApiKey as exc:
             raise exceptions.AuthenticationFailed(exc.message, code=exc.code) from exc
         return KeyClient(key), key
@@ -68,18 +64,6 @@ class ApiKeyAuthentication:
         from integrations.api.scope import KeyScope
 
         return KeyScope(request.auth)
-
-
-def confirm_key(key):
-    """The key as it is now, for a view (`confirms_key_in_read`) whose read found nothing with
-    a recent copy of the key: so a key revoked or re-issued since the copy was made gets its
-    401, not a 404. Raises AuthenticationFailed when the copy no longer holds."""
-    if not key.recent:
-        return key
-    try:
-        return services.api_key_confirm(key=key)
-    except services.InvalidApiKey as exc:
-        raise exceptions.AuthenticationFailed(exc.message, code=exc.code) from exc
 
 
 class CsrfFailed(exceptions.PermissionDenied):

@@ -30,27 +30,12 @@ class KeyScope(Scope):
         self.key: ApiKey = key
         self.user = None
 
-    def courses(
-        self, queryset: QuerySet, course_path: str = "", *, confirm: bool = False
-    ) -> QuerySet:
-        """Only rows whose course (reached through `course_path`) the key may see.
-
-        With `confirm`, only while the key is still in force as the caller holds it: not
-        revoked, not re-issued and still its integration's (for a key from a recent copy,
-        a view that `confirms_key_in_read`: integrations.api.authentication).
-        """
+    def courses(self, queryset: QuerySet, course_path: str = "") -> QuerySet:
+        """Only rows whose course (reached through `course_path`) the key may see."""
         # A join through the key's courses (one key, so no row is repeated): cheaper to plan
         # than an IN (subquery), and this filter is on every request.
         lookup = "api_keys" if course_path in ("", "pk") else f"{course_path}__api_keys"
-        conditions = {lookup: self.key.pk}
-        if confirm:
-            # In the same filter() as the join above, so they are conditions on the same key.
-            conditions |= {
-                f"{lookup}__revoked_at__isnull": True,
-                f"{lookup}__digest": self.key.digest,
-                f"{lookup}__integration_id": self.key.integration_id,
-            }
-        return queryset.filter(**conditions)
+        return queryset.filter(**{lookup: self.key.pk})
 
     def owned(self, queryset: QuerySet, user_path: str = "user") -> QuerySet:
         """Only rows of the learners the key's integration provisioned."""

@@ -75,58 +75,6 @@ def test_last_use_is_recorded_once_a_minute(integration):
     assert ApiKey.objects.get(pk=key.pk).last_used_at == later
 
 
-@pytest.mark.parametrize("recent", [False, True])
-def test_last_use_is_recorded_once_a_minute_from_a_recent_copy_too(integration, recent):
-    key, token = services.api_key_create(integration=integration, name="sync", courses=[])
-    now = timezone.now()
-    services.api_key_authenticate(token=token, now=now, recent=recent)
-    ApiKey.objects.filter(pk=key.pk).update(last_used_at=None)  # tells whether it is written
-    services.api_key_authenticate(token=token, now=now + timedelta(seconds=30), recent=recent)
-    # Without a copy the key is read afresh, sees no last use and records one.
-    assert ApiKey.objects.get(pk=key.pk).last_used_at == (
-        None if recent else now + timedelta(seconds=30)
-    )
-    later = now + timedelta(minutes=2)
-    services.api_key_authenticate(token=token, now=later, recent=recent)
-    assert ApiKey.objects.get(pk=key.pk).last_used_at == later
-
-
-def test_only_a_caller_that_asks_gets_a_recent_copy(integration):
-    key, token = services.api_key_create(integration=integration, name="sync", courses=[])
-    assert services.api_key_authenticate(token=token).recent is False
-    assert services.api_key_authenticate(token=token, recent=True).recent is True
-    ApiKey.objects.filter(pk=key.pk).update(revoked_at=timezone.now())
-    assert services.api_key_authenticate(token=token, recent=True).recent is True  # as copied
-    with pytest.raises(services.RevokedApiKey):
-        services.api_key_authenticate(token=token)
-
-
-def test_confirming_a_copy_reads_the_key_as_it_is_now(integration):
-    key, token = services.api_key_create(integration=integration, name="sync", courses=[])
-    copy = services.api_key_authenticate(token=token, recent=True)
-    ApiKey.objects.filter(pk=key.pk).update(name="renamed")
-    confirmed = services.api_key_confirm(key=copy)
-    assert (confirmed.name, confirmed.recent) == ("renamed", False)
-    ApiKey.objects.filter(pk=key.pk).update(revoked_at=timezone.now())
-    with pytest.raises(services.RevokedApiKey):
-        services.api_key_confirm(key=copy)
-    # Confirming dropped the copy: the next caller reads the key and sees it revoked.
-    with pytest.raises(services.RevokedApiKey):
-        services.api_key_authenticate(token=token, recent=True)
-
-
-def test_the_recent_copies_are_bounded(integration, monkeypatch):
-    monkeypatch.setattr(services, "RECENT_KEYS_AT_MOST", 3)
-    tokens = [
-        services.api_key_create(integration=integration, name=f"k{n}", courses=[])[1]
-        for n in range(5)
-    ]
-    for token in tokens:
-        services.api_key_authenticate(token=token, recent=True)
-        assert len(services._recent_keys) <= 3
-    assert services.api_key_authenticate(token=tokens[-1], recent=True).recent
-
-
 def test_provisioning_is_idempotent_per_integration(integration):
     first, created = services.learner_provision(
         integration=integration, external_id="u1", name="Ada", email="ada@example.org"

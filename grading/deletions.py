@@ -7,7 +7,8 @@ from django.db import transaction
 
 from grading.models import Attempt, AttemptDeletion, Response
 from grading.overrides import REASON_MAX_LENGTH
-from grading.services import ServiceError, _hooks_after_commit
+from grading.services.errors import ServiceError
+from grading.services.hooks import hooks_after_commit
 
 DELETE_PERMISSION = "grading.delete_attempt_record"
 
@@ -65,5 +66,5 @@ def attempt_delete(*, attempt: Attempt, by: AbstractBaseUser, reason: str = "") 
             ).first()
             if remaining is not None:
                 # The hook sends the learner's best submitted attempt, which may have been this one.
-                _hooks_after_commit("SOFTGRADE_ATTEMPT_SUBMITTED_HOOKS", attempt=remaining)
+                hooks_after_commit("SOFTGRADE_ATTEMPT_SUBMITTED_HOOKS", attempt=remaining)
     return log

@@ -52,8 +52,8 @@ class Attempt(models.Model):
             models.UniqueConstraint(
                 fields=["user", "quiz", "number"], name="attempt_unique_number"
             ),
-            # A learner has at most one attempt in progress at a quiz: simultaneous starts
-            # resume it (grading.services.attempt_start_or_resume), they never open a second.
+            # A learner has at most one attempt in progress at a quiz: simultaneous starts resume
+            # it (grading.services.attempts.attempt_start_or_resume), never open a second.
             models.UniqueConstraint(
                 fields=["user", "quiz"],
                 condition=Q(status="in_progress"),

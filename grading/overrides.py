@@ -2,9 +2,9 @@
 
 A recorded answer is evidence and never changes; a score changes only here or through a regrade
 (grading/regrades.py). Each change is a ScoreChange row (who, when, old → new, why); the attempt is
-rescored through the one scoring path (services._attempt_rescore, where an override takes
-precedence for its item), and the LMS hears of the new score through the submitted-attempt hooks
-(LTI grade passback), once the change is committed.
+rescored through the one scoring path (grading.services.attempts.attempt_rescore, where an
+override takes precedence for its item), and the LMS hears of the new score through the
+submitted-attempt hooks (LTI grade passback), once the change is committed.
 """
 
 from __future__ import annotations
@@ -16,14 +16,10 @@ from django.db import transaction
 
 from courses.models import Quiz, QuizItem
 from grading.models import Attempt, Response, ScoreChange
-from grading.services import (
-    ServiceError,
-    _attempt_rescore,
-    _hooks_after_commit,
-    attempt_points,
-    item_overrides,
-    item_scores,
-)
+from grading.scores import attempt_points, item_overrides, item_scores
+from grading.services.attempts import attempt_rescore
+from grading.services.errors import ServiceError
+from grading.services.hooks import hooks_after_commit
 
 REASON_MAX_LENGTH = 2000
 
@@ -122,8 +118,8 @@ def item_score_override(
             by=by,
             by_username=by.get_username(),
         )
-        _attempt_rescore(locked)
+        attempt_rescore(attempt=locked)
         if locked.score != old_total:
-            _hooks_after_commit("SOFTGRADE_ATTEMPT_SUBMITTED_HOOKS", attempt=locked)
+            hooks_after_commit("SOFTGRADE_ATTEMPT_SUBMITTED_HOOKS", attempt=locked)
     attempt.refresh_from_db()
     return change

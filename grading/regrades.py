@@ -18,20 +18,14 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from courses.models import Question, QuizItem
+from grading.engine import Verdict
 from grading.families import problem_tolerance
 from grading.models import Attempt, Regrade, Response, ScoreChange, Variant
 from grading.overrides import quiz_points, score_change_authorize
-from grading.services import (
-    Graded,
-    _attempt_rescore,
-    _hooks_after_commit,
-    _verdict_fields,
-    attempt_points,
-    item_overrides,
-    item_scores,
-    question_grade,
-    variant_grade,
-)
+from grading.scores import attempt_points, item_overrides, item_scores
+from grading.services.attempts import attempt_rescore
+from grading.services.hooks import hooks_after_commit
+from grading.services.verdicts import question_grade, variant_grade, verdict_fields
 
 # The columns of a response a regrade may rewrite; what the learner answered is not among them.
 VERDICT_FIELDS = ("status", "score", "counts_as_try", "misconception", "feedback", "detail")
@@ -99,7 +93,7 @@ def _grader(item: QuizItem):
     if item.problem_id:
         tolerance = problem_tolerance(item.problem)
 
-        def grade(response: Response) -> Graded:
+        def grade(response: Response) -> Verdict:
             variant: Variant = response.variant
             # In memory only: this grading uses the current tolerance; apply() stores it.
             variant.atol, variant.rtol = tolerance.atol, tolerance.rtol
@@ -108,7 +102,7 @@ def _grader(item: QuizItem):
         return grade, (tolerance.atol, tolerance.rtol)
     question = Question.objects.prefetch_related("choices").get(pk=item.question_id)
 
-    def grade(response: Response) -> Graded:
+    def grade(response: Response) -> Verdict:
         picked = [choice.pk for choice in response.choices.all()]
         return question_grade(question=question, choice_ids=picked)
 
@@ -130,7 +124,7 @@ def _regraded(item: QuizItem, attempt_ids: list[int] | None = None):
     for response in responses:
         old = _verdict(response)
         # Through JSON, as stored: a tuple in the engine's detail is the list read back.
-        new = json.loads(json.dumps(_verdict_fields(grade(response))))
+        new = json.loads(json.dumps(verdict_fields(grade(response))))
         if new != old:
             changed[response.attempt_id].append(ResponseRegrade(response.pk, old, new))
     attempts = Attempt.objects.filter(pk__in=list(changed)).select_related("quiz", "user")
@@ -223,12 +217,12 @@ def quiz_item_regrade(*, item: QuizItem, by: AbstractBaseUser, apply: bool) -> R
                 by=by,
                 by_username=by.get_username(),
             )
-            _attempt_rescore(attempt)
+            attempt_rescore(attempt=attempt)
             # The LMS gets the learner's best submitted score: once per learner is enough.
             moved = attempt.score != entry.old_score
             if attempt.status == Attempt.Status.SUBMITTED and moved and entry.learner not in told:
                 told.add(entry.learner)
-                _hooks_after_commit("SOFTGRADE_ATTEMPT_SUBMITTED_HOOKS", attempt=attempt)
+                hooks_after_commit("SOFTGRADE_ATTEMPT_SUBMITTED_HOOKS", attempt=attempt)
     return RegradeResult(
         item=item, applied=True, attempts=attempts, regrade=regrade, tolerance=tolerance
     )

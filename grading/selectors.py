@@ -17,7 +17,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Max, Prefetch, Q, Sum
 
 from courses.models import Choice, Lesson, Misconception, Problem, Quiz, QuizItem
-from grading import ordering, policy, services
+from grading import ordering, policy, scores
 from grading.models import Attempt, PracticeStreak, Response, Variant
 
 # ---------------------------------------------------------------------------------------------
@@ -54,12 +54,7 @@ def lesson_progress(
     lessons = list(lessons)
     lesson_ids = [lesson.pk for lesson in lessons]
     mastered = dict(
-        PracticeStreak.objects.filter(
-            user=user,
-            mastered_at__isnull=False,
-            problem__lesson_id__in=lesson_ids,
-            problem__exam_only=False,
-        )
+        PracticeStreak.objects.filter(scores.MASTERED, user=user, problem__lesson_id__in=lesson_ids)
         .values_list("problem__lesson_id")
         .annotate(count=Count("id"))
     )
@@ -69,8 +64,8 @@ def lesson_progress(
         .values("quiz_id")
         .annotate(
             attempts=Count("id"),
-            submitted=Count("id", filter=Q(status=Attempt.Status.SUBMITTED)),
-            best=Max("score", filter=Q(status=Attempt.Status.SUBMITTED)),
+            submitted=Count("id", filter=scores.SUBMITTED),
+            best=scores.best_score(),
             out_of=Max("max_score"),
             open_id=Max("id", filter=Q(status=Attempt.Status.IN_PROGRESS)),
         )
@@ -210,6 +205,8 @@ class ItemRow:
     choices: list[Choice] = field(default_factory=list)
     responses: list[Response] = field(default_factory=list)
     score: float | None = None
+    # None when the quiz saves answers instead of counting tries (grading.scores.tries_left).
+    tries_left: int | None = None
 
     @property
     def counted(self) -> list[Response]:
@@ -230,7 +227,7 @@ class ItemRow:
 
     @property
     def solved(self) -> bool:
-        return any(r.status == Response.Status.CORRECT for r in self.counted)
+        return scores.solved(self.responses)
 
     @property
     def choice_ids(self) -> set[int]:
@@ -259,8 +256,8 @@ def attempt_sheet(*, attempt: Attempt) -> list[ItemRow]:
     )
     for response in responses:
         by_item[response.quiz_item_id].append(response)
-    scores = services.item_scores(
-        attempt=attempt, responses=responses, overrides=services.item_overrides(attempt=attempt)
+    item_scores = scores.item_scores(
+        attempt=attempt, responses=responses, overrides=scores.item_overrides(attempt=attempt)
     )
     return [
         ItemRow(
@@ -269,7 +266,8 @@ def attempt_sheet(*, attempt: Attempt) -> list[ItemRow]:
             variant=variants.get(item.pk),
             choices=choices,
             responses=by_item.get(item.pk, []),
-            score=scores.get(item.pk),
+            score=item_scores.get(item.pk),
+            tries_left=scores.tries_left(quiz=attempt.quiz, tries=by_item.get(item.pk, [])),
         )
         for index, (item, choices) in enumerate(
             ordering.attempt_order(attempt=attempt, items=items), start=1

@@ -26,7 +26,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from courses import selectors as course_selectors
 from courses.models import Problem, QuizItem
-from grading import policy, selectors, services
+from grading import policy, scores, selectors
 from grading.forms import (
     ItemAnswerForm,
     PracticeAnswerForm,
@@ -35,6 +35,21 @@ from grading.forms import (
     submission_token,
 )
 from grading.models import Attempt, PracticeStreak
+
+# A module name: two views share their names with its services (attempt_start, attempt_submit).
+from grading.services import attempts as attempt_services
+from grading.services.errors import (
+    AttemptClosed,
+    IdempotencyConflict,
+    PracticeRefused,
+    ServiceError,
+)
+from grading.services.practice import (
+    practice_answer_submit,
+    practice_variant_current,
+    practice_variant_new,
+)
+from grading.services.responses import SheetAnswer, attempt_answers_save, response_submit
 from security.logins import TOO_MANY_FAILURES, LimitedLoginForm, signup_refusal
 
 # A stale copy of a page (the browser's Back button) re-sends a token already spent on another
@@ -45,8 +60,8 @@ STALE_PAGE = (
 )
 
 
-def _refusal(error: services.ServiceError) -> str:
-    return STALE_PAGE if isinstance(error, services.IdempotencyConflict) else error.message
+def _refusal(error: ServiceError) -> str:
+    return STALE_PAGE if isinstance(error, IdempotencyConflict) else error.message
 
 
 def _found(read, *, missing: str, **lookup):
@@ -161,16 +176,16 @@ def practice(request: HttpRequest, slug: str) -> HttpResponse:
         variant_id=form.cleaned_data["variant"],
     )
     try:
-        services.practice_answer_submit(
+        practice_answer_submit(
             user=request.user,
             variant=variant,
             text=form.cleaned_data["answer"],
             idempotency_key=form.idempotency_key("practice"),
         )
-    except services.PracticeRefused:
+    except PracticeRefused:
         # Nothing was recorded; the practice page says why, and until when.
         return redirect("practice", slug=problem.slug)
-    except services.ServiceError as error:
+    except ServiceError as error:
         messages.error(request, _refusal(error))
     return redirect(reverse("practice", kwargs={"slug": problem.slug}) + "#verdict")
 
@@ -188,13 +203,13 @@ def _practice_page(
     request: HttpRequest, problem: Problem, form: PracticeAnswerForm | None = None
 ) -> HttpResponse:
     try:
-        variant = services.practice_variant_current(user=request.user, problem=problem)
-    except services.PracticeRefused as refusal:
+        variant = practice_variant_current(user=request.user, problem=problem)
+    except PracticeRefused as refusal:
         return _practice_refused(request, problem, refusal.message)
     responses = selectors.variant_responses(variant=variant)
     latest = responses[-1] if responses else None
     tries = [response for response in responses if response.counts_as_try]
-    solved = any(response.status == "correct" for response in tries)
+    solved = scores.solved(tries)
     if form is None:
         form = PracticeAnswerForm(
             initial={
@@ -226,12 +241,12 @@ def _practice_page(
 def practice_new_variant(request: HttpRequest, slug: str) -> HttpResponse:
     problem = _problem_or_404(slug)
     try:
-        current = services.practice_variant_current(user=request.user, problem=problem)
+        current = practice_variant_current(user=request.user, problem=problem)
         # The form names the variant it replaces: a double click asks twice to replace the
         # same one, and only the first request makes a new variant.
         if request.POST.get("replaces") == str(current.pk):
-            services.practice_variant_new(user=request.user, problem=problem)
-    except services.PracticeRefused:
+            practice_variant_new(user=request.user, problem=problem)
+    except PracticeRefused:
         pass  # nothing made; the practice page says why, and until when
     return redirect("practice", slug=problem.slug)
 
@@ -248,7 +263,7 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
     attempts = selectors.learner_quiz_attempts(user=request.user, quiz=quiz)
     in_progress = next((a for a in attempts if a.status == Attempt.Status.IN_PROGRESS), None)
     # An attempt whose time ran out is closed here, so "Resume" never quietly starts a new one.
-    if in_progress is not None and services.attempt_expire_if_overdue(attempt=in_progress):
+    if in_progress is not None and attempt_services.attempt_expire_if_overdue(attempt=in_progress):
         in_progress = None
     limit_reached = (
         in_progress is None
@@ -262,7 +277,7 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "attempt_rows": selectors.attempts_shown(attempts=attempts, now=now),
         "in_progress": in_progress,
         "limit_reached": limit_reached,
-        "closed_reason": services.quiz_availability_error(quiz=quiz, now=now),
+        "closed_reason": attempt_services.quiz_availability_error(quiz=quiz, now=now),
         "immediate": policy.immediate_feedback(quiz),
         "feedback_summary": policy.feedback_summary(quiz),
         "answers_summary": policy.answers_summary(quiz),
@@ -275,8 +290,8 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
 def attempt_start(request: HttpRequest, slug: str) -> HttpResponse:
     quiz = _found(selectors.quiz_detail, missing="No such quiz.", slug=slug)
     try:
-        attempt = services.attempt_start(user=request.user, quiz=quiz)
-    except services.ServiceError as error:
+        attempt = attempt_services.attempt_start(user=request.user, quiz=quiz)
+    except ServiceError as error:
         messages.error(request, _refusal(error))
         return redirect("quiz-detail", slug=quiz.slug)
     return redirect("attempt-take", pk=attempt.pk)
@@ -300,7 +315,7 @@ TIME_UP = "Time is up: this attempt closed at its deadline, and your saved answe
 @login_required
 def attempt_take(request: HttpRequest, pk: int) -> HttpResponse:
     attempt = _attempt_or_404(request, pk)
-    if services.attempt_expire_if_overdue(attempt=attempt):
+    if attempt_services.attempt_expire_if_overdue(attempt=attempt):
         return _closed(request, attempt, TIME_UP)
     if attempt.status != Attempt.Status.IN_PROGRESS:
         return redirect("attempt-results", pk=attempt.pk)
@@ -345,16 +360,16 @@ def attempt_answer(request: HttpRequest, pk: int, item_pk: int) -> HttpResponse:
         messages.error(request, "That choice is not part of this question; choose again.")
         return redirect(f"{take}#item-{item.pk}")
     try:
-        services.response_submit(
+        response_submit(
             attempt=attempt,
             item=item,
             text=form.cleaned_data["answer"],
             choice_ids=form.cleaned_data["choice"],
             idempotency_key=form.idempotency_key("item", item.pk),
         )
-    except services.AttemptClosed as error:
+    except AttemptClosed as error:
         return _closed(request, attempt, error.message)
-    except services.ServiceError as error:
+    except ServiceError as error:
         messages.error(request, _refusal(error))
     return redirect(f"{take}#item-{item.pk}")
 
@@ -388,7 +403,7 @@ def attempt_sheet_save(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("attempt-take", pk=attempt.pk)
     rows = selectors.attempt_sheet(attempt=attempt)
     answers = {
-        row.item.pk: services.SheetAnswer(
+        row.item.pk: SheetAnswer(
             text=request.POST.get(f"item-{row.item.pk}-answer", ""),
             choice_ids=tuple(
                 int(value)
@@ -399,22 +414,22 @@ def attempt_sheet_save(request: HttpRequest, pk: int) -> HttpResponse:
         for row in rows
     }
     try:
-        recorded = services.attempt_answers_save(
+        recorded = attempt_answers_save(
             attempt=attempt, answers=answers, idempotency_key=form.idempotency_key("sheet")
         )
         if form.cleaned_data["action"] == "submit":
-            services.attempt_submit(attempt=attempt)
+            attempt_services.attempt_submit(attempt=attempt)
             if autosave:
                 results = reverse("attempt-results", kwargs={"pk": attempt.pk})
                 return _autosave_reply(200, "submitted", "Submitted.", location=results)
             messages.success(request, "Your attempt has been submitted.")
             return redirect("attempt-results", pk=attempt.pk)
-    except services.AttemptClosed as error:
+    except AttemptClosed as error:
         if autosave:
             results = reverse("attempt-results", kwargs={"pk": attempt.pk})
             return _autosave_reply(409, "attempt_closed", error.message, location=results)
         return _closed(request, attempt, error.message)
-    except services.ServiceError as error:
+    except ServiceError as error:
         if autosave:
             return _autosave_reply(409, "refused", _refusal(error))
         messages.error(request, _refusal(error))
@@ -453,8 +468,8 @@ def attempt_sheet_save(request: HttpRequest, pk: int) -> HttpResponse:
 def attempt_submit(request: HttpRequest, pk: int) -> HttpResponse:
     attempt = _attempt_or_404(request, pk)
     try:
-        services.attempt_submit(attempt=attempt)
-    except services.AttemptClosed as error:
+        attempt_services.attempt_submit(attempt=attempt)
+    except AttemptClosed as error:
         return _closed(request, attempt, error.message)
     messages.success(request, "Your attempt has been submitted.")
     return redirect("attempt-results", pk=attempt.pk)
@@ -464,7 +479,7 @@ def attempt_submit(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def attempt_results(request: HttpRequest, pk: int) -> HttpResponse:
     attempt = _attempt_or_404(request, pk)
-    if services.attempt_expire_if_overdue(attempt=attempt):
+    if attempt_services.attempt_expire_if_overdue(attempt=attempt):
         messages.warning(request, TIME_UP)
     if attempt.status == Attempt.Status.IN_PROGRESS:
         return redirect("attempt-take", pk=attempt.pk)

@@ -19,7 +19,8 @@ from django.db import transaction
 from django.utils import timezone
 from lti_tool.models import LtiUser
 
-from courses.models import Lesson, Quiz
+from courses.models import Lesson
+from grading import scores
 from grading.models import Attempt, PracticeStreak
 from lti import platform
 from lti.content import content_line_item
@@ -89,14 +90,6 @@ def passback_schedule(*, passback: ScorePassback, when: datetime | None) -> None
         logger.exception("LTI passback %s could not be queued; the sweep will retry", passback.pk)
 
 
-def _best_quiz_score(*, user, quiz: Quiz) -> Attempt | None:
-    return (
-        Attempt.objects.filter(user=user, quiz=quiz, status=Attempt.Status.SUBMITTED)
-        .order_by("-score", "-submitted_at")
-        .first()
-    )
-
-
 def attempt_passback_enqueue(*, attempt: Attempt) -> list[ScorePassback]:
     """Queue the learner's quiz score for every LMS link to this quiz they launched from.
 
@@ -111,7 +104,7 @@ def attempt_passback_enqueue(*, attempt: Attempt) -> list[ScorePassback]:
         pairs = _launched_targets(user=attempt.user, targets=targets)
         if not pairs:
             return []
-        best = _best_quiz_score(user=attempt.user, quiz=attempt.quiz) or attempt
+        best = scores.best_attempt(user=attempt.user, quiz=attempt.quiz) or attempt
         return [
             _passback_queue(
                 target=target,
@@ -143,10 +136,7 @@ def mastery_passback_enqueue(*, streak: PracticeStreak) -> list[ScorePassback]:
         lesson = Lesson.objects.get(pk=lesson_id)
         total = lesson.problems.for_practice().count()
         mastered = PracticeStreak.objects.filter(
-            user=streak.user,
-            problem__lesson_id=lesson_id,
-            problem__exam_only=False,
-            mastered_at__isnull=False,
+            scores.MASTERED, user=streak.user, problem__lesson_id=lesson_id
         ).count()
         return [
             _passback_queue(

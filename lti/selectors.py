@@ -13,6 +13,7 @@ from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q
 from lti_tool.models import LtiMembership, LtiRegistration
 
 from courses.models import Lesson, Quiz
+from grading import scores
 from grading.models import Attempt, PracticeStreak
 from lti.models import LinkTarget, PassbackOutcome, RosterSync, ScorePassback
 
@@ -78,17 +79,14 @@ def link_learners(*, target: LinkTarget) -> list[LearnerRow]:
             .values("user_id")
             .annotate(
                 attempts=Count("id"),
-                best=Max("score", filter=Q(status=Attempt.Status.SUBMITTED)),
+                best=scores.best_score(),
                 out_of=Max("max_score"),
             )
         }
     else:
         mastered = dict(
             PracticeStreak.objects.filter(
-                user_id__in=user_ids,
-                problem__lesson_id=target.lesson_id,
-                problem__exam_only=False,
-                mastered_at__isnull=False,
+                scores.MASTERED, user_id__in=user_ids, problem__lesson_id=target.lesson_id
             )
             .values_list("user_id")
             .annotate(count=Count("id"))

@@ -195,7 +195,7 @@ REST_FRAMEWORK = {
 # status (api/errors.py); the response carries the error's own code and message.
 SOFTGRADE_API_ERRORS = {
     # The rules refuse it as things stand (no tries left, attempt closed, key reused...).
-    "grading.services.ServiceError": 409,
+    "grading.services.errors.ServiceError": 409,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "softgrade API",

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.db.models import Count, F, Max, Q, QuerySet
+from django.db.models import Count, F, Max, QuerySet
 
 from api.scope import Scope
 from courses.markup import MarkupError, render_markup
 from courses.models import Problem, Quiz, QuizItem
-from grading import engine
+from grading import engine, scores
 from grading.models import Attempt, PracticeStreak, Variant
 
 
@@ -84,7 +84,6 @@ def grades(*, scope: Scope, since: datetime | None = None) -> QuerySet:
     In-progress attempts count as attempts but never give a score: an exam's saved answers are
     graded before submission, and a running score would tell which of them are right.
     """
-    submitted = Q(status=Attempt.Status.SUBMITTED)
     rows = (
         attempts(scope=scope)
         .order_by()  # the model's default ordering would join the GROUP BY
@@ -100,8 +99,8 @@ def grades(*, scope: Scope, since: datetime | None = None) -> QuerySet:
         )
         .annotate(
             attempts=Count("id"),
-            submitted_attempts=Count("id", filter=submitted),
-            best_score=Max("score", filter=submitted),
+            submitted_attempts=Count("id", filter=scores.SUBMITTED),
+            best_score=scores.best_score(),
             out_of=Max("max_score"),
             last_submitted_at=Max("submitted_at"),
             changed_at=Max("updated_at"),

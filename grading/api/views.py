@@ -20,7 +20,7 @@ from api.errors import not_found
 from api.pagination import SyncCursor
 from api.scope import request_scope
 from api.validation import paging_params, query_params
-from grading import policy, services
+from grading import policy, scores
 from grading import selectors as sheets
 from grading.api import selectors
 from grading.api.serializers import (
@@ -41,6 +41,13 @@ from grading.api.serializers import (
     VerdictSerializer,
 )
 from grading.models import Attempt, PracticeStreak
+from grading.services.attempts import (
+    attempt_expire_if_overdue,
+    attempt_start_or_resume,
+    attempt_submit,
+)
+from grading.services.practice import practice_answer_submit, practice_variant_new
+from grading.services.responses import response_submit
 from integrations.api.scope import ApiKeyRequired
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
@@ -88,7 +95,7 @@ def _scoped_attempt(request, attempt_id: int) -> Attempt:
     if attempt is None:
         raise not_found("No attempt with that id is available to you.")
     # Time may have run out since the last request: close it and grade what was saved.
-    services.attempt_expire_if_overdue(attempt=attempt)
+    attempt_expire_if_overdue(attempt=attempt)
     return attempt
 
 
@@ -141,7 +148,7 @@ class AttemptList(generics.ListAPIView):
         quiz = selectors.quiz_to_start(scope=scope, slug=body.validated_data["quiz"])
         if quiz is None:
             raise not_found("No quiz with that slug is available to you.", field="quiz")
-        started = services.attempt_start_or_resume(user=user, quiz=quiz)
+        started = attempt_start_or_resume(user=user, quiz=quiz)
         attempt = selectors.attempts(scope=scope).get(pk=started.attempt.pk)
         return Response(
             self.get_serializer(attempt).data,
@@ -172,7 +179,6 @@ class AttemptItems(generics.GenericAPIView):
     def get(self, request, attempt_id: int):
         attempt = _scoped_attempt(request, attempt_id)
         shown = policy.attempt_visibility(attempt=attempt, now=timezone.now())
-        immediate = policy.immediate_feedback(attempt.quiz)
         items = []
         for row in sheets.attempt_sheet(attempt=attempt):
             item = row.item
@@ -188,10 +194,6 @@ class AttemptItems(generics.GenericAPIView):
                 choices = []
                 givens = row.variant.givens
                 shape = selectors.variant_answer_shape(variant=row.variant)
-            tries_left = None
-            if immediate:
-                left = attempt.quiz.tries_per_item - row.tries_used
-                tries_left = 0 if row.solved else max(0, left)
             saved = row.latest_counted  # the answer that counts so far (an exam's latest)
             items.append(
                 {
@@ -207,7 +209,7 @@ class AttemptItems(generics.GenericAPIView):
                     "givens": givens,
                     "answer_shape": shape,
                     "tries_used": row.tries_used,
-                    "tries_left": tries_left,
+                    "tries_left": row.tries_left,
                     "saved": saved,
                 }
             )
@@ -258,7 +260,7 @@ class ItemAnswer(generics.GenericAPIView):
                 {"choices": ["This item is a question: send the ids of the choices picked."]}
             )
         answered_at = timezone.now()
-        response = services.response_submit(
+        response = response_submit(
             attempt=attempt,
             item=item,
             text=answer.get("text", ""),
@@ -287,8 +289,7 @@ def _result(attempt: Attempt, *, now: datetime) -> dict:
         item = row.item
         counted = row.counted
         # The response whose score counts: the best try, or the latest saved answer in an exam.
-        counting = max(counted, key=lambda r: r.score) if immediate and counted else None
-        counting = counting or row.latest_counted
+        counting = scores.counting_try(immediate=immediate, tries=counted)
         if counting is None:
             shown_status = "unanswered"
         elif shown.verdicts:
@@ -343,7 +344,7 @@ class AttemptSubmit(generics.GenericAPIView):
     )
     def post(self, request, attempt_id: int):
         attempt = _scoped_attempt(request, attempt_id)
-        attempt = services.attempt_submit(attempt=attempt)
+        attempt = attempt_submit(attempt=attempt)
         context = _attempt_context()
         result = _result(attempt, now=context["now"])
         return Response(ResultSerializer(result, context=context).data)
@@ -392,7 +393,7 @@ class VariantCreate(generics.GenericAPIView):
         problem = selectors.problem_to_practise(scope=scope, slug=body.validated_data["problem"])
         if problem is None:
             raise not_found("No problem with that slug is available to you.", field="problem")
-        variant = services.practice_variant_new(user=user, problem=problem)
+        variant = practice_variant_new(user=user, problem=problem)
         return Response(
             VariantSerializer(_scoped_variant(request, variant.pk)).data,
             status=status.HTTP_201_CREATED,
@@ -428,7 +429,7 @@ class VariantAnswer(generics.GenericAPIView):
         body = PracticeAnswerSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         variant = _scoped_variant(request, variant_id)
-        response = services.practice_answer_submit(
+        response = practice_answer_submit(
             user=variant.user,
             variant=variant,
             text=body.validated_data["text"],

@@ -14,8 +14,9 @@ import pytest
 from django.db import connection, connections
 
 from courses.models import Quiz
-from grading import engine, services
+from grading import engine
 from grading.models import Attempt, Response, Variant
+from grading.services.attempts import attempt_start, attempt_submit
 from integrations.models import Learner
 from tests.api.conftest import first_item, items_of_kind, key_client, start_attempt
 
@@ -83,7 +84,7 @@ def test_two_starts_at_the_attempt_limit_leave_the_allowed_attempts(lms, exam):
         quiz = Quiz.objects.create(
             lesson=exam.lesson, slug=f"limit-{round_}", title="Limit", attempts_allowed=2
         )
-        services.attempt_submit(attempt=services.attempt_start(user=user, quiz=quiz))
+        attempt_submit(attempt=attempt_start(user=user, quiz=quiz))
 
         def start(slug=quiz.slug):
             return key_client(lms.token).post(
@@ -108,7 +109,7 @@ def test_two_starts_of_an_unlimited_quiz_leave_one_attempt_in_progress(lms, prac
         first, second = simultaneously(start, start)
         assert first["id"] == second["id"]
         assert Attempt.objects.filter(status=Attempt.Status.IN_PROGRESS).count() == 1
-        services.attempt_submit(attempt=Attempt.objects.get(pk=first["id"]))
+        attempt_submit(attempt=Attempt.objects.get(pk=first["id"]))
 
 
 def test_two_answers_for_the_last_try_count_once(lms, practice_quiz):
@@ -191,7 +192,7 @@ def test_ten_starts_with_an_attempt_open_all_resume_it(lms, exam):
     user = Learner.objects.get(external_id="stud-1").user
     for round_ in range(ROUNDS):
         quiz = _limited_quiz(exam, f"open-{round_}", 1)
-        open_attempt = services.attempt_start(user=user, quiz=quiz)
+        open_attempt = attempt_start(user=user, quiz=quiz)
         results = simultaneously(*[_start_call(lms.token, quiz.slug)] * 10)
         assert [result.status_code for result in results] == [200] * 10, [
             result.content for result in results

@@ -92,7 +92,7 @@ def test_the_table_is_the_one_place_an_api_refusal_takes_its_status(lms):
     later = QuizFactory(opens_at=timezone.now() + timedelta(days=1), lesson=lesson)
     QuizItemFactory(quiz=later)
     start = {"quiz": later.slug, "learner": "stud-1"}
-    with override_settings(SOFTGRADE_API_ERRORS={"grading.services.QuizNotOpen": 423}):
+    with override_settings(SOFTGRADE_API_ERRORS={"grading.services.errors.QuizNotOpen": 423}):
         refused = lms.client().post("/api/v1/attempts/", start, format="json")
     assert refused.status_code == 423
     assert refused.json()["code"] == "quiz_not_open"

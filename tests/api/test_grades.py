@@ -9,8 +9,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from grading import services
 from grading.models import Attempt
+from grading.services.attempts import attempt_start, attempt_submit
 from integrations import services as integrations
 from integrations.models import Learner
 
@@ -25,8 +25,8 @@ def provisioned(lms, external_id: str, **fields):
 
 
 def submitted(user, quiz):
-    attempt = services.attempt_start(user=user, quiz=quiz)
-    return services.attempt_submit(attempt=attempt)
+    attempt = attempt_start(user=user, quiz=quiz)
+    return attempt_submit(attempt=attempt)
 
 
 def test_one_row_per_learner_and_quiz_with_the_best_submitted_score(lms, practice_quiz, exam):
@@ -35,7 +35,7 @@ def test_one_row_per_learner_and_quiz_with_the_best_submitted_score(lms, practic
     Attempt.objects.filter(pk=first.pk).update(score=3.0)
     second = submitted(user, exam)
     Attempt.objects.filter(pk=second.pk).update(score=5.0)
-    services.attempt_start(user=user, quiz=practice_quiz)
+    attempt_start(user=user, quiz=practice_quiz)
     rows = lms.client().get("/api/v1/grades/").json()["results"]
     by_quiz = {row["quiz"]: row for row in rows}
     assert by_quiz["attention-exam"]["score"] == 5.0

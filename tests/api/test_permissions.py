@@ -17,8 +17,9 @@ from rest_framework.test import APIClient
 
 from config.api import urlpatterns
 from courses.models import Problem, Quiz
-from grading import services
 from grading.models import Variant
+from grading.services.attempts import attempt_start
+from grading.services.practice import practice_variant_new
 from integrations.models import Learner
 from tests.api.conftest import key_client, session_client
 
@@ -42,8 +43,8 @@ def world(lms, other_lms, revoked_token, learner_a, learner_b, instructor) -> Wo
     quiz = Quiz.objects.get(slug="attention-practice")
     problem = Problem.objects.get(slug="dot-variance")
     lms_user = Learner.objects.get(external_id=lms.learner_id).user
-    site_attempt = services.attempt_start(user=learner_a, quiz=quiz)
-    lms_attempt = services.attempt_start(user=lms_user, quiz=quiz)
+    site_attempt = attempt_start(user=learner_a, quiz=quiz)
+    lms_attempt = attempt_start(user=lms_user, quiz=quiz)
     item = Variant.objects.filter(attempt=site_attempt).first().quiz_item_id
     return World(
         clients={
@@ -58,8 +59,8 @@ def world(lms, other_lms, revoked_token, learner_a, learner_b, instructor) -> Wo
         site_attempt=site_attempt.pk,
         lms_attempt=lms_attempt.pk,
         problem_item=item,
-        site_variant=services.practice_variant_new(user=learner_a, problem=problem).pk,
-        lms_variant=services.practice_variant_new(user=lms_user, problem=problem).pk,
+        site_variant=practice_variant_new(user=learner_a, problem=problem).pk,
+        lms_variant=practice_variant_new(user=lms_user, problem=problem).pk,
     )
 
 

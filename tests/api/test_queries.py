@@ -11,7 +11,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from courses.models import Problem, Quiz
-from grading import services
+from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.practice import practice_answer_submit, practice_variant_new
 from integrations import services as integrations
 from tests.factories import KeyTermFactory, LessonFactory, ProblemFactory, QuizFactory
 
@@ -31,11 +32,11 @@ def crowd(lms, course, practice_quiz, exam):
         learner, _ = integrations.learner_provision(
             integration=lms.integration, external_id=f"crowd-{n}", name=f"L{n}"
         )
-        attempt = services.attempt_start(user=learner.user, quiz=exam)
-        services.attempt_submit(attempt=attempt)
-        services.attempt_start(user=learner.user, quiz=practice_quiz)
-        variant = services.practice_variant_new(user=learner.user, problem=problem)
-        services.practice_answer_submit(user=learner.user, variant=variant, text="7")
+        attempt = attempt_start(user=learner.user, quiz=exam)
+        attempt_submit(attempt=attempt)
+        attempt_start(user=learner.user, quiz=practice_quiz)
+        variant = practice_variant_new(user=learner.user, problem=problem)
+        practice_answer_submit(user=learner.user, variant=variant, text="7")
         lesson = LessonFactory(course=course, order=100 + n)
         KeyTermFactory.create_batch(2, lesson=lesson)
         QuizFactory(lesson=lesson)

@@ -10,7 +10,9 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from courses.models import Problem, Quiz
-from grading import services
+from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.practice import practice_answer_submit, practice_variant_current
+from grading.services.responses import response_submit
 from tests.browser.conftest import log_in
 
 pytestmark = pytest.mark.browser
@@ -22,22 +24,22 @@ LESSON = "/lessons/scaled-dot-product-attention/"
 def learner_pages(shipped_bank, learner_account):
     """Every kind of learner page, with content in it: a verdict, saved answers, a result."""
     problem = Problem.objects.get(slug="dot-variance")
-    variant = services.practice_variant_current(user=learner_account, problem=problem)
-    services.practice_answer_submit(user=learner_account, variant=variant, text="1")
+    variant = practice_variant_current(user=learner_account, problem=problem)
+    practice_answer_submit(user=learner_account, variant=variant, text="1")
     practice_quiz = Quiz.objects.get(slug="attention-practice")
-    practice_attempt = services.attempt_start(user=learner_account, quiz=practice_quiz)
+    practice_attempt = attempt_start(user=learner_account, quiz=practice_quiz)
     for item in practice_quiz.items.all()[:3]:
         if item.question_id:
             choice = item.question.choices.filter(is_correct=False).first()
-            services.response_submit(attempt=practice_attempt, item=item, choice_ids=[choice.pk])
+            response_submit(attempt=practice_attempt, item=item, choice_ids=[choice.pk])
         else:
-            services.response_submit(attempt=practice_attempt, item=item, text="2")
+            response_submit(attempt=practice_attempt, item=item, text="2")
     exam = Quiz.objects.get(slug="attention-exam")
-    finished = services.attempt_start(user=learner_account, quiz=exam)
+    finished = attempt_start(user=learner_account, quiz=exam)
     for item in exam.items.filter(problem__isnull=False):
-        services.response_submit(attempt=finished, item=item, text="3")
-    services.attempt_submit(attempt=finished)
-    open_exam = services.attempt_start(user=learner_account, quiz=exam)
+        response_submit(attempt=finished, item=item, text="3")
+    attempt_submit(attempt=finished)
+    open_exam = attempt_start(user=learner_account, quiz=exam)
     return {
         "home": "/",
         "lesson": LESSON,

@@ -11,8 +11,9 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from courses.models import Problem, Quiz
-from grading import engine, services
+from grading import engine
 from grading.models import Attempt, Response, Variant
+from grading.services.practice import practice_variant_current
 from tests.browser.conftest import PASSWORD, log_in
 
 pytestmark = pytest.mark.browser
@@ -129,7 +130,7 @@ def test_the_explorer_explains_itself_without_javascript(browser, live_server, s
 def _variant_showing(page, learner, code: str) -> Variant:
     problem = Problem.objects.get(slug="dot-variance")
     while True:
-        variant = services.practice_variant_current(user=learner, problem=problem)
+        variant = practice_variant_current(user=learner, problem=problem)
         solution = engine.get_family(variant.family).solve(variant.givens)
         if code in solution.mistakes:
             return variant

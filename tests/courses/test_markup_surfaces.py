@@ -15,7 +15,9 @@ from django.test import Client
 from django.urls import reverse
 
 from courses.models import Quiz
-from grading import services
+from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.practice import practice_variant_new
+from grading.services.responses import response_submit
 from tests.api.conftest import session_client
 from tests.factories import (
     ChoiceFactory,
@@ -76,8 +78,8 @@ def authored_content(text: str) -> dict:
     question_item = QuizItemFactory(quiz=quiz, question=question, order=0)
     QuizItemFactory(quiz=quiz, question=None, problem=problem, order=1)
     learner = UserFactory()
-    attempt = services.attempt_start(user=learner, quiz=quiz)
-    services.response_submit(attempt=attempt, item=question_item, choice_ids=[wrong.pk])
+    attempt = attempt_start(user=learner, quiz=quiz)
+    response_submit(attempt=attempt, item=question_item, choice_ids=[wrong.pk])
     return {
         "lesson": lesson, "term": term, "misconception": misconception, "question": question,
         "right": right, "problem": problem, "quiz": quiz, "question_item": question_item,
@@ -111,14 +113,14 @@ def rendered_surfaces(content: dict) -> dict[str, tuple[str, list[str]]]:
     items = api.get(f"/api/v1/attempts/{attempt.pk}/items/").json()
     fragments = [item["prompt_html"] or "" for item in items]
     fragments += [choice["text_html"] or "" for item in items for choice in item["choices"]]
-    variant = services.practice_variant_new(user=content["learner"], problem=problem)
+    variant = practice_variant_new(user=content["learner"], problem=problem)
     fragments.append(api.get(f"/api/v1/variants/{variant.pk}/").json()["prompt_html"] or "")
     surfaces["api *_html fields"] = ("\n".join(fragments), [])
 
-    services.response_submit(
+    response_submit(
         attempt=attempt, item=content["question_item"], choice_ids=[content["right"].pk]
     )
-    services.attempt_submit(attempt=attempt)
+    attempt_submit(attempt=attempt)
     page("results page", learner, reverse("attempt-results", args=[attempt.pk]),
          ["prompt", "righttext", "wrongtext", "rightfeedback", "explanation"])  # fmt: skip
 

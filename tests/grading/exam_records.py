@@ -13,8 +13,10 @@ import numpy as np
 from django.contrib.auth.models import AbstractBaseUser
 
 from courses.models import Choice, Problem, Question, Quiz, QuizItem
-from grading import engine, services
+from grading import engine
 from grading.models import Attempt, Variant
+from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.responses import response_submit
 from tests.factories import (
     ChoiceFactory,
     LessonFactory,
@@ -73,16 +75,14 @@ def sit(
 ) -> Attempt:
     """The learner picks a choice and types the problem's answer times `factor` (1.05 is 5 % off:
     wrong under the family's 1 % tolerance, right under 10 %)."""
-    attempt = services.attempt_start(user=user, quiz=exam.quiz)
-    services.response_submit(
-        attempt=attempt, item=exam.question_item, choice_ids=[exam.choices[choice].pk]
-    )
+    attempt = attempt_start(user=user, quiz=exam.quiz)
+    response_submit(attempt=attempt, item=exam.question_item, choice_ids=[exam.choices[choice].pk])
     variant = Variant.objects.get(attempt=attempt, quiz_item=exam.problem_item)
-    services.response_submit(
+    response_submit(
         attempt=attempt, item=exam.problem_item, text=repr(true_answer(variant) * factor)
     )
     if submit:
-        services.attempt_submit(attempt=attempt)
+        attempt_submit(attempt=attempt)
     attempt.refresh_from_db()
     return attempt
 

@@ -18,8 +18,10 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from courses.models import Choice, Quiz, QuizItem
-from grading import policy, services
+from grading import policy
 from grading.models import Attempt, Variant
+from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.responses import response_submit
 from tests.factories import (
     ChoiceFactory,
     MisconceptionFactory,
@@ -110,7 +112,7 @@ def take(*, user, quiz: Quiz, status: str, close: str) -> Built:
     question_item = quiz.items.get(question__isnull=False)
     problem_item = quiz.items.get(problem__isnull=False)
     right = question_item.question.choices.get(is_correct=True)
-    attempt = services.attempt_start(user=user, quiz=quiz)
+    attempt = attempt_start(user=user, quiz=quiz)
     Variant.objects.filter(attempt=attempt, quiz_item=problem_item).update(givens=GIVENS)
     variant = Variant.objects.get(attempt=attempt, quiz_item=problem_item)
     answered = session_client(user).post(
@@ -119,9 +121,9 @@ def take(*, user, quiz: Quiz, status: str, close: str) -> Built:
         format="json",
     )
     assert answered.status_code == 201, answered.content
-    services.response_submit(attempt=attempt, item=question_item, choice_ids=[right.pk])
+    response_submit(attempt=attempt, item=question_item, choice_ids=[right.pk])
     if status == policy.SUBMITTED:
-        services.attempt_submit(attempt=attempt)
+        attempt_submit(attempt=attempt)
     if close == "after close":
         Quiz.objects.filter(pk=quiz.pk).update(closes_at=now - timedelta(minutes=1))
     attempt.refresh_from_db()

@@ -11,8 +11,9 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from grading import engine, services
+from grading import engine
 from grading.models import Variant
+from grading.services.verdicts import variant_grade
 from tests.factories import LessonFactory, ProblemFactory
 from tests.grading.private_data import FORMULA_PARAMS
 
@@ -99,10 +100,10 @@ def test_formula_variants_move_their_formulas_to_the_grading_key_and_grade_the_s
         }
         values = givens["values"]
         answer = values["d_k"] * values["s"] ** 2 + values["hidden_shift"]
-        right = services.variant_grade(variant=variant, text=repr(answer))
+        right = variant_grade(variant=variant, text=repr(answer))
         assert right.status == "correct"
         mistake = values["d_k"] * values["s"] + values["hidden_shift"]
-        wrong = services.variant_grade(variant=variant, text=repr(mistake))
+        wrong = variant_grade(variant=variant, text=repr(mistake))
         assert wrong.misconception == "forgot-the-square-zq"
     untouched = Variant.objects.get(pk=other.pk)
     assert untouched.givens == {"d_k": 64, "sigma_q": 1.0, "sigma_k": 2.0}

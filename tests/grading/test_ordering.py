@@ -11,9 +11,10 @@ from django.test import Client, override_settings
 from django.urls import reverse
 
 from courses.models import Choice, Question, Quiz
-from grading import ordering, selectors, services
+from grading import ordering, selectors
 from grading.families import attempt_seed
 from grading.models import Attempt, Response
+from grading.services.attempts import attempt_start, attempt_submit
 from tests.api.conftest import session_client
 from tests.factories import (
     ChoiceFactory,
@@ -85,7 +86,7 @@ def shown_order(attempt: Attempt) -> list[tuple[int, list[int]]]:
 
 
 def attempts_of(quiz: Quiz, learners: int = LEARNERS) -> list[Attempt]:
-    return [services.attempt_start(user=UserFactory(), quiz=quiz) for _ in range(learners)]
+    return [attempt_start(user=UserFactory(), quiz=quiz) for _ in range(learners)]
 
 
 # --- the rule, without the database ---------------------------------------------------------
@@ -166,9 +167,9 @@ def test_the_order_is_the_same_on_every_read():
     attempt = attempts_of(quiz, learners=1)[0]
     first = shown_order(attempt)
     assert shown_order(attempt) == first
-    assert services.attempt_start(user=attempt.user, quiz=quiz).pk == attempt.pk  # resumed
+    assert attempt_start(user=attempt.user, quiz=quiz).pk == attempt.pk  # resumed
     assert shown_order(attempt) == first
-    services.attempt_submit(attempt=attempt)
+    attempt_submit(attempt=attempt)
     assert shown_order(attempt) == first
 
 
@@ -269,7 +270,7 @@ def test_the_pages_and_the_api_show_the_same_order(client: Client):
     stored = stored_order(quiz)
     for _ in range(5):
         learner = UserFactory()
-        attempt = services.attempt_start(user=learner, quiz=quiz)
+        attempt = attempt_start(user=learner, quiz=quiz)
         shown = shown_order(attempt)
         items_moved = [item for item, _ in shown] != [item for item, _ in stored]
         if items_moved and any(choices != dict(stored)[item] for item, choices in shown if choices):
@@ -314,7 +315,7 @@ def test_the_pages_and_the_api_show_the_same_order(client: Client):
 def test_a_shuffled_exam_grades_the_choices_picked_by_id(client: Client):
     quiz = quiz_of_questions(questions=4)
     learner = UserFactory()
-    attempt = services.attempt_start(user=learner, quiz=quiz)
+    attempt = attempt_start(user=learner, quiz=quiz)
     client.force_login(learner)
     take = client.get(reverse("attempt-take", kwargs={"pk": attempt.pk})).content.decode()
     data = {"action": "submit", "token": token_in(take)}
@@ -340,11 +341,11 @@ def test_a_shuffled_exam_page_costs_no_query_per_item(
     learner = UserFactory()
     client.force_login(learner)
     for questions in (2, 12):
-        attempt = services.attempt_start(user=learner, quiz=quiz_of_questions(questions=questions))
+        attempt = attempt_start(user=learner, quiz=quiz_of_questions(questions=questions))
         with django_assert_max_num_queries(11):
             html = client.get(reverse("attempt-take", kwargs={"pk": attempt.pk})).content.decode()
         assert len(take_order(html)) == questions
-        services.attempt_submit(attempt=attempt)
+        attempt_submit(attempt=attempt)
         with django_assert_max_num_queries(11):
             html = client.get(reverse("attempt-results", kwargs={"pk": attempt.pk})).content
         assert len(results_order(html.decode())) == questions

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from courses.models import Quiz
-from grading import services
+from grading.services.attempts import attempt_submit
 from tests.grading import surfaces
 
 pytestmark = pytest.mark.django_db
@@ -59,5 +59,5 @@ def test_a_running_score_with_immediate_feedback_is_shown_as_so_far(learner_clie
     )
     history = learner_client.get("/history/").content.decode()
     assert "1 / 2</span> so far" in history
-    services.attempt_submit(attempt=built.attempt)
+    attempt_submit(attempt=built.attempt)
     assert "so far" not in learner_client.get("/history/").content.decode()

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from grading import selectors, services
+from grading import selectors
 from grading.models import Attempt, Regrade, Response, ScoreChange, Variant
 from grading.overrides import ScoreChangeNotAllowed, item_score_override
 from grading.regrades import quiz_item_regrade
+from grading.services.attempts import attempt_submit
 from tests.factories import UserFactory
 from tests.grading.exam_records import exam_build, sit
 
@@ -129,7 +130,7 @@ def test_applying_a_choice_fix_regrades_rescores_audits_and_tells_the_lms(
     # The LMS hears of the two submitted attempts that moved; Dee has not submitted yet.
     assert sorted(hook_calls) == sorted([attempts["ann"].pk, attempts["ben"].pk])
     # Dee's running total is what her submission then gives.
-    services.attempt_submit(attempt=attempts["dee"])
+    attempt_submit(attempt=attempts["dee"])
     assert Attempt.objects.get(pk=attempts["dee"].pk).score == 5.0
     # Ben's results page shows the new verdict and the item's score.
     sheet = selectors.attempt_sheet(attempt=Attempt.objects.get(pk=attempts["ben"].pk))

@@ -7,8 +7,11 @@ from django.utils import timezone
 
 from courses import selectors as course_selectors
 from courses.models import Problem, Quiz
-from grading import selectors, services
+from grading import selectors
 from grading.models import Attempt, PracticeStreak, Response
+from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.practice import practice_answer_submit, practice_variant_new
+from grading.services.responses import response_submit
 from tests.factories import UserFactory
 from tests.grading.test_services import answer_of
 
@@ -20,17 +23,17 @@ def test_lesson_progress_counts_mastery_attempts_and_best_scores(
 ):
     problem = Problem.objects.get(slug="dot-variance")
     for _ in range(PracticeStreak.MASTERY):
-        variant = services.practice_variant_new(user=learner, problem=problem)
-        services.practice_answer_submit(user=learner, variant=variant, text=answer_of(variant))
+        variant = practice_variant_new(user=learner, problem=problem)
+        practice_answer_submit(user=learner, variant=variant, text=answer_of(variant))
     quiz = Quiz.objects.get(slug="attention-practice")
-    first = services.attempt_start(user=learner, quiz=quiz)
+    first = attempt_start(user=learner, quiz=quiz)
     item = quiz.items.filter(problem__isnull=False).first()
     variant = first.variants.get(quiz_item=item)
-    services.response_submit(attempt=first, item=item, text=answer_of(variant))
-    services.attempt_submit(attempt=first)
-    second = services.attempt_start(user=learner, quiz=quiz)
+    response_submit(attempt=first, item=item, text=answer_of(variant))
+    attempt_submit(attempt=first)
+    second = attempt_start(user=learner, quiz=quiz)
     # Someone else's work never counts.
-    services.attempt_submit(attempt=services.attempt_start(user=UserFactory(), quiz=quiz))
+    attempt_submit(attempt=attempt_start(user=UserFactory(), quiz=quiz))
 
     courses = list(course_selectors.course_list())
     lessons = [lesson for course in courses for lesson in course.lessons.all()]
@@ -51,10 +54,10 @@ def test_attempt_sheet_has_every_item_in_order_with_its_responses(
     learner, shipped_bank, django_assert_num_queries
 ):
     quiz = Quiz.objects.get(slug="attention-exam")
-    attempt = services.attempt_start(user=learner, quiz=quiz)
+    attempt = attempt_start(user=learner, quiz=quiz)
     item = quiz.items.filter(problem__isnull=False).order_by("order").first()
-    services.response_submit(attempt=attempt, item=item, text="5")
-    services.response_submit(attempt=attempt, item=item, text="[[")
+    response_submit(attempt=attempt, item=item, text="5")
+    response_submit(attempt=attempt, item=item, text="[[")
     with django_assert_num_queries(5):
         rows = selectors.attempt_sheet(attempt=attempt)
         row = next(r for r in rows if r.item.pk == item.pk)
@@ -72,15 +75,15 @@ def test_attempt_sheet_has_every_item_in_order_with_its_responses(
 
 def test_attempt_of_learner_refuses_someone_elses(learner, shipped_bank):
     quiz = Quiz.objects.get(slug="attention-exam")
-    theirs = services.attempt_start(user=UserFactory(), quiz=quiz)
+    theirs = attempt_start(user=UserFactory(), quiz=quiz)
     with pytest.raises(Attempt.DoesNotExist):
         selectors.attempt_of_learner(user=learner, attempt_id=theirs.pk)
-    mine = services.attempt_start(user=learner, quiz=quiz)
+    mine = attempt_start(user=learner, quiz=quiz)
     assert selectors.attempt_of_learner(user=learner, attempt_id=mine.pk) == mine
 
 
 def test_attempt_item_refuses_an_item_of_another_quiz(learner, shipped_bank):
-    attempt = services.attempt_start(user=learner, quiz=Quiz.objects.get(slug="attention-exam"))
+    attempt = attempt_start(user=learner, quiz=Quiz.objects.get(slug="attention-exam"))
     foreign = Quiz.objects.get(slug="attention-practice").items.first()
     with pytest.raises(foreign.DoesNotExist):
         selectors.attempt_item(attempt=attempt, item_id=foreign.pk)
@@ -100,10 +103,10 @@ def test_misconceptions_by_code_skips_blanks_and_unknown_codes(
 def test_history_reads_cost_one_query_each(learner, shipped_bank, django_assert_num_queries):
     quiz = Quiz.objects.get(slug="attention-practice")
     for _ in range(3):
-        services.attempt_submit(attempt=services.attempt_start(user=learner, quiz=quiz))
+        attempt_submit(attempt=attempt_start(user=learner, quiz=quiz))
     for problem in Problem.objects.all()[:4]:
-        variant = services.practice_variant_new(user=learner, problem=problem)
-        services.practice_answer_submit(user=learner, variant=variant, text="1")
+        variant = practice_variant_new(user=learner, problem=problem)
+        practice_answer_submit(user=learner, variant=variant, text="1")
     with django_assert_num_queries(2):
         attempts = selectors.learner_attempts(user=learner)
         streaks = selectors.learner_streaks(user=learner)
@@ -115,8 +118,8 @@ def test_history_reads_cost_one_query_each(learner, shipped_bank, django_assert_
 
 def test_practice_variant_of_learner_is_only_their_practice_variant(learner, shipped_bank):
     problem = Problem.objects.get(slug="dot-variance")
-    mine = services.practice_variant_new(user=learner, problem=problem)
-    theirs = services.practice_variant_new(user=UserFactory(), problem=problem)
+    mine = practice_variant_new(user=learner, problem=problem)
+    theirs = practice_variant_new(user=UserFactory(), problem=problem)
     found = selectors.practice_variant_of_learner(user=learner, problem=problem, variant_id=mine.pk)
     assert found == mine
     with pytest.raises(type(mine).DoesNotExist):

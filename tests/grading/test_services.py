@@ -12,8 +12,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from courses.models import Problem, Question, Quiz
-from grading import engine, policy, services
+from grading import engine, policy
 from grading.models import Attempt, PracticeStreak, Response, Variant
+from grading.scores import item_scores
+from grading.services.attempts import attempt_start, attempt_start_or_resume, attempt_submit
+from grading.services.errors import (
+    AttemptClosed,
+    AttemptLimitReached,
+    IdempotencyConflict,
+    NoTriesLeft,
+    QuizNotOpen,
+    ServiceError,
+)
+from grading.services.practice import practice_answer_submit, practice_variant_new
+from grading.services.responses import response_submit, tries_used
+from grading.services.verdicts import question_grade, variant_grade
 from tests.factories import QuizFactory, QuizItemFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -40,8 +53,8 @@ def mistake_of(variant: Variant, code: str) -> str | None:
 
 def test_practice_variants_are_fresh_and_reproducible(shipped_bank, learner):
     problem = Problem.objects.get(slug="dot-variance")
-    first = services.practice_variant_new(user=learner, problem=problem)
-    second = services.practice_variant_new(user=learner, problem=problem)
+    first = practice_variant_new(user=learner, problem=problem)
+    second = practice_variant_new(user=learner, problem=problem)
     assert (first.counter, second.counter) == (1, 2)
     assert first.seed != second.seed
     again = engine.make_variant(
@@ -54,27 +67,25 @@ def test_practice_variants_are_fresh_and_reproducible(shipped_bank, learner):
 
 def test_seeds_differ_between_learners(shipped_bank):
     problem = Problem.objects.get(slug="dot-variance")
-    a = services.practice_variant_new(user=UserFactory(), problem=problem)
-    b = services.practice_variant_new(user=UserFactory(), problem=problem)
+    a = practice_variant_new(user=UserFactory(), problem=problem)
+    b = practice_variant_new(user=UserFactory(), problem=problem)
     assert a.seed != b.seed
 
 
 def test_practice_names_the_misconception_then_builds_a_streak(shipped_bank, learner):
     problem = Problem.objects.get(slug="dot-variance")
-    variant = services.practice_variant_new(user=learner, problem=problem)
+    variant = practice_variant_new(user=learner, problem=problem)
     while mistake_of(variant, "std-for-variance") is None:
-        variant = services.practice_variant_new(user=learner, problem=problem)
-    wrong = services.practice_answer_submit(
+        variant = practice_variant_new(user=learner, problem=problem)
+    wrong = practice_answer_submit(
         user=learner, variant=variant, text=mistake_of(variant, "std-for-variance")
     )
     assert wrong.status == "incorrect"
     assert wrong.misconception == "std-for-variance"
     assert PracticeStreak.objects.get(user=learner, problem=problem).current == 0
     for expected in (1, 2, 3):
-        variant = services.practice_variant_new(user=learner, problem=problem)
-        right = services.practice_answer_submit(
-            user=learner, variant=variant, text=answer_of(variant)
-        )
+        variant = practice_variant_new(user=learner, problem=problem)
+        right = practice_answer_submit(user=learner, variant=variant, text=answer_of(variant))
         assert right.status == "correct"
         streak = PracticeStreak.objects.get(user=learner, problem=problem)
         assert streak.current == expected
@@ -85,30 +96,30 @@ def test_correct_after_a_wrong_try_on_the_same_variant_does_not_grow_the_streak(
     shipped_bank, learner
 ):
     problem = Problem.objects.get(slug="dot-variance")
-    variant = services.practice_variant_new(user=learner, problem=problem)
-    services.practice_answer_submit(user=learner, variant=variant, text="0")
-    services.practice_answer_submit(user=learner, variant=variant, text=answer_of(variant))
+    variant = practice_variant_new(user=learner, problem=problem)
+    practice_answer_submit(user=learner, variant=variant, text="0")
+    practice_answer_submit(user=learner, variant=variant, text=answer_of(variant))
     assert PracticeStreak.objects.get(user=learner, problem=problem).current == 0
 
 
 def test_invalid_practice_input_costs_nothing(shipped_bank, learner):
     problem = Problem.objects.get(slug="dot-variance")
-    variant = services.practice_variant_new(user=learner, problem=problem)
-    response = services.practice_answer_submit(user=learner, variant=variant, text="9^9^9")
+    variant = practice_variant_new(user=learner, problem=problem)
+    response = practice_answer_submit(user=learner, variant=variant, text="9^9^9")
     assert response.status == "invalid"
     assert not response.counts_as_try
     assert response.feedback
     assert not PracticeStreak.objects.filter(user=learner).exists()
-    right = services.practice_answer_submit(user=learner, variant=variant, text=answer_of(variant))
+    right = practice_answer_submit(user=learner, variant=variant, text=answer_of(variant))
     assert PracticeStreak.objects.get(user=learner, problem=problem).current == 1
     assert right.status == "correct"
 
 
 def test_a_double_click_records_one_try(shipped_bank, learner):
     problem = Problem.objects.get(slug="dot-variance")
-    variant = services.practice_variant_new(user=learner, problem=problem)
-    first = services.practice_answer_submit(user=learner, variant=variant, text="1")
-    second = services.practice_answer_submit(user=learner, variant=variant, text="1")
+    variant = practice_variant_new(user=learner, problem=problem)
+    first = practice_answer_submit(user=learner, variant=variant, text="1")
+    second = practice_answer_submit(user=learner, variant=variant, text="1")
     assert first.pk == second.pk
     assert (first.replayed, second.replayed) == (False, True)
     assert Response.objects.filter(variant=variant).count() == 1
@@ -116,41 +127,35 @@ def test_a_double_click_records_one_try(shipped_bank, learner):
 
 def test_another_learners_variant_is_refused(shipped_bank, learner):
     problem = Problem.objects.get(slug="dot-variance")
-    variant = services.practice_variant_new(user=UserFactory(), problem=problem)
-    with pytest.raises(services.ServiceError):
-        services.practice_answer_submit(user=learner, variant=variant, text="1")
+    variant = practice_variant_new(user=UserFactory(), problem=problem)
+    with pytest.raises(ServiceError):
+        practice_answer_submit(user=learner, variant=variant, text="1")
     assert not Response.objects.exists()
 
 
 def test_idempotency_key_replays_and_conflicts(shipped_bank, learner):
     problem = Problem.objects.get(slug="dot-variance")
-    variant = services.practice_variant_new(user=learner, problem=problem)
-    first = services.practice_answer_submit(
-        user=learner, variant=variant, text="2", idempotency_key="k1"
-    )
-    replay = services.practice_answer_submit(
-        user=learner, variant=variant, text="2", idempotency_key="k1"
-    )
+    variant = practice_variant_new(user=learner, problem=problem)
+    first = practice_answer_submit(user=learner, variant=variant, text="2", idempotency_key="k1")
+    replay = practice_answer_submit(user=learner, variant=variant, text="2", idempotency_key="k1")
     assert replay.pk == first.pk
     assert (first.replayed, replay.replayed) == (False, True)
-    with pytest.raises(services.IdempotencyConflict):
-        services.practice_answer_submit(
-            user=learner, variant=variant, text="3", idempotency_key="k1"
-        )
+    with pytest.raises(IdempotencyConflict):
+        practice_answer_submit(user=learner, variant=variant, text="3", idempotency_key="k1")
     assert Response.objects.count() == 1
 
 
 def test_regrade_reads_the_stored_givens(shipped_bank, learner, monkeypatch):
     """A generator change (a version bump) must not change the verdict on a stored variant."""
     problem = Problem.objects.get(slug="dot-variance")
-    variant = services.practice_variant_new(user=learner, problem=problem)
+    variant = practice_variant_new(user=learner, problem=problem)
     typed = answer_of(variant)
     family = engine.get_family("dot-variance")
     monkeypatch.setattr(type(family), "version", family.version + 1, raising=False)
     monkeypatch.setattr(
         type(family), "generate", lambda self, rng, params: {"d_k": 1, "sigma_q": 9, "sigma_k": 9}
     )
-    assert services.variant_grade(variant=variant, text=typed).status == "correct"
+    assert variant_grade(variant=variant, text=typed).status == "correct"
 
 
 # --- quizzes ----------------------------------------------------------------------------------
@@ -158,13 +163,13 @@ def test_regrade_reads_the_stored_givens(shipped_bank, learner, monkeypatch):
 
 def test_a_start_says_whether_it_created_the_attempt_or_resumed_it(shipped_bank, learner):
     quiz = Quiz.objects.get(slug="attention-practice")
-    started = services.attempt_start_or_resume(user=learner, quiz=quiz)
-    resumed = services.attempt_start_or_resume(user=learner, quiz=quiz)
+    started = attempt_start_or_resume(user=learner, quiz=quiz)
+    resumed = attempt_start_or_resume(user=learner, quiz=quiz)
     assert started.created
     assert not resumed.created
     assert resumed.attempt.pk == started.attempt.pk
-    services.attempt_submit(attempt=started.attempt)
-    again = services.attempt_start_or_resume(user=learner, quiz=quiz)
+    attempt_submit(attempt=started.attempt)
+    again = attempt_start_or_resume(user=learner, quiz=quiz)
     assert again.created
     assert again.attempt.number == 2
 
@@ -175,8 +180,8 @@ def test_a_start_after_the_deadline_closes_the_overdue_attempt_and_creates_one(
     quiz = Quiz.objects.get(slug="attention-exam")
     quiz.time_limit_minutes, quiz.attempts_allowed = 10, 2
     quiz.save()
-    first = services.attempt_start(user=learner, quiz=quiz)
-    later = services.attempt_start_or_resume(
+    first = attempt_start(user=learner, quiz=quiz)
+    later = attempt_start_or_resume(
         user=learner, quiz=quiz, now=timezone.now() + timedelta(minutes=11)
     )
     first.refresh_from_db()
@@ -189,7 +194,7 @@ def test_the_database_refuses_a_second_attempt_in_progress(shipped_bank, learner
     """The constraint behind simultaneous starts: a writer that skipped the service's lock
     still cannot open two attempts at one quiz for one learner."""
     quiz = Quiz.objects.get(slug="attention-practice")
-    first = services.attempt_start(user=learner, quiz=quiz)
+    first = attempt_start(user=learner, quiz=quiz)
     with pytest.raises(IntegrityError), transaction.atomic():
         Attempt.objects.create(user=learner, quiz=quiz, number=first.number + 1)
     assert Attempt.objects.filter(user=learner, quiz=quiz).count() == 1
@@ -197,56 +202,56 @@ def test_the_database_refuses_a_second_attempt_in_progress(shipped_bank, learner
 
 def test_exam_attempt_limit_and_resume(shipped_bank, learner):
     exam = Quiz.objects.get(mode=Quiz.Mode.EXAM)
-    first = services.attempt_start(user=learner, quiz=exam)
-    assert services.attempt_start(user=learner, quiz=exam).pk == first.pk
+    first = attempt_start(user=learner, quiz=exam)
+    assert attempt_start(user=learner, quiz=exam).pk == first.pk
     problem_items = exam.items.filter(problem__isnull=False).count()
     assert Variant.objects.filter(attempt=first).count() == problem_items
     for _ in range(exam.attempts_allowed):
-        attempt = services.attempt_start(user=learner, quiz=exam)
-        services.attempt_submit(attempt=attempt)
-    with pytest.raises(services.AttemptLimitReached, match="used all"):
-        services.attempt_start(user=learner, quiz=exam)
+        attempt = attempt_start(user=learner, quiz=exam)
+        attempt_submit(attempt=attempt)
+    with pytest.raises(AttemptLimitReached, match="used all"):
+        attempt_start(user=learner, quiz=exam)
     assert Attempt.objects.filter(user=learner, quiz=exam).count() == exam.attempts_allowed
 
 
 def test_practice_quiz_tries_per_item_and_best_try_counts(shipped_bank, learner):
     quiz = Quiz.objects.get(slug="attention-practice")
-    attempt = services.attempt_start(user=learner, quiz=quiz)
+    attempt = attempt_start(user=learner, quiz=quiz)
     item = quiz.items.filter(problem__isnull=False).first()
     variant = Variant.objects.get(attempt=attempt, quiz_item=item)
-    wrong = services.response_submit(attempt=attempt, item=item, text="0")
+    wrong = response_submit(attempt=attempt, item=item, text="0")
     assert wrong.status == "incorrect"
-    invalid = services.response_submit(attempt=attempt, item=item, text="[[")
+    invalid = response_submit(attempt=attempt, item=item, text="[[")
     assert invalid.status == "invalid"
-    assert services.tries_used(attempt=attempt, item=item) == 1
-    right = services.response_submit(attempt=attempt, item=item, text=answer_of(variant))
+    assert tries_used(attempt=attempt, item=item) == 1
+    right = response_submit(attempt=attempt, item=item, text=answer_of(variant))
     assert right.status == "correct"
     attempt.refresh_from_db()
     assert attempt.score == item.points
-    with pytest.raises(services.NoTriesLeft, match="already answered"):
-        services.response_submit(attempt=attempt, item=item, text="1")
+    with pytest.raises(NoTriesLeft, match="already answered"):
+        response_submit(attempt=attempt, item=item, text="1")
 
 
 def test_tries_run_out(shipped_bank, learner):
     quiz = Quiz.objects.get(slug="attention-practice")
-    attempt = services.attempt_start(user=learner, quiz=quiz)
+    attempt = attempt_start(user=learner, quiz=quiz)
     item = quiz.items.filter(problem__isnull=False).first()
     for n in range(quiz.tries_per_item):
-        services.response_submit(attempt=attempt, item=item, text=str(n + 1000))
-    with pytest.raises(services.NoTriesLeft, match="No tries left"):
-        services.response_submit(attempt=attempt, item=item, text="5")
-    assert services.tries_used(attempt=attempt, item=item) == quiz.tries_per_item
+        response_submit(attempt=attempt, item=item, text=str(n + 1000))
+    with pytest.raises(NoTriesLeft, match="No tries left"):
+        response_submit(attempt=attempt, item=item, text="5")
+    assert tries_used(attempt=attempt, item=item) == quiz.tries_per_item
 
 
 def test_question_items_name_the_misconception_of_the_choice(shipped_bank, learner):
     quiz = Quiz.objects.get(slug="attention-practice")
-    attempt = services.attempt_start(user=learner, quiz=quiz)
+    attempt = attempt_start(user=learner, quiz=quiz)
     item = quiz.items.filter(question__isnull=False).first()
     wrong_choice = item.question.choices.filter(is_correct=False).first()
-    response = services.response_submit(attempt=attempt, item=item, choice_ids=[wrong_choice.pk])
+    response = response_submit(attempt=attempt, item=item, choice_ids=[wrong_choice.pk])
     assert response.status == "incorrect"
     assert response.misconception == wrong_choice.misconception.code
-    nothing = services.response_submit(attempt=attempt, item=item, choice_ids=[])
+    nothing = response_submit(attempt=attempt, item=item, choice_ids=[])
     assert nothing.status == "invalid"
     assert not nothing.counts_as_try
 
@@ -254,25 +259,25 @@ def test_question_items_name_the_misconception_of_the_choice(shipped_bank, learn
 def test_multiple_choice_needs_every_correct_choice(shipped_bank, learner):
     question = Question.objects.filter(kind=Question.Kind.MULTIPLE).first()
     correct = list(question.choices.filter(is_correct=True).values_list("pk", flat=True))
-    graded = services.question_grade(question=question, choice_ids=correct)
+    graded = question_grade(question=question, choice_ids=correct)
     assert graded.status == "correct"
     if len(correct) > 1:
-        partial = services.question_grade(question=question, choice_ids=correct[:1])
+        partial = question_grade(question=question, choice_ids=correct[:1])
         assert partial.status == "incorrect"
         assert "right too" in partial.feedback
 
 
 def test_exam_saves_latest_answer_and_grades_on_submission(shipped_bank, learner):
     exam = Quiz.objects.get(mode=Quiz.Mode.EXAM)
-    attempt = services.attempt_start(user=learner, quiz=exam)
+    attempt = attempt_start(user=learner, quiz=exam)
     item = exam.items.filter(problem__isnull=False).first()
     variant = Variant.objects.get(attempt=attempt, quiz_item=item)
-    services.response_submit(attempt=attempt, item=item, text=answer_of(variant))
-    services.response_submit(attempt=attempt, item=item, text="12345")
+    response_submit(attempt=attempt, item=item, text=answer_of(variant))
+    response_submit(attempt=attempt, item=item, text="12345")
     shown = policy.attempt_visibility(attempt=attempt, now=timezone.now())
     assert not shown.verdicts
     assert not shown.correct_answers
-    services.attempt_submit(attempt=attempt)
+    attempt_submit(attempt=attempt)
     attempt.refresh_from_db()
     assert attempt.status == Attempt.Status.SUBMITTED
     assert attempt.score == 0  # the latest saved answer counts, and it was wrong
@@ -284,15 +289,15 @@ def test_exam_saves_latest_answer_and_grades_on_submission(shipped_bank, learner
 def test_late_submission_is_refused_and_saved_answers_graded(shipped_bank, learner):
     exam = Quiz.objects.get(mode=Quiz.Mode.EXAM)
     start = timezone.now()
-    attempt = services.attempt_start(user=learner, quiz=exam, now=start)
+    attempt = attempt_start(user=learner, quiz=exam, now=start)
     item = exam.items.filter(problem__isnull=False).first()
     variant = Variant.objects.get(attempt=attempt, quiz_item=item)
-    services.response_submit(attempt=attempt, item=item, text=answer_of(variant), now=start)
+    response_submit(attempt=attempt, item=item, text=answer_of(variant), now=start)
     late = start + timedelta(minutes=exam.time_limit_minutes, seconds=1)
-    with pytest.raises(services.AttemptClosed, match="Time is up"):
-        services.response_submit(attempt=attempt, item=item, text="1", now=late)
-    with pytest.raises(services.AttemptClosed):
-        services.attempt_submit(attempt=attempt, now=late)
+    with pytest.raises(AttemptClosed, match="Time is up"):
+        response_submit(attempt=attempt, item=item, text="1", now=late)
+    with pytest.raises(AttemptClosed):
+        attempt_submit(attempt=attempt, now=late)
     attempt.refresh_from_db()
     assert attempt.late
     assert attempt.status == Attempt.Status.SUBMITTED
@@ -304,11 +309,11 @@ def test_quiz_not_open_yet_or_closed(learner, db):
     now = timezone.now()
     later = QuizFactory(opens_at=now + timedelta(days=1))
     QuizItemFactory(quiz=later)
-    with pytest.raises(services.QuizNotOpen, match="opens at"):
-        services.attempt_start(user=learner, quiz=later, now=now)
+    with pytest.raises(QuizNotOpen, match="opens at"):
+        attempt_start(user=learner, quiz=later, now=now)
     closed = QuizFactory(closes_at=now - timedelta(days=1))
-    with pytest.raises(services.QuizNotOpen, match="closed at"):
-        services.attempt_start(user=learner, quiz=closed, now=now)
+    with pytest.raises(QuizNotOpen, match="closed at"):
+        attempt_start(user=learner, quiz=closed, now=now)
     assert not Attempt.objects.exists()
 
 
@@ -318,8 +323,8 @@ def test_answers_after_close_wait_for_the_close(learner, db):
         release_answers=Quiz.AnswerRelease.AFTER_CLOSE, closes_at=now + timedelta(hours=1)
     )
     QuizItemFactory(quiz=quiz)
-    attempt = services.attempt_start(user=learner, quiz=quiz, now=now)
-    services.attempt_submit(attempt=attempt, now=now)
+    attempt = attempt_start(user=learner, quiz=quiz, now=now)
+    attempt_submit(attempt=attempt, now=now)
     assert not policy.attempt_visibility(attempt=attempt, now=now).correct_answers
     assert policy.attempt_visibility(attempt=attempt, now=now + timedelta(hours=2)).correct_answers
 
@@ -329,7 +334,7 @@ def test_answers_after_close_wait_for_the_close(learner, db):
 
 def _full_rescore(attempt: Attempt) -> float:
     points = {item.pk: item.points for item in attempt.quiz.items.all()}
-    scores = services.item_scores(attempt=attempt, responses=attempt.responses.all())
+    scores = item_scores(attempt=attempt, responses=attempt.responses.all())
     return sum(points[item_id] * score for item_id, score in scores.items())
 
 
@@ -351,7 +356,7 @@ def test_the_running_score_is_what_a_full_rescore_gives(shipped_bank, learner, m
     every response, and submission keeps it."""
     with transaction.atomic():
         quiz = Quiz.objects.filter(mode=mode).first()
-        attempt = services.attempt_start(user=learner, quiz=quiz)
+        attempt = attempt_start(user=learner, quiz=quiz)
         items = list(quiz.items.order_by("order"))[:4]
         for index, kind in moves:
             item = items[index % len(items)]
@@ -369,12 +374,12 @@ def test_the_running_score_is_what_a_full_rescore_gives(shipped_bank, learner, m
                     "other": choices.filter(is_correct=False)[1:2] or choices.all()[:1],
                 }.get(kind, choices.none())
                 answer = {"choice_ids": [choice.pk for choice in picked]}
-            with contextlib.suppress(services.NoTriesLeft):
-                services.response_submit(attempt=attempt, item=item, **answer)
+            with contextlib.suppress(NoTriesLeft):
+                response_submit(attempt=attempt, item=item, **answer)
             attempt.refresh_from_db()
             assert attempt.score == pytest.approx(_full_rescore(attempt), abs=1e-9)
         running = attempt.score
-        services.attempt_submit(attempt=attempt)
+        attempt_submit(attempt=attempt)
         attempt.refresh_from_db()
         assert attempt.score == pytest.approx(running, abs=1e-9)
         transaction.set_rollback(True)

@@ -8,16 +8,17 @@ import pytest
 from django.db import OperationalError, connection
 
 from courses.models import Quiz
-from grading import services
 from grading.models import Response
-from grading.services import SheetAnswer
+from grading.services.attempts import attempt_start
+from grading.services.errors import AttemptClosed, ServiceError
+from grading.services.responses import SheetAnswer, attempt_answers_save
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def exam_attempt(learner, shipped_bank):
-    return services.attempt_start(user=learner, quiz=Quiz.objects.get(slug="attention-exam"))
+    return attempt_start(user=learner, quiz=Quiz.objects.get(slug="attention-exam"))
 
 
 def _items(attempt):
@@ -30,7 +31,7 @@ def _items(attempt):
 def test_saves_changed_answers_and_skips_blank_and_unchanged_ones(exam_attempt):
     problem, question = _items(exam_attempt)
     right = question.question.choices.get(is_correct=True)
-    recorded = services.attempt_answers_save(
+    recorded = attempt_answers_save(
         attempt=exam_attempt,
         answers={
             problem.pk: SheetAnswer(text="4"),
@@ -38,7 +39,7 @@ def test_saves_changed_answers_and_skips_blank_and_unchanged_ones(exam_attempt):
         },
     )
     assert set(recorded) == {problem.pk, question.pk}
-    again = services.attempt_answers_save(
+    again = attempt_answers_save(
         attempt=exam_attempt,
         answers={
             problem.pk: SheetAnswer(text="4"),
@@ -46,11 +47,11 @@ def test_saves_changed_answers_and_skips_blank_and_unchanged_ones(exam_attempt):
         },
     )
     assert again == {}
-    blank = services.attempt_answers_save(
+    blank = attempt_answers_save(
         attempt=exam_attempt, answers={problem.pk: SheetAnswer(text="   ")}
     )
     assert blank == {}
-    changed = services.attempt_answers_save(
+    changed = attempt_answers_save(
         attempt=exam_attempt, answers={problem.pk: SheetAnswer(text="5")}
     )
     assert changed[problem.pk].text == "5"
@@ -60,8 +61,8 @@ def test_saves_changed_answers_and_skips_blank_and_unchanged_ones(exam_attempt):
 def test_an_item_of_another_quiz_saves_nothing(exam_attempt):
     problem, _ = _items(exam_attempt)
     foreign = Quiz.objects.get(slug="attention-practice").items.first()
-    with pytest.raises(services.ServiceError, match="not part of this quiz"):
-        services.attempt_answers_save(
+    with pytest.raises(ServiceError, match="not part of this quiz"):
+        attempt_answers_save(
             attempt=exam_attempt,
             answers={problem.pk: SheetAnswer(text="4"), foreign.pk: SheetAnswer(text="1")},
         )
@@ -71,7 +72,7 @@ def test_an_item_of_another_quiz_saves_nothing(exam_attempt):
 def test_the_same_key_twice_saves_each_answer_once(exam_attempt):
     problem, _ = _items(exam_attempt)
     for _ in range(2):
-        services.attempt_answers_save(
+        attempt_answers_save(
             attempt=exam_attempt,
             answers={problem.pk: SheetAnswer(text="7")},
             idempotency_key="page-token",
@@ -83,8 +84,8 @@ def test_the_same_key_twice_saves_each_answer_once(exam_attempt):
 def test_after_the_deadline_nothing_is_saved_and_the_attempt_is_graded(exam_attempt):
     problem, _ = _items(exam_attempt)
     late = exam_attempt.deadline + timedelta(seconds=1)
-    with pytest.raises(services.AttemptClosed, match="Time is up"):
-        services.attempt_answers_save(
+    with pytest.raises(AttemptClosed, match="Time is up"):
+        attempt_answers_save(
             attempt=exam_attempt, answers={problem.pk: SheetAnswer(text="7")}, now=late
         )
     exam_attempt.refresh_from_db()

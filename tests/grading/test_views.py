@@ -9,9 +9,14 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from courses.models import Problem
-from grading import services
 from grading.forms import SignupForm
 from grading.models import PracticeStreak, Response, Variant
+from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.practice import (
+    practice_answer_submit,
+    practice_variant_current,
+    practice_variant_new,
+)
 from integrations.models import Integration
 from integrations.services import learner_provision
 from tests.factories import UserFactory
@@ -33,9 +38,9 @@ def practice_url(slug: str = "dot-variance") -> str:
 def variant_with_mistake(learner, code: str, slug: str = "dot-variance") -> Variant:
     """The learner's current practice variant, replaced until it can show the given mistake."""
     problem = Problem.objects.get(slug=slug)
-    variant = services.practice_variant_current(user=learner, problem=problem)
+    variant = practice_variant_current(user=learner, problem=problem)
     while mistake_of(variant, code) is None:
-        variant = services.practice_variant_new(user=learner, problem=problem)
+        variant = practice_variant_new(user=learner, problem=problem)
     return variant
 
 
@@ -181,8 +186,8 @@ def test_practice_and_quizzes_need_an_account_but_lessons_do_not(client, shipped
 def test_home_shows_the_learners_progress(learner_client, learner, shipped_bank):
     problem = Problem.objects.get(slug="dot-variance")
     for _ in range(PracticeStreak.MASTERY):
-        variant = services.practice_variant_new(user=learner, problem=problem)
-        services.practice_answer_submit(user=learner, variant=variant, text=answer_of(variant))
+        variant = practice_variant_new(user=learner, problem=problem)
+        practice_answer_submit(user=learner, variant=variant, text=answer_of(variant))
     html = learner_client.get(reverse("home")).content.decode()
     total = Problem.objects.count()
     assert f"1 of {total} problems mastered" in html
@@ -196,7 +201,7 @@ def test_home_query_count_does_not_grow_with_attempts(
 
     quiz = Quiz.objects.get(slug="attention-practice")
     for _ in range(5):
-        services.attempt_submit(attempt=services.attempt_start(user=learner, quiz=quiz))
+        attempt_submit(attempt=attempt_start(user=learner, quiz=quiz))
     with django_assert_max_num_queries(9):
         learner_client.get(reverse("home"))
 
@@ -208,10 +213,10 @@ def test_history_lists_attempts_and_streaks(
 
     quiz = Quiz.objects.get(slug="attention-practice")
     for _ in range(4):
-        services.attempt_submit(attempt=services.attempt_start(user=learner, quiz=quiz))
+        attempt_submit(attempt=attempt_start(user=learner, quiz=quiz))
     for problem in Problem.objects.all()[:5]:
-        variant = services.practice_variant_new(user=learner, problem=problem)
-        services.practice_answer_submit(user=learner, variant=variant, text="1")
+        variant = practice_variant_new(user=learner, problem=problem)
+        practice_answer_submit(user=learner, variant=variant, text="1")
     with django_assert_max_num_queries(6):
         html = learner_client.get(reverse("history")).content.decode()
     assert html.count("(results)") == 4
@@ -248,7 +253,7 @@ def test_a_wrong_answer_names_the_misconception_from_the_database(
 def test_a_correct_answer_on_fresh_numbers_grows_the_streak(learner_client, learner, shipped_bank):
     problem = Problem.objects.get(slug="dot-variance")
     for expected in (1, 2):
-        variant = services.practice_variant_current(user=learner, problem=problem)
+        variant = practice_variant_current(user=learner, problem=problem)
         submit_practice(learner_client, variant, answer_of(variant))
         html = learner_client.get(practice_url()).content.decode()
         assert "Correct" in html
@@ -263,7 +268,7 @@ def test_invalid_input_shows_the_parser_message_and_costs_no_try(
     learner_client, learner, shipped_bank
 ):
     problem = Problem.objects.get(slug="dot-variance")
-    variant = services.practice_variant_current(user=learner, problem=problem)
+    variant = practice_variant_current(user=learner, problem=problem)
     submit_practice(learner_client, variant, "9^9^9")
     html = learner_client.get(practice_url()).content.decode()
     assert "We could not read that answer. It cost no try." in html
@@ -279,7 +284,7 @@ def test_an_empty_answer_is_refused_by_the_form_and_records_nothing(
     learner_client, learner, shipped_bank
 ):
     problem = Problem.objects.get(slug="dot-variance")
-    variant = services.practice_variant_current(user=learner, problem=problem)
+    variant = practice_variant_current(user=learner, problem=problem)
     response = submit_practice(learner_client, variant, "")
     assert response.status_code == 200
     assert "Enter an answer before checking it." in response.content.decode()
@@ -289,7 +294,7 @@ def test_an_empty_answer_is_refused_by_the_form_and_records_nothing(
 
 def test_a_double_click_records_one_try(learner_client, learner, shipped_bank):
     problem = Problem.objects.get(slug="dot-variance")
-    variant = services.practice_variant_current(user=learner, problem=problem)
+    variant = practice_variant_current(user=learner, problem=problem)
     page = learner_client.get(practice_url()).content.decode()
     token = token_in(page)
     for _ in range(2):
@@ -304,7 +309,7 @@ def test_a_reused_token_with_another_answer_is_refused_with_a_message(
     learner_client, learner, shipped_bank
 ):
     problem = Problem.objects.get(slug="dot-variance")
-    variant = services.practice_variant_current(user=learner, problem=problem)
+    variant = practice_variant_current(user=learner, problem=problem)
     token = token_in(learner_client.get(practice_url()).content.decode())
     submit_practice(learner_client, variant, "12345", token=token)
     response = submit_practice(learner_client, variant, "54321", token=token)
@@ -317,7 +322,7 @@ def test_new_variant_is_made_once_per_click_and_only_for_the_current_one(
     learner_client, learner, shipped_bank
 ):
     problem = Problem.objects.get(slug="dot-variance")
-    first = services.practice_variant_current(user=learner, problem=problem)
+    first = practice_variant_current(user=learner, problem=problem)
     url = reverse("practice-new", kwargs={"slug": "dot-variance"})
     for _ in range(2):
         assert learner_client.post(url, {"replaces": first.pk}).status_code == 302
@@ -328,7 +333,7 @@ def test_new_variant_is_made_once_per_click_and_only_for_the_current_one(
 def test_another_learners_variant_is_404_and_unchanged(learner_client, shipped_bank):
     other = UserFactory()
     problem = Problem.objects.get(slug="dot-variance")
-    theirs = services.practice_variant_new(user=other, problem=problem)
+    theirs = practice_variant_new(user=other, problem=problem)
     response = learner_client.post(
         practice_url(), {"variant": theirs.pk, "answer": "1", "token": "t"}
     )
@@ -342,7 +347,7 @@ def test_unknown_problem_is_404(learner_client, db):
 
 def test_vector_answers_mark_the_wrong_entries(learner_client, learner, shipped_bank):
     problem = Problem.objects.get(slug="softmax")
-    variant = services.practice_variant_current(user=learner, problem=problem)
+    variant = practice_variant_current(user=learner, problem=problem)
     family_answer = answer_of(variant)
     entries = family_answer.strip("[]").split(", ")
     entries[0] = "0.999"
@@ -367,8 +372,8 @@ def test_practice_page_query_count_is_bounded(
     learner_client, learner, shipped_bank, django_assert_max_num_queries
 ):
     problem = Problem.objects.get(slug="dot-variance")
-    variant = services.practice_variant_current(user=learner, problem=problem)
+    variant = practice_variant_current(user=learner, problem=problem)
     for n in range(6):
-        services.practice_answer_submit(user=learner, variant=variant, text=str(1000 + n))
+        practice_answer_submit(user=learner, variant=variant, text=str(1000 + n))
     with django_assert_max_num_queries(9):
         learner_client.get(practice_url())

@@ -19,10 +19,13 @@ import pytest
 from django.urls import reverse
 
 from courses.models import Lesson, Problem, Quiz
-from grading import engine, services
+from grading import engine
 from grading.engine.answers import format_number
 from grading.families import problem_errors
 from grading.models import Variant
+from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.practice import practice_variant_current
+from grading.services.responses import response_submit
 from tests.factories import ProblemFactory, QuizFactory, QuizItemFactory
 from tests.grading.private_data import (
     FORMULA_SECRETS,
@@ -137,14 +140,14 @@ def test_the_scan_finds_a_released_answer(learner_client, learner, db):
     """Positive control: once answers are released the scan must see them."""
     quiz = QuizFactory(mode=Quiz.Mode.EXAM, show_feedback=Quiz.Feedback.AFTER_SUBMISSION)
     QuizItemFactory(quiz=quiz, question=None, problem=ProblemFactory(lesson=quiz.lesson))
-    attempt = services.attempt_start(user=learner, quiz=quiz)
+    attempt = attempt_start(user=learner, quiz=quiz)
     Variant.objects.filter(attempt=attempt).update(
         givens={"d_k": 1234, "sigma_q": 1.7, "sigma_k": 2.3}
     )
     variant = Variant.objects.get(attempt=attempt)
     take = learner_client.get(reverse("attempt-take", kwargs={"pk": attempt.pk}))
     assert leaks(take.content.decode(), variant) == set()
-    services.attempt_submit(attempt=attempt)
+    attempt_submit(attempt=attempt)
     results = learner_client.get(reverse("attempt-results", kwargs={"pk": attempt.pk}))
     assert leaks(results.content.decode(), variant)
 
@@ -153,7 +156,7 @@ def test_practice_pages_never_show_an_answer_or_mistake(learner_client, learner,
     for problem in Problem.objects.all():
         url = reverse("practice", kwargs={"slug": problem.slug})
         html = learner_client.get(url).content.decode()
-        variant = services.practice_variant_current(user=learner, problem=problem)
+        variant = practice_variant_current(user=learner, problem=problem)
         assert leaks(html, variant) == set(), problem.slug
         # After a wrong answer the page shows the learner's own value, and nothing more.
         solution = engine.get_family(variant.family).solve(variant.givens, variant.grading_key)
@@ -172,7 +175,7 @@ def test_practice_pages_never_show_an_answer_or_mistake(learner_client, learner,
 @pytest.mark.parametrize("slug", ["attention-exam", "attention-practice"])
 def test_quiz_pages_show_no_answer_before_release(learner_client, learner, shipped_bank, slug):
     quiz = Quiz.objects.get(slug=slug)
-    attempt = services.attempt_start(user=learner, quiz=quiz)
+    attempt = attempt_start(user=learner, quiz=quiz)
     take = reverse("attempt-take", kwargs={"pk": attempt.pk})
     variants = list(Variant.objects.filter(attempt=attempt).select_related("problem"))
     assert variants
@@ -183,7 +186,7 @@ def test_quiz_pages_show_no_answer_before_release(learner_client, learner, shipp
     # Saving a wrong answer to every problem item shows the typed values back, nothing more.
     typed = "12345"
     for variant in variants:
-        services.response_submit(attempt=attempt, item=variant.quiz_item, text=typed)
+        response_submit(attempt=attempt, item=variant.quiz_item, text=typed)
     html = learner_client.get(take).content.decode()
     for variant in variants:
         assert leaks(html, variant, typed=typed, authored=authored) == set()
@@ -204,7 +207,7 @@ def test_crafted_numbers_never_leak_in_any_spelling_before_release(learner_clien
         release_answers=Quiz.AnswerRelease.NEVER,
     )
     QuizItemFactory(quiz=quiz, question=None, problem=ProblemFactory(lesson=quiz.lesson))
-    attempt = services.attempt_start(user=learner, quiz=quiz)
+    attempt = attempt_start(user=learner, quiz=quiz)
     Variant.objects.filter(attempt=attempt).update(
         givens={"d_k": 1234, "sigma_q": 1.7, "sigma_k": 2.3}
     )
@@ -213,8 +216,8 @@ def test_crafted_numbers_never_leak_in_any_spelling_before_release(learner_clien
     values = secret_values(variant)
     assert len(values) == 5
     pages = [reverse("attempt-take", kwargs={"pk": attempt.pk})]
-    services.response_submit(attempt=attempt, item=variant.quiz_item, text="7")
-    services.attempt_submit(attempt=attempt)
+    response_submit(attempt=attempt, item=variant.quiz_item, text="7")
+    attempt_submit(attempt=attempt)
     pages.append(reverse("attempt-results", kwargs={"pk": attempt.pk}))
     for url in pages:
         html = learner_client.get(url).content.decode()
@@ -252,7 +255,7 @@ def test_no_page_shows_a_variants_private_data_before_or_after_release(
 ):
     lesson = lesson_with_a_formula_problem()
     quiz = exam_of_every_family(lesson)
-    attempt = services.attempt_start(user=learner, quiz=quiz)
+    attempt = attempt_start(user=learner, quiz=quiz)
     variants = list(Variant.objects.filter(attempt=attempt).select_related("problem", "quiz_item"))
     formula = next(v for v in variants if v.family == "formula")
     found = {form for forms in private_strings(formula).values() for form in forms}
@@ -266,17 +269,17 @@ def test_no_page_shows_a_variants_private_data_before_or_after_release(
             learner_client.get(url).content.decode(), variants, url, numbers=True
         )
     for variant in variants:
-        services.response_submit(attempt=attempt, item=variant.quiz_item, text="12345")
+        response_submit(attempt=attempt, item=variant.quiz_item, text="12345")
     html = learner_client.get(take).content.decode()
     assert_nothing_private(html, variants, "saved sheet", numbers=True)
 
-    services.attempt_submit(attempt=attempt)
+    attempt_submit(attempt=attempt)
     # Practice on every problem, the formula problem included, before and after an answer: once
     # the exam is submitted, since practice on a running exam's problems is refused.
     for problem in lesson.problems.all():
         url = reverse("practice", kwargs={"slug": problem.slug})
         html = learner_client.get(url).content.decode()
-        practised = [services.practice_variant_current(user=learner, problem=problem)]
+        practised = [practice_variant_current(user=learner, problem=problem)]
         assert_nothing_private(html, practised, url, numbers=True)
         shape = engine.get_family(problem.family).answer_shape(practised[0].givens)
         typed = engine.format_answer(np.full(shape, 12345.0))

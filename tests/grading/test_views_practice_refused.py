@@ -10,8 +10,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from courses.models import Problem, Quiz
-from grading import services
 from grading.models import Attempt, PracticeStreak, Response, Variant
+from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.practice import practice_variant_current
+from grading.services.responses import response_submit
 from tests.factories import ProblemFactory, QuizFactory, QuizItemFactory, UserFactory
 from tests.grading.test_views import practice_url, token_in
 
@@ -24,7 +26,7 @@ NOT_IN_EXAM = "dot-variance"
 
 def exam_started(learner, **changes) -> Attempt:
     exam = Quiz.objects.get(slug=EXAM)
-    attempt = services.attempt_start(user=learner, quiz=exam)
+    attempt = attempt_start(user=learner, quiz=exam)
     if changes:
         Attempt.objects.filter(pk=attempt.pk).update(**changes)
         attempt.refresh_from_db()
@@ -64,7 +66,7 @@ def test_an_exam_without_time_limit_pauses_practice_until_it_is_submitted(
     attempt = exam_started(learner, deadline=None)
     html = learner_client.get(practice_url(IN_EXAM)).content.decode()
     assert "until you submit the exam." in html
-    services.attempt_submit(attempt=attempt)
+    attempt_submit(attempt=attempt)
     assert learner_client.get(practice_url(IN_EXAM)).status_code == 200
 
 
@@ -73,7 +75,7 @@ def test_answers_and_new_variants_are_refused_and_record_nothing(
 ):
     problem = Problem.objects.get(slug=IN_EXAM)
     # A variant made (and its page opened) before the exam started.
-    variant = services.practice_variant_current(user=learner, problem=problem)
+    variant = practice_variant_current(user=learner, problem=problem)
     token = token_in(learner_client.get(practice_url(IN_EXAM)).content.decode())
     exam_started(learner)
     before = records(learner)
@@ -101,7 +103,7 @@ def test_only_the_learners_own_running_exam_counts(learner_client, learner, ship
     assert learner_client.get(practice_url(IN_EXAM)).status_code == 200
     # A practice quiz in progress is no exam: its verdicts are meant to be seen.
     practice_quiz = Quiz.objects.get(slug="attention-practice")
-    services.attempt_start(user=learner, quiz=practice_quiz)
+    attempt_start(user=learner, quiz=practice_quiz)
     used = practice_quiz.items.filter(problem__isnull=False).first().problem
     assert learner_client.get(practice_url(used.slug)).status_code == 200
 
@@ -131,6 +133,6 @@ def test_an_exam_only_problem_still_works_in_a_quiz(learner, db):
     problem = ProblemFactory(exam_only=True)
     quiz = QuizFactory(lesson=problem.lesson)
     item = QuizItemFactory(quiz=quiz, question=None, problem=problem)
-    attempt = services.attempt_start(user=learner, quiz=quiz)
-    response = services.response_submit(attempt=attempt, item=item, text="1")
+    attempt = attempt_start(user=learner, quiz=quiz)
+    response = response_submit(attempt=attempt, item=item, text="1")
     assert response.status in {"correct", "incorrect"}

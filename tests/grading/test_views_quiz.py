@@ -11,8 +11,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from courses.models import Quiz
-from grading import services
 from grading.models import Attempt, Response, Variant
+from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.responses import response_submit
 from tests.factories import (
     ChoiceFactory,
     MisconceptionFactory,
@@ -79,7 +80,7 @@ def test_quiz_page_describes_the_rules_and_starts_then_resumes(learner_client, s
 def test_the_attempt_limit_is_enforced_with_a_message(learner_client, learner, shipped_bank):
     exam = Quiz.objects.get(slug="attention-exam")
     for _ in range(exam.attempts_allowed):
-        services.attempt_submit(attempt=services.attempt_start(user=learner, quiz=exam))
+        attempt_submit(attempt=attempt_start(user=learner, quiz=exam))
     url = reverse("quiz-detail", kwargs={"slug": exam.slug})
     assert "You have used all 2 attempts" in learner_client.get(url).content.decode()
     response = learner_client.post(reverse("attempt-start", kwargs={"slug": exam.slug}))
@@ -235,7 +236,7 @@ def test_time_up_closes_the_attempt_and_shows_the_graded_result(learner_client, 
 
 def test_opening_an_overdue_attempt_grades_it(learner_client, learner, shipped_bank):
     exam = Quiz.objects.get(slug="attention-exam")
-    attempt = services.attempt_start(user=learner, quiz=exam)
+    attempt = attempt_start(user=learner, quiz=exam)
     Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now() - timedelta(seconds=1))
     response = learner_client.get(take_url(attempt))
     assert response.url == results_url(attempt)
@@ -249,7 +250,7 @@ def test_quiz_page_closes_an_overdue_attempt_instead_of_resuming_it(
     learner_client, learner, shipped_bank
 ):
     exam = Quiz.objects.get(slug="attention-exam")
-    attempt = services.attempt_start(user=learner, quiz=exam)
+    attempt = attempt_start(user=learner, quiz=exam)
     Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now() - timedelta(seconds=1))
     html = learner_client.get(reverse("quiz-detail", kwargs={"slug": exam.slug})).content.decode()
     assert "Resume" not in html
@@ -272,13 +273,13 @@ def test_answers_never_released_are_never_shown(learner_client, learner, db):
         show_feedback=Quiz.Feedback.AFTER_SUBMISSION,
         release_answers=Quiz.AnswerRelease.NEVER,
     )
-    attempt = services.attempt_start(user=learner, quiz=quiz)
+    attempt = attempt_start(user=learner, quiz=quiz)
     # Numbers that appear nowhere else on the page, so the answer cannot hide among them.
     Variant.objects.filter(attempt=attempt).update(
         givens={"d_k": 1234, "sigma_q": 1.7, "sigma_k": 2.3}
     )
     variant = Variant.objects.get(attempt=attempt)
-    services.attempt_submit(attempt=attempt)
+    attempt_submit(attempt=attempt)
     html = learner_client.get(results_url(attempt)).content.decode()
     assert "does not show the correct answers" in html
     assert "Not answered." in html
@@ -293,10 +294,10 @@ def test_feedback_never_shows_neither_the_score_nor_the_items(learner_client, le
         show_feedback=Quiz.Feedback.NEVER,
         release_answers=Quiz.AnswerRelease.NEVER,
     )
-    attempt = services.attempt_start(user=learner, quiz=quiz)
+    attempt = attempt_start(user=learner, quiz=quiz)
     item = quiz.items.get()
-    services.response_submit(attempt=attempt, item=item, text="0")
-    services.attempt_submit(attempt=attempt)
+    response_submit(attempt=attempt, item=item, text="0")
+    attempt_submit(attempt=attempt)
     html = learner_client.get(results_url(attempt)).content.decode()
     assert "shows neither a score nor results per item" in html
     assert 'id="score"' not in html
@@ -305,7 +306,7 @@ def test_feedback_never_shows_neither_the_score_nor_the_items(learner_client, le
 
 
 def test_results_of_an_attempt_in_progress_send_back_to_it(learner_client, learner, shipped_bank):
-    attempt = services.attempt_start(user=learner, quiz=Quiz.objects.get(slug="attention-exam"))
+    attempt = attempt_start(user=learner, quiz=Quiz.objects.get(slug="attention-exam"))
     assert learner_client.get(results_url(attempt)).url == take_url(attempt)
 
 
@@ -314,7 +315,7 @@ def test_results_of_an_attempt_in_progress_send_back_to_it(learner_client, learn
 
 def test_another_learners_attempt_is_404_everywhere(learner_client, shipped_bank):
     other = UserFactory()
-    attempt = services.attempt_start(user=other, quiz=Quiz.objects.get(slug="attention-practice"))
+    attempt = attempt_start(user=other, quiz=Quiz.objects.get(slug="attention-practice"))
     item = attempt.quiz.items.filter(problem__isnull=False).first()
     assert learner_client.get(take_url(attempt)).status_code == 404
     assert learner_client.get(results_url(attempt)).status_code == 404
@@ -341,7 +342,7 @@ def test_an_item_of_another_quiz_is_404(learner_client, shipped_bank):
 def test_every_form_is_csrf_protected_and_nothing_is_inline(learner, shipped_bank):
     client = Client(enforce_csrf_checks=True)
     client.force_login(learner)
-    attempt = services.attempt_start(user=learner, quiz=Quiz.objects.get(slug="attention-exam"))
+    attempt = attempt_start(user=learner, quiz=Quiz.objects.get(slug="attention-exam"))
     pages = [
         reverse("home"),
         reverse("practice", kwargs={"slug": "dot-variance"}),
@@ -383,19 +384,19 @@ def test_attempt_pages_query_count_does_not_grow_with_items(
     learner_client, learner, items, django_assert_max_num_queries
 ):
     quiz = _big_quiz(items)
-    attempt = services.attempt_start(user=learner, quiz=quiz)
+    attempt = attempt_start(user=learner, quiz=quiz)
     for item in quiz.items.all():
         if item.question_id:
             wrong = item.question.choices.get(is_correct=False)
-            services.response_submit(attempt=attempt, item=item, choice_ids=[wrong.pk])
+            response_submit(attempt=attempt, item=item, choice_ids=[wrong.pk])
         else:
-            services.response_submit(attempt=attempt, item=item, text="0")
-            services.response_submit(attempt=attempt, item=item, text="[[")
+            response_submit(attempt=attempt, item=item, text="0")
+            response_submit(attempt=attempt, item=item, text="[[")
     with django_assert_max_num_queries(11):
         html = learner_client.get(take_url(attempt)).content.decode()
     assert html.count("Not correct") == items // 2
     assert html.count("We could not read that answer") == items // 2
-    services.attempt_submit(attempt=attempt)
+    attempt_submit(attempt=attempt)
     with django_assert_max_num_queries(11):
         html = learner_client.get(results_url(attempt)).content.decode()
     assert html.count('class="card item') == items

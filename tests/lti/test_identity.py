@@ -12,8 +12,8 @@ from django.apps import apps
 from django.contrib.auth import get_user_model
 from lti_tool.models import LtiMembership, LtiRegistration, LtiUser
 
-from grading import services as grading
 from grading.forms import SignupForm
+from grading.services.attempts import attempt_start
 from lti.models import LinkLaunch, LtiIdentity
 from tests.factories import UserFactory
 from tests.lti.conftest import registered
@@ -72,7 +72,7 @@ def test_a_name_claimed_first_is_not_adopted_the_learner_lands_in_a_fresh_accoun
     lti_user = LtiUser.objects.get(registration=platform.registration, sub="learner-sub-1")
     assert lti_user.auth_user == learner
     # The learner's work is theirs; the squatter's account gets nothing from the LMS.
-    attempt = grading.attempt_start(user=learner, quiz=quiz)
+    attempt = attempt_start(user=learner, quiz=quiz)
     assert attempt.user == learner
     squatter.refresh_from_db()
     assert squatter.check_password(PASSWORD)
@@ -161,7 +161,7 @@ def old_account(issuer: str, sub: str):
 def test_ties_softgrade_made_are_carried_over_and_keep_working(client, platform, quiz):
     made = old_account(platform.issuer, "learner-sub-1")
     old_tie(platform.registration, "learner-sub-1", made)
-    attempt = grading.attempt_start(user=made, quiz=quiz)
+    attempt = attempt_start(user=made, quiz=quiz)
 
     carry_over(apps, None)
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from grading import services
 from grading.engine import FAMILIES
 from grading.models import Attempt, Variant
+from grading.services.attempts import attempt_submit
+from grading.services.responses import response_submit
 from tests.grading.private_data import body, exam_of_every_family, private_leaks
 from tests.grading.test_views_leaks import leaks, lesson_with_a_formula_problem
 from tests.lti.fake_lms import INSTRUCTOR, launch_as
@@ -31,7 +32,7 @@ def test_lti_pages_never_show_a_variants_private_data(client, platform, shipped_
     variants = list(Variant.objects.filter(attempt=attempt).select_related("problem", "quiz_item"))
     assert {v.family for v in variants} == set(FAMILIES)
     for variant in variants:
-        services.response_submit(attempt=attempt, item=variant.quiz_item, text="12345")
+        response_submit(attempt=attempt, item=variant.quiz_item, text="12345")
     take = reverse("attempt-take", args=[attempt.pk])
     pages += [("started", started), ("take", client.get(take))]
     formula = next(v for v in variants if v.family == "formula")
@@ -40,7 +41,7 @@ def test_lti_pages_never_show_a_variants_private_data(client, platform, shipped_
         assert private_leaks(body(response), variants) == set(), label
         assert leaks(body(response), formula, typed="12345") == set(), label
 
-    services.attempt_submit(attempt=attempt)
+    attempt_submit(attempt=attempt)
     results = client.get(reverse("attempt-results", args=[attempt.pk]))
     assert leaks(body(results), formula), "the answer should show once released"
     after = [("results", results), ("take after", client.get(take, follow=True))]

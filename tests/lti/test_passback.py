@@ -19,8 +19,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from grading import engine
-from grading import services as grading
 from grading.models import Attempt, PracticeStreak
+from grading.services.attempts import attempt_expire_if_overdue, attempt_start, attempt_submit
+from grading.services.practice import practice_answer_submit, practice_variant_new
+from grading.services.responses import response_submit
 from lti.admin import ScorePassbackAdmin, resend
 from lti.models import LineItem, LinkTarget, PassbackOutcome, ScorePassback
 from lti.passback import passback_deliver, retry_delay
@@ -83,18 +85,18 @@ def learner_submits(client, platform, quiz, *, answer_all: bool = True, **claims
     response = launch_as(client, platform, custom={"softgrade_quiz": quiz.slug}, **claims)
     assert response.status_code == 302
     user = response.wsgi_request.user
-    attempt = grading.attempt_start(user=user, quiz=quiz)
+    attempt = attempt_start(user=user, quiz=quiz)
     if answer_all:
         for item in quiz.items.select_related("question").all():
             if item.question_id:
                 correct = [c.pk for c in item.question.choices.all() if c.is_correct]
-                grading.response_submit(attempt=attempt, item=item, choice_ids=correct)
+                response_submit(attempt=attempt, item=item, choice_ids=correct)
     return attempt
 
 
 def submit(attempt: Attempt, django_capture_on_commit_callbacks) -> Attempt:
     with django_capture_on_commit_callbacks(execute=True):
-        return grading.attempt_submit(attempt=attempt)
+        return attempt_submit(attempt=attempt)
 
 
 def submitted(client, platform, quiz, capture) -> Attempt:
@@ -106,11 +108,11 @@ def first_problem_mastered(user, lesson, capture) -> None:
     """The learner answers the lesson's first problem right until it is mastered; the hooks run."""
     problem = lesson.problems.order_by("order").first()
     for _ in range(PracticeStreak.MASTERY):
-        variant = grading.practice_variant_new(user=user, problem=problem)
+        variant = practice_variant_new(user=user, problem=problem)
         family = engine.get_family(variant.family)
         answer = engine.format_answer(family.solve(variant.givens).answer)
         with capture(execute=True):
-            grading.practice_answer_submit(user=user, variant=variant, text=answer)
+            practice_answer_submit(user=user, variant=variant, text=answer)
 
 
 def test_full_flow_login_launch_attempt_score_lands(
@@ -345,11 +347,11 @@ def test_a_newer_score_replaces_one_still_waiting(
         django_capture_on_commit_callbacks,
     )
     assert attempt.score == 0
-    second = grading.attempt_start(user=attempt.user, quiz=quiz)
+    second = attempt_start(user=attempt.user, quiz=quiz)
     for item in quiz.items.select_related("question"):
         if item.question_id:
             correct = [c.pk for c in item.question.choices.all() if c.is_correct]
-            grading.response_submit(attempt=second, item=item, choice_ids=correct)
+            response_submit(attempt=second, item=item, choice_ids=correct)
     second = submit(second, django_capture_on_commit_callbacks)
     first, newest = ScorePassback.objects.order_by("pk")
     assert first.status == ScorePassback.Status.SUPERSEDED
@@ -366,7 +368,7 @@ def test_a_deadline_expiry_passes_the_score_back(
     Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now() - timedelta(minutes=1))
     attempt.refresh_from_db()
     with django_capture_on_commit_callbacks(execute=True):
-        assert grading.attempt_expire_if_overdue(attempt=attempt)
+        assert attempt_expire_if_overdue(attempt=attempt)
     passback = ScorePassback.objects.get()
     assert passback.scored_at == attempt.deadline
     assert passback.attempt_id == attempt.pk
@@ -377,7 +379,7 @@ def test_no_passback_for_a_learner_who_never_launched_or_a_course_without_ags(
 ):
     launch_as(client, platform, custom={"softgrade_quiz": quiz.slug})
     stranger = UserFactory()
-    attempt = grading.attempt_start(user=stranger, quiz=quiz)
+    attempt = attempt_start(user=stranger, quiz=quiz)
     submit(attempt, django_capture_on_commit_callbacks)
     assert not ScorePassback.objects.exists()
 
@@ -444,7 +446,7 @@ def test_a_failing_hook_never_blocks_or_undoes_a_submission(
     platform, quiz, settings, django_capture_on_commit_callbacks, caplog
 ):
     settings.SOFTGRADE_ATTEMPT_SUBMITTED_HOOKS = ["tests.lti.test_passback.exploding_hook"]
-    attempt = grading.attempt_start(user=UserFactory(), quiz=quiz)
+    attempt = attempt_start(user=UserFactory(), quiz=quiz)
     attempt = submit(attempt, django_capture_on_commit_callbacks)
     attempt.refresh_from_db()
     assert attempt.status == Attempt.Status.SUBMITTED

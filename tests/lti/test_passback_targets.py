@@ -10,8 +10,9 @@ import pytest
 import responses
 from django.test import Client
 
-from grading import services as grading
 from grading.models import Attempt
+from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.responses import response_submit
 from lti.models import LinkLaunch, LinkTarget, ScorePassback
 from lti.passback import passback_deliver
 from tests.lti.fake_lms import launch_as
@@ -39,13 +40,13 @@ def launch(platform, *, sub: str, link: str, custom: dict, lineitem: str, contex
 
 
 def quiz_submitted(user, quiz, capture) -> Attempt:
-    attempt = grading.attempt_start(user=user, quiz=quiz)
+    attempt = attempt_start(user=user, quiz=quiz)
     for item in quiz.items.select_related("question").all():
         if item.question_id:
             correct = [c.pk for c in item.question.choices.all() if c.is_correct]
-            grading.response_submit(attempt=attempt, item=item, choice_ids=correct)
+            response_submit(attempt=attempt, item=item, choice_ids=correct)
     with capture(execute=True):
-        return grading.attempt_submit(attempt=attempt)
+        return attempt_submit(attempt=attempt)
 
 
 def score_posts(lms) -> list[str]:

@@ -1,0 +1,117 @@
+"""What answers and attempts count for, defined once: an item's score, tries left, solved, an
+attempt's points, a learner's best score at a quiz and mastered practice problems.
+
+Services, selectors, pages, the API and LTI passback all ask here, so a page, a grade export and
+the LMS never disagree. What a learner may *see* of these is grading.policy's decision.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Max, Q
+
+from courses.models import Quiz
+from grading import policy
+from grading.models import Attempt, Response, ScoreChange
+
+# Only a submitted attempt's score counts: an exam's saved answers are graded before
+# submission, and a running score would tell which of them are right.
+SUBMITTED = Q(status=Attempt.Status.SUBMITTED)
+
+# A streak that reached PracticeStreak.MASTERY; an exam-only problem is never practised, so a
+# streak left from before it became exam-only does not count.
+MASTERED = Q(mastered_at__isnull=False, problem__exam_only=False)
+
+
+def solved(tries: Iterable[Response]) -> bool:
+    """Whether an item (or a practice variant) is solved: one of its counted tries is correct."""
+    return any(r.counts_as_try and r.status == Response.Status.CORRECT for r in tries)
+
+
+def tries_left(*, quiz: Quiz, tries: Sequence[Response]) -> int | None:
+    """How many more tries an item takes, given its tries so far: none once solved, and None
+    when the quiz saves answers instead of counting tries (no immediate feedback)."""
+    if not policy.immediate_feedback(quiz):
+        return None
+    if solved(tries):
+        return 0
+    return max(0, quiz.tries_per_item - sum(1 for r in tries if r.counts_as_try))
+
+
+def counting_try(*, immediate: bool, tries: Sequence[Response]) -> Response | None:
+    """Of an item's counted tries in order, the one whose score is the item's: the best with
+    immediate feedback (the first of equals), else the latest saved answer; None when none."""
+    if not tries:
+        return None
+    return max(tries, key=lambda row: row.score) if immediate else tries[-1]
+
+
+def item_score(*, immediate: bool, tries: Sequence[Response]) -> float:
+    """An item's score (0 to 1) from its counted tries in order: counting_try's, 0 when none."""
+    counting = counting_try(immediate=immediate, tries=tries)
+    return counting.score if counting is not None else 0.0
+
+
+def item_scores(
+    *,
+    attempt: Attempt,
+    responses: Iterable[Response],
+    overrides: Mapping[int, float] | None = None,
+) -> dict[int, float]:
+    """Score per quiz item id from the attempt's responses (0 to 1, before points), each as
+    item_score has it. An instructor's override (`overrides`, from item_overrides) is its item's
+    score whatever the responses say."""
+    immediate = policy.immediate_feedback(attempt.quiz)
+    counted: dict[int, list[Response]] = defaultdict(list)
+    for response in sorted(responses, key=lambda r: (r.created_at, r.id)):
+        if response.counts_as_try:
+            counted[response.quiz_item_id].append(response)
+    scores = {
+        item_id: item_score(immediate=immediate, tries=tries) for item_id, tries in counted.items()
+    }
+    scores.update(overrides or {})
+    return scores
+
+
+def item_overrides(*, attempt: Attempt) -> dict[int, float]:
+    """The scores (0 to 1) instructors set for items of a submitted attempt, by quiz item id;
+    the latest override of an item is in force (grading/overrides.py writes them)."""
+    if attempt.status != Attempt.Status.SUBMITTED:
+        return {}  # only submitted attempts are overridden: no query for the others
+    rows = (
+        ScoreChange.objects.filter(attempt=attempt, kind=ScoreChange.Kind.OVERRIDE)
+        .order_by("created_at", "id")
+        .values_list("quiz_item_id", "new_score", "points")
+    )
+    return {item_id: score / points for item_id, score, points in rows}
+
+
+def attempt_points(
+    *,
+    attempt: Attempt,
+    points: Mapping[int, int],
+    responses: Iterable[Response],
+    overrides: Mapping[int, float],
+) -> float:
+    """The attempt's score in points: each item's score (item_scores) times its points."""
+    scores = item_scores(attempt=attempt, responses=responses, overrides=overrides)
+    return float(sum(points[item_id] * score for item_id, score in scores.items()))
+
+
+def best_score() -> Max:
+    """A learner's best score at a quiz, as an aggregate over their attempts: the highest score
+    of a submitted attempt, None while none is submitted."""
+    return Max("score", filter=SUBMITTED)
+
+
+def best_attempt(*, user: AbstractBaseUser, quiz: Quiz) -> Attempt | None:
+    """The learner's submitted attempt whose score is best_score (the latest of equals): the
+    one whose score the LMS is sent."""
+    return (
+        Attempt.objects.filter(SUBMITTED, user=user, quiz=quiz)
+        .order_by("-score", "-submitted_at")
+        .first()
+    )

@@ -1,0 +1,186 @@
+"""Attempts at a quiz: start or resume, expire at the deadline, submit, and rescore."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import NamedTuple
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from courses.models import Quiz
+from grading import scores
+from grading.models import Attempt, Variant
+from grading.services.errors import AttemptClosed, AttemptLimitReached, QuizNotOpen
+from grading.services.hooks import hooks_after_commit
+from grading.services.variants import attempt_variant
+
+
+def quiz_availability_error(*, quiz: Quiz, now: datetime) -> str | None:
+    """Why the quiz cannot be started now, or None."""
+    if quiz.opens_at and now < quiz.opens_at:
+        return f"This quiz opens at {quiz.opens_at:%Y-%m-%d %H:%M} UTC."
+    if quiz.closes_at and now >= quiz.closes_at:
+        return f"This quiz closed at {quiz.closes_at:%Y-%m-%d %H:%M} UTC."
+    return None
+
+
+class AttemptStarted(NamedTuple):
+    """What a start did: `created` is True only for the call that created the attempt."""
+
+    attempt: Attempt
+    created: bool
+
+
+def _attempt_in_progress(*, user: AbstractBaseUser, quiz: Quiz, now: datetime) -> Attempt | None:
+    """The learner's attempt in progress at the quiz, closed first if its time has run out."""
+    current = Attempt.objects.filter(
+        user=user, quiz=quiz, status=Attempt.Status.IN_PROGRESS
+    ).first()
+    if current is not None:
+        attempt_expire_if_overdue(attempt=current, now=now)
+        if current.status == Attempt.Status.IN_PROGRESS:
+            return current
+    return None
+
+
+def attempt_start_or_resume(
+    *, user: AbstractBaseUser, quiz: Quiz, now: datetime | None = None
+) -> AttemptStarted:
+    """Start an attempt, or resume the one in progress; enforces availability and the limit.
+
+    Of any number of simultaneous starts, exactly one creates the attempt and every other one
+    resumes it: while an attempt is open no start is refused. The decision is taken inside the
+    transaction, after the learner's starts have lined up on their user row (a row lock on
+    PostgreSQL; SQLite has one writer at a time), so the attempt in progress and the attempts
+    used are read as the previous start left them. The unique in-progress and number constraints
+    back this up for a writer that did not line up.
+    """
+    now = now or timezone.now()
+    current = _attempt_in_progress(user=user, quiz=quiz, now=now)
+    if current is not None:  # the common resume takes no lock
+        return AttemptStarted(current, created=False)
+    items = list(quiz.items.select_related("problem"))
+    try:
+        with transaction.atomic():
+            # FOR NO KEY UPDATE: it queues this learner's starts behind each other but not
+            # behind the key-share locks their answers' inserts take on the same row.
+            list(
+                get_user_model()
+                .objects.select_for_update(no_key=True)
+                .filter(pk=user.pk)
+                .values_list("pk")
+            )
+            current = _attempt_in_progress(user=user, quiz=quiz, now=now)
+            if current is not None:
+                return AttemptStarted(current, created=False)
+            problem = quiz_availability_error(quiz=quiz, now=now)
+            if problem:
+                raise QuizNotOpen(problem)
+            used = Attempt.objects.filter(user=user, quiz=quiz).count()
+            if quiz.attempts_allowed is not None and used >= quiz.attempts_allowed:
+                raise AttemptLimitReached(
+                    f"You have used all {quiz.attempts_allowed} attempt"
+                    f"{'s' if quiz.attempts_allowed != 1 else ''} at this quiz."
+                )
+            deadline = None
+            if quiz.time_limit_minutes:
+                deadline = now + timedelta(minutes=quiz.time_limit_minutes)
+            if quiz.closes_at and (deadline is None or quiz.closes_at < deadline):
+                deadline = quiz.closes_at
+            attempt = Attempt.objects.create(
+                user=user,
+                quiz=quiz,
+                number=used + 1,
+                deadline=deadline,
+                max_score=float(sum(item.points for item in items)),
+                shuffle_items=quiz.shuffles_items,
+                shuffle_choices=quiz.shuffles_choices,
+            )
+            Variant.objects.bulk_create(
+                [attempt_variant(attempt, item, user) for item in items if item.problem_id]
+            )
+            return AttemptStarted(attempt, created=True)
+    except IntegrityError:
+        # A writer that did not line up on the user row took this number, or opened an attempt,
+        # at the same moment: resume the attempt in progress rather than run two.
+        current = _attempt_in_progress(user=user, quiz=quiz, now=now)
+        if current is not None:
+            return AttemptStarted(current, created=False)
+        raise AttemptLimitReached(
+            "Another attempt was started at the same moment; reload the quiz."
+        ) from None
+
+
+def attempt_start(*, user: AbstractBaseUser, quiz: Quiz, now: datetime | None = None) -> Attempt:
+    """The learner's attempt in progress at the quiz, started if there is none (see
+    attempt_start_or_resume, for callers that must tell a new attempt from a resumed one)."""
+    return attempt_start_or_resume(user=user, quiz=quiz, now=now).attempt
+
+
+def attempt_rescore(*, attempt: Attempt) -> None:
+    """Recompute the attempt's score and maximum from its responses, overrides and the quiz's
+    items.
+
+    Submission, expiry, overrides and regrades call this, so the final score never rests on the
+    running total each answer keeps up to date.
+    """
+    points = {item.id: item.points for item in attempt.quiz.items.all()}
+    attempt.max_score = float(sum(points.values()))
+    attempt.score = scores.attempt_points(
+        attempt=attempt,
+        points=points,
+        responses=attempt.responses.all(),
+        overrides=scores.item_overrides(attempt=attempt),
+    )
+    attempt.save(update_fields=["score", "max_score", "updated_at"])
+
+
+def attempt_expire_if_overdue(*, attempt: Attempt, now: datetime | None = None) -> bool:
+    """Close an in-progress attempt whose deadline has passed, grading its saved answers."""
+    now = now or timezone.now()
+    if attempt.status != Attempt.Status.IN_PROGRESS or not attempt.deadline:
+        return False
+    if now < attempt.deadline:
+        return False
+    with transaction.atomic():
+        locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
+        if locked.status != Attempt.Status.IN_PROGRESS:
+            attempt.refresh_from_db()
+            return False
+        locked.status = Attempt.Status.SUBMITTED
+        locked.submitted_at = locked.deadline
+        locked.late = True
+        locked.save(update_fields=["status", "submitted_at", "late", "updated_at"])
+        attempt_rescore(attempt=locked)
+        hooks_after_commit("SOFTGRADE_ATTEMPT_SUBMITTED_HOOKS", attempt=locked)
+    attempt.refresh_from_db()
+    return True
+
+
+def attempt_submit(*, attempt: Attempt, now: datetime | None = None) -> Attempt:
+    """Submit an attempt and grade it; past the deadline the submission is refused.
+
+    A refused late submission still closes the attempt and grades what was saved before the
+    deadline, and says so; the learner loses nothing they had saved.
+    """
+    now = now or timezone.now()
+    if attempt_expire_if_overdue(attempt=attempt, now=now) or attempt.late:
+        raise AttemptClosed(
+            "Time is up: the submission arrived after the deadline and was refused. "
+            "Your answers saved before the deadline have been graded."
+        )
+    with transaction.atomic():
+        locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
+        if locked.status != Attempt.Status.IN_PROGRESS:
+            attempt.refresh_from_db()
+            return attempt
+        locked.status = Attempt.Status.SUBMITTED
+        locked.submitted_at = now
+        locked.save(update_fields=["status", "submitted_at", "updated_at"])
+        attempt_rescore(attempt=locked)
+        hooks_after_commit("SOFTGRADE_ATTEMPT_SUBMITTED_HOOKS", attempt=locked)
+    attempt.refresh_from_db()
+    return attempt

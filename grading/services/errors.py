@@ -1,0 +1,40 @@
+"""What the quiz rules refuse: each refusal has a stable `code` for the API and a message for
+people (the API maps them to its errors; pages show the message)."""
+
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    """A request the rules refuse; `code` is stable for the API, the message is for people."""
+
+    code = "refused"
+
+    def __init__(self, message: str):
+        self.message = message
+        super().__init__(message)
+
+
+class QuizNotOpen(ServiceError):
+    code = "quiz_not_open"
+
+
+class AttemptLimitReached(ServiceError):
+    code = "attempt_limit_reached"
+
+
+class AttemptClosed(ServiceError):
+    code = "attempt_closed"
+
+
+class NoTriesLeft(ServiceError):
+    code = "no_tries_left"
+
+
+class IdempotencyConflict(ServiceError):
+    code = "idempotency_conflict"
+
+
+class PracticeRefused(ServiceError):
+    """Practice on a problem is refused: exam-only, or used by the learner's running exam."""
+
+    code = "practice_refused"

@@ -1,0 +1,155 @@
+"""Practice: fresh variants of a problem for a learner, their answers and mastery streaks."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import Max, Q
+from django.utils import timezone
+
+from courses.models import Problem, Quiz
+from grading import policy
+from grading.families import practice_seed
+from grading.models import Attempt, PracticeStreak, Response, Variant
+from grading.services.errors import PracticeRefused, ServiceError
+from grading.services.hooks import hooks_after_commit
+from grading.services.replays import (
+    DOUBLE_SUBMIT_WINDOW,
+    answer_fingerprint,
+    mark_replayed,
+    replay_of_key,
+    response_create,
+)
+from grading.services.variants import variant_unsaved
+from grading.services.verdicts import variant_grade, verdict_fields
+
+
+def practice_refusal(
+    *, user: AbstractBaseUser, problem: Problem, now: datetime | None = None
+) -> str | None:
+    """Why this learner may not practise this problem now (grading.policy decides), or None."""
+    now = now or timezone.now()
+    open_exams = []
+    if not problem.exam_only:
+        open_exams = [
+            policy.OpenExam(title=title, deadline=deadline)
+            for title, deadline in Attempt.objects.filter(
+                Q(deadline__isnull=True) | Q(deadline__gt=now),
+                user=user,
+                status=Attempt.Status.IN_PROGRESS,
+                quiz__mode=Quiz.Mode.EXAM,
+                quiz__items__problem=problem,
+            )
+            .values_list("quiz__title", "deadline")
+            .distinct()
+        ]
+    return policy.practice_refusal(
+        problem_title=problem.title, exam_only=problem.exam_only, open_exams=open_exams, now=now
+    )
+
+
+def practice_check(*, user: AbstractBaseUser, problem: Problem) -> None:
+    """Raise PracticeRefused, with the reason and until when, when practice is refused now."""
+    refusal = practice_refusal(user=user, problem=problem)
+    if refusal:
+        raise PracticeRefused(refusal)
+
+
+def practice_variant_new(*, user: AbstractBaseUser, problem: Problem) -> Variant:
+    """A fresh variant of a problem for a learner: the next counter, a server-derived seed.
+
+    Refused (PracticeRefused) for an exam-only problem or during an exam that uses it."""
+    practice_check(user=user, problem=problem)
+    return _practice_variant_make(user=user, problem=problem)
+
+
+def _practice_variant_make(*, user: AbstractBaseUser, problem: Problem) -> Variant:
+    for _ in range(3):  # a concurrent request may take the same counter; try the next one
+        last = Variant.objects.filter(
+            user=user, problem=problem, attempt__isnull=True, counter__isnull=False
+        ).aggregate(last=Max("counter"))["last"]
+        counter = (last or 0) + 1
+        seed = practice_seed(user_id=user.pk, problem_id=problem.pk, counter=counter)
+        variant = variant_unsaved(problem=problem, seed=seed, user=user, counter=counter)
+        try:
+            with transaction.atomic():
+                variant.save(force_insert=True)
+                return variant
+        except IntegrityError:
+            continue
+    raise ServiceError("Could not create a new variant; please try again.")
+
+
+def practice_variant_current(*, user: AbstractBaseUser, problem: Problem) -> Variant:
+    """The learner's latest practice variant of the problem, or a first one; refused as
+    practice_variant_new is."""
+    practice_check(user=user, problem=problem)
+    latest = (
+        Variant.objects.filter(user=user, problem=problem, attempt__isnull=True)
+        .order_by("-counter")
+        .first()
+    )
+    return latest or _practice_variant_make(user=user, problem=problem)
+
+
+def practice_answer_submit(
+    *, user: AbstractBaseUser, variant: Variant, text: str, idempotency_key: str = ""
+) -> Response:
+    """Grade a practice answer and move the mastery streak.
+
+    A streak counts first-try correct answers on fresh variants: a wrong answer resets it, a correct
+    one on a variant already tried (or already solved) leaves it unchanged. Invalid input is kept
+    but costs no try and does not touch the streak. Refused, recording nothing, while practice on
+    the problem is (an exam-only problem, or an exam of the learner's in progress that uses it).
+    """
+    if variant.user_id != user.pk or variant.attempt_id is not None:
+        raise ServiceError("That variant is not one of your practice variants.")
+    # Before the replay too: nothing about this problem is graded or returned while refused.
+    practice_check(user=user, problem=variant.problem)
+    fingerprint = answer_fingerprint("practice", variant.pk, text)
+    replay = replay_of_key(user=user, idempotency_key=idempotency_key, fingerprint=fingerprint)
+    if replay:
+        return replay
+    graded = variant_grade(variant=variant, text=text)
+    now = timezone.now()
+    with transaction.atomic():
+        earlier = list(
+            Response.objects.filter(variant=variant, counts_as_try=True).order_by(
+                "created_at", "id"
+            )
+        )
+        if (
+            graded.status != "invalid"
+            and earlier
+            and earlier[-1].text == text
+            and now - earlier[-1].created_at < DOUBLE_SUBMIT_WINDOW
+        ):
+            return mark_replayed(earlier[-1])
+        response = response_create(
+            idempotency_key=idempotency_key,
+            fingerprint=fingerprint,
+            user=user,
+            variant=variant,
+            text=text,
+            **verdict_fields(graded),
+        )
+        if graded.status == "invalid":
+            return response
+        streak, _ = PracticeStreak.objects.select_for_update().get_or_create(
+            user=user, problem=variant.problem
+        )
+        streak.tries_total += 1
+        if graded.status == "correct":
+            streak.correct_total += 1
+            if not earlier:
+                streak.current += 1
+                streak.best = max(streak.best, streak.current)
+                if streak.current >= PracticeStreak.MASTERY and streak.mastered_at is None:
+                    streak.mastered_at = now
+                    hooks_after_commit("SOFTGRADE_MASTERY_CHANGED_HOOKS", streak=streak)
+        else:
+            streak.current = 0
+        streak.save()
+    return response

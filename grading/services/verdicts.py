@@ -1,0 +1,71 @@
+"""Grading an answer without touching the database: a typed answer against a stored variant
+(the engine), or the choices picked for a question. Both give the engine's Verdict."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from courses.models import Question
+from grading import engine
+from grading.models import Variant
+
+
+def variant_grade(*, variant: Variant, text: str) -> engine.Verdict:
+    """Grade typed text against a stored variant: its givens, grading key and tolerance, never
+    regenerated."""
+    family = engine.get_family(variant.family)
+    verdict = engine.grade(
+        family,
+        variant.givens,
+        text,
+        tolerance=engine.Tolerance(variant.atol, variant.rtol),
+        grading_key=variant.grading_key,
+    )
+    return engine.Verdict(
+        verdict.status, verdict.score, verdict.misconception, verdict.feedback, verdict.detail
+    )
+
+
+def question_grade(*, question: Question, choice_ids: Iterable[int]) -> engine.Verdict:
+    """Grade chosen choices; the first wrong pick names its misconception; none picked: invalid."""
+    choices = list(question.choices.all())
+    by_id = {choice.id: choice for choice in choices}
+    picked_ids = sorted(set(choice_ids))
+    if not picked_ids:
+        return engine.Verdict("invalid", 0.0, None, "Choose an answer.", {})
+    if any(choice_id not in by_id for choice_id in picked_ids):
+        return engine.Verdict("invalid", 0.0, None, "That choice is not part of this question.", {})
+    if question.kind != Question.Kind.MULTIPLE and len(picked_ids) > 1:
+        return engine.Verdict("invalid", 0.0, None, "Choose exactly one answer.", {})
+    picked = [by_id[i] for i in picked_ids]
+    correct_ids = {c.id for c in choices if c.is_correct}
+    detail = {"picked": picked_ids}
+    if set(picked_ids) == correct_ids:
+        feedback = " ".join(c.feedback for c in picked if c.feedback) or "Correct."
+        return engine.Verdict("correct", 1.0, None, feedback, detail)
+    wrong = [c for c in picked if not c.is_correct]
+    if wrong:
+        first = wrong[0]
+        code = first.misconception.code if first.misconception else None
+        return engine.Verdict("incorrect", 0.0, code, first.feedback or "Not quite.", detail)
+    missing = len(correct_ids) - len(picked_ids)
+    return engine.Verdict(
+        "incorrect",
+        0.0,
+        None,
+        f"Every choice you picked is right, but {missing} more "
+        f"{'is' if missing == 1 else 'are'} right too.",
+        detail,
+    )
+
+
+def verdict_fields(graded: engine.Verdict) -> dict:
+    """A Response's verdict columns; invalid input is kept but never counts as a try."""
+    return {
+        "status": graded.status,
+        "score": graded.score,
+        "counts_as_try": graded.status != "invalid",
+        "misconception": graded.misconception or "",
+        "feedback": graded.feedback,
+        "detail": graded.detail,
+    }

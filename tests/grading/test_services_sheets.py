@@ -117,15 +117,13 @@ def test_a_database_failing_half_way_saves_none_of_the_sheet(exam_attempt):
     }
     outage = FailsAtSecondAnswer()
     with connection.execute_wrapper(outage), pytest.raises(OperationalError):
-        services.attempt_answers_save(attempt=exam_attempt, answers=sheet, idempotency_key="t")
+        attempt_answers_save(attempt=exam_attempt, answers=sheet, idempotency_key="t")
     assert outage.inserts == 2
     assert not Response.objects.exists()
     exam_attempt.refresh_from_db()
     assert exam_attempt.score == 0
 
     # Sent again once the database is back (the same token): the whole sheet, once.
-    recorded = services.attempt_answers_save(
-        attempt=exam_attempt, answers=sheet, idempotency_key="t"
-    )
+    recorded = attempt_answers_save(attempt=exam_attempt, answers=sheet, idempotency_key="t")
     assert set(recorded) == {problem.pk, question.pk}
     assert Response.objects.filter(attempt=exam_attempt).count() == 2

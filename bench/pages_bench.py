@@ -49,8 +49,14 @@ from django.urls import reverse  # noqa: E402
 from courses import markup  # noqa: E402
 from courses.memo import ENTRY_OVERHEAD_BYTES, BoundedMemo  # noqa: E402
 from courses.models import Problem, Question, Quiz, QuizItem  # noqa: E402
-from grading import engine, services  # noqa: E402
+from grading import engine  # noqa: E402
 from grading.models import Variant  # noqa: E402
+from grading.services.attempts import attempt_start, attempt_submit  # noqa: E402
+from grading.services.practice import (  # noqa: E402
+    practice_answer_submit,
+    practice_variant_current,
+)
+from grading.services.responses import response_submit  # noqa: E402
 from tests.factories import UserFactory  # noqa: E402
 
 QUESTIONS = 10
@@ -96,21 +102,21 @@ def prepare() -> dict[str, str]:
         QuizItem.objects.create(quiz=exam, order=order, points=1, **{kind: entry})
 
     finished, taking, practising = UserFactory(), UserFactory(), UserFactory()
-    attempt = services.attempt_start(user=finished, quiz=exam)
+    attempt = attempt_start(user=finished, quiz=exam)
     variants = {v.quiz_item_id: v for v in Variant.objects.filter(attempt=attempt)}
     for item in exam.items.select_related("question"):
         if item.question_id:
             wrong = item.question.choices.filter(is_correct=False).order_by("pk").first()
-            services.response_submit(attempt=attempt, item=item, choice_ids=[wrong.pk])
+            response_submit(attempt=attempt, item=item, choice_ids=[wrong.pk])
         else:
-            services.response_submit(attempt=attempt, item=item, text=wrong_text(variants[item.pk]))
-    services.attempt_submit(attempt=attempt)
-    in_progress = services.attempt_start(user=taking, quiz=exam)
+            response_submit(attempt=attempt, item=item, text=wrong_text(variants[item.pk]))
+    attempt_submit(attempt=attempt)
+    in_progress = attempt_start(user=taking, quiz=exam)
 
     problem = problems[0]
     # Another learner: practice on an exam's problems waits until the exam is submitted.
-    variant = services.practice_variant_current(user=practising, problem=problem)
-    services.practice_answer_submit(user=practising, variant=variant, text=wrong_text(variant))
+    variant = practice_variant_current(user=practising, problem=problem)
+    practice_answer_submit(user=practising, variant=variant, text=wrong_text(variant))
 
     clients = {}
     for name, learner in (("finished", finished), ("taking", taking), ("practising", practising)):

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from api.errors import api_exception_handler
 from grading.models import Attempt
-from grading.services import NoTriesLeft, ServiceError
+from grading.services.errors import NoTriesLeft, ServiceError
 from tests.factories import QuizFactory, QuizItemFactory
 
 HERE = __name__

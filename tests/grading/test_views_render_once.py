@@ -7,8 +7,10 @@ import pytest
 from django.urls import reverse
 
 from courses.models import Choice, Problem, Question, Quiz
-from grading import services
 from grading.models import Variant
+from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.practice import practice_answer_submit
+from grading.services.responses import response_submit
 from tests.api.conftest import session_client
 from tests.factories import UserFactory
 from tests.grading.test_services import answer_of, mistake_of
@@ -22,14 +24,14 @@ def exam_answered(shipped_bank, learner):
     """The learner's attempt at the shipped exam, every item answered wrong: a wrong choice
     brings its feedback and misconception to the results page."""
     exam = Quiz.objects.get(slug="attention-exam")
-    attempt = services.attempt_start(user=learner, quiz=exam)
+    attempt = attempt_start(user=learner, quiz=exam)
     for item in exam.items.select_related("question"):
         if item.question_id:
             wrong = item.question.choices.filter(is_correct=False).order_by("pk").first()
-            services.response_submit(attempt=attempt, item=item, choice_ids=[wrong.pk])
+            response_submit(attempt=attempt, item=item, choice_ids=[wrong.pk])
         else:
             variant = Variant.objects.get(attempt=attempt, quiz_item=item)
-            services.response_submit(attempt=attempt, item=item, text=f"{answer_of(variant)}*3")
+            response_submit(attempt=attempt, item=item, text=f"{answer_of(variant)}*3")
     return attempt
 
 
@@ -53,7 +55,7 @@ def test_the_attempt_page_renders_its_texts_once(learner_client, exam_answered, 
 
 
 def test_the_results_page_renders_its_texts_once(learner_client, exam_answered, markup_conversions):
-    services.attempt_submit(attempt=exam_answered)
+    attempt_submit(attempt=exam_answered)
     url = reverse("attempt-results", kwargs={"pk": exam_answered.pk})
     html, first, again = shown_twice(learner_client, url, markup_conversions)
     assert again == 0
@@ -66,7 +68,7 @@ def test_the_practice_page_renders_its_texts_once(
 ):
     problem = Problem.objects.get(slug="dot-variance")
     variant = variant_with_mistake(learner, "std-for-variance")
-    services.practice_answer_submit(
+    practice_answer_submit(
         user=learner, variant=variant, text=mistake_of(variant, "std-for-variance")
     )
     url = reverse("practice", kwargs={"slug": problem.slug})

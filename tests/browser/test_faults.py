@@ -46,6 +46,8 @@ def test_autosave_tells_the_learner_and_retries_until_the_service_is_back(
             route.continue_()
 
     page.route(re.compile(r"/attempts/\d+/save/$"), save)
+    # The script is deferred: a change typed before it listens would never be autosaved.
+    expect(page.locator('form[data-autosave="on"]')).to_have_count(1)
     page.locator(f"#item-{item.pk}-answer").fill("64")
     status = page.locator("#autosave-status")
     expect(status).to_contain_text("briefly unavailable", timeout=15_000)

@@ -24,23 +24,27 @@ Prints a table and writes bench-results/api.json.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import platform
-import secrets
-import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench.serving import (  # noqa: E402
+    WORKERS,
+    backend_env,
+    free_port,
+    fresh_postgres_database,
+    postgres_available,
+    serve,
+    stop,
+)
 
 CLIENTS = 16
 LEARNERS_PER_CLIENT = 8  # answers rotate over them, so an attempt holds a realistic ~20 answers
@@ -50,41 +54,14 @@ ANSWERS_PER_ROUND = 64  # per client
 ANSWERS_PER_CLIENT = WARM_UP_ANSWERS + ROUNDS * ANSWERS_PER_ROUND
 TRIVIAL_PER_ROUND = 300  # per client
 PHASE_SECONDS = 30.0
-WORKERS = 4
 GOAL_RATIO = 0.25  # issue 12: the floor once the answer path uses public APIs only
 GOAL_P99_MS = 50.0
 GOAL_STATEMENTS = 8
-PG_ADMIN = "postgres://postgres@127.0.0.1:5432/postgres"
 # Its own name per run when several benchmarks share one server (BENCH_PG_DATABASE).
 PG_BENCH_DB = os.environ.get("BENCH_PG_DATABASE", "softgrade_bench")
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def postgres_available() -> bool:
-    try:
-        import psycopg
-
-        with psycopg.connect(PG_ADMIN, connect_timeout=3):
-            return True
-    except Exception:
-        return False
-
-
-def redis_url() -> str:
-    """The shared cache production uses for rate limits, when Redis answers; else local memory."""
-    try:
-        with socket.create_connection(("127.0.0.1", 6379), timeout=1):
-            return "redis://127.0.0.1:6379/9"
-    except OSError:
-        return "locmemcache://"
-
-
-def backend_env(backend: str, workdir: Path) -> dict[str, str]:
+def backend_env_for(backend: str, workdir: Path) -> dict[str, str]:
     if backend == "sqlite":
         # One writer at a time: IMMEDIATE transactions queue for the lock (with a timeout)
         # instead of failing when two workers write at once; WAL lets readers carry on.
@@ -94,27 +71,8 @@ def backend_env(backend: str, workdir: Path) -> dict[str, str]:
         )
     else:
         database = f"postgres://postgres@127.0.0.1:5432/{PG_BENCH_DB}"
-    return {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.production",
-        "SECRET_KEY": secrets.token_urlsafe(64),
-        "ALLOWED_HOSTS": "127.0.0.1,testserver",
-        "DATABASE_URL": database,
-        "CACHE_URL": redis_url(),
-        # Plain HTTP on loopback: no TLS proxy in front of the bench server.
-        "SECURE_SSL_REDIRECT": "False",
-        # The bench is one key sending far more than an LMS would; the limit is not under test.
-        "API_KEY_RATE": "1000000/minute",
-        "LOG_LEVEL": "WARNING",
-    }
-
-
-def fresh_postgres_database() -> None:
-    import psycopg
-
-    with psycopg.connect(PG_ADMIN, autocommit=True) as connection:
-        connection.execute(f"DROP DATABASE IF EXISTS {PG_BENCH_DB} WITH (FORCE)")
-        connection.execute(f"CREATE DATABASE {PG_BENCH_DB}")
+    # The bench is one key sending far more than an LMS would; the limit is not under test.
+    return backend_env(database=database, API_KEY_RATE="1000000/minute")
 
 
 # --- inside one backend's process (Django set up with that backend's settings) ----------------
@@ -231,45 +189,6 @@ def verify(acknowledged: list[dict]) -> dict:
     }
 
 
-def serve(env: dict[str, str], port: int) -> subprocess.Popen:
-    server = subprocess.Popen(
-        [
-            str(Path(sys.executable).parent / "gunicorn"),
-            "config.wsgi:application",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            str(WORKERS),
-            "--log-level",
-            "warning",
-        ],
-        cwd=ROOT,
-        env=env,
-        start_new_session=True,
-    )
-    for _ in range(100):
-        with (
-            contextlib.suppress(OSError),
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/", timeout=1),
-        ):
-            return server
-        if server.poll() is not None:
-            raise SystemExit("gunicorn exited before serving")
-        time.sleep(0.2)
-    stop(server)
-    raise SystemExit("gunicorn did not answer within 20 s")
-
-
-def stop(server: subprocess.Popen) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(server.pid, signal.SIGTERM)
-    try:
-        server.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        os.killpg(server.pid, signal.SIGKILL)
-        server.wait()
-
-
 def run_backend(backend: str) -> dict:
     """Everything for one backend; runs in a child process whose settings name that backend."""
     import django
@@ -379,9 +298,9 @@ def pooled(phases: list[dict]) -> dict:
 
 
 def run_in_child(backend: str, workdir: Path) -> dict:
-    env = backend_env(backend, workdir)
+    env = backend_env_for(backend, workdir)
     if backend == "postgresql":
-        fresh_postgres_database()
+        fresh_postgres_database(PG_BENCH_DB)
     child = subprocess.run(
         [sys.executable, __file__, "--backend", backend],
         env=env,

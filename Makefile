@@ -8,7 +8,7 @@ HTTPS_PORT ?= 8443
 DEV_CERTIFICATE := .dev-certificate
 PYTEST_ARGS ?=
 
-.PHONY: run run-https install migrate bank worker test lint format bench check-bank check-deploy clean
+.PHONY: run run-https install migrate bank worker test lint format bench bench-exam check-bank check-deploy clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || { base=$$(bin/find-python) && echo "Creating $(VENV) with $$base" && "$$base" -m venv $(VENV); }
@@ -62,6 +62,13 @@ bench: $(STAMP)
 	$(PY) bench/engine_bench.py
 	$(PY) bench/pages_bench.py
 	$(PY) bench/api_bench.py
+
+# Exam day (docs/performance.md): 3,000 learners by default, released at one instant, on
+# gunicorn + PostgreSQL + Redis; e.g. `make bench-exam EXAM_ARGS="--learners 300 --think-scale 0.1"`
+# for a quick run, `--instances 2` for two application nodes, `--signins 600` to measure sign-ins.
+EXAM_ARGS ?=
+bench-exam: $(STAMP)
+	$(PY) bench/exam_day.py $(EXAM_ARGS)
 
 check-deploy: $(STAMP)
 	DJANGO_SETTINGS_MODULE=config.settings.production \

@@ -1,0 +1,258 @@
+"""The load generator of the exam-day benchmark: Locust users that take the exam as browsers do.
+
+Run by bench/exam_day.py, never by hand: it reads a plan (JSON) on stdin and writes events, one
+JSON object a line, on stdout: {"event": "steady"} once every learner has the attempt page (or
+has failed trying), {"event": "submitting"} when the first learner submits, and last
+{"event": "result", …} with every latency, error and acknowledgement. Locust patches the
+standard library for gevent on import, so this runs in its own process, away from Django.
+
+Phase "exam": every learner (a Locust FastHttpUser with a session made beforehand) waits for
+the plan's start instant, opens the quiz page, starts an attempt through the page's form, opens
+the attempt page, then `saves` times thinks and saves the whole sheet through the page's form,
+thinks once more and submits it, and opens the results. Phase "signin": a few clients sign the
+plan's learners in through the sign-in form, one after another, as fast as the app allows.
+Every request has a timeout; the plan's deadline ends the phase whatever is still running.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlencode
+
+import gevent
+from gevent.event import Event
+from locust import FastHttpUser, constant, task
+from locust.env import Environment
+from locust.exception import StopUser
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.exam_pages import Cookies, PageError, form, hidden, sheet_fields
+
+
+class Run:
+    """What one phase records: latencies per kind of request, errors, acknowledgements."""
+
+    def __init__(self, plan: dict) -> None:
+        self.plan = plan
+        self.pending = list(reversed(plan["learners"]))
+        self.latencies: dict[str, list[float]] = {}
+        self.errors: list[dict] = []
+        self.acks: list[dict] = []
+        self.reached: dict[str, float] = {}  # learner → seconds from the start to the attempt page
+        self.submitted: list[str] = []
+        self.settled = 0  # learners who have the attempt page or have given up on it
+        self.finished = 0
+        self.steady_said = self.submitting_said = False
+        self.done = Event()
+
+    def event(self, name: str, **details) -> None:
+        print(json.dumps({"event": name, "at": time.time(), **details}), flush=True)
+
+    def error(self, kind: str, status: int, learner: str, error: object = "") -> None:
+        self.errors.append(
+            {"kind": kind, "status": status, "learner": learner, "error": str(error)[:200]}
+        )
+
+    def settle(self) -> None:
+        self.settled += 1
+        if self.settled == len(self.plan["learners"]) and not self.steady_said:
+            self.steady_said = True
+            self.event("steady")
+
+    def finish(self) -> None:
+        self.finished += 1
+        if self.finished == len(self.plan["learners"]):
+            self.done.set()
+
+
+class Browser:
+    """One learner's browser: its cookies, the instance it talks to, and timed requests."""
+
+    def __init__(self, client, run: Run, spec: dict) -> None:
+        self.client, self.run, self.spec = client, run, spec
+        self.cookies = Cookies({"sessionid": spec["session"]} if spec.get("session") else {})
+        self.base = run.plan["servers"][spec["server"]]
+
+    def request(self, kind: str, method: str, path: str, *, fields=None, expect=(200,), referer=""):
+        headers = {"Cookie": self.cookies.header()} if self.cookies.values else {}
+        body = None
+        if method == "POST":
+            # As a browser posts a form: urlencoded, with Origin and Referer of the page.
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+            headers["Origin"] = self.base
+            headers["Referer"] = self.base + referer
+            body = urlencode(fields or [])
+        started = time.perf_counter()
+        response = self.client.request(
+            method, self.base + path, name=kind, data=body, headers=headers, allow_redirects=False
+        )
+        elapsed = (time.perf_counter() - started) * 1000
+        self.run.latencies.setdefault(kind, []).append(elapsed)
+        status = response.status_code or 0
+        if response.headers is not None:
+            self.cookies.update(response.headers.getlist("set-cookie"))
+        if status not in expect:
+            self.run.error(kind, status, self.spec["name"], getattr(response, "error", "") or "")
+            return None
+        return response
+
+
+def think(run: Run, rng: random.Random) -> None:
+    low, high = run.plan["think_seconds"]
+    gevent.sleep(rng.uniform(low, high) * run.plan["think_scale"])
+
+
+def take_exam(client, run: Run, spec: dict) -> None:
+    """One learner's exam, from the synchronized start to the results page."""
+    browser = Browser(client, run, spec)
+    rng = random.Random(spec["index"])
+    quiz_path = f"/quizzes/{run.plan['quiz']}/"
+    gevent.sleep(max(0.0, run.plan["start_at"] - time.time()))
+    try:
+        quiz_page = browser.request("quiz page", "GET", quiz_path)
+        if quiz_page is None:
+            return
+        start = form(quiz_page.text, action_contains="/start/")
+        started = browser.request(
+            "start",
+            "POST",
+            start.action,
+            fields=[("csrfmiddlewaretoken", hidden(start, "csrfmiddlewaretoken"))],
+            expect=(302,),
+            referer=quiz_path,
+        )
+        if started is None:
+            return
+        attempt_path = started.headers.get("location")
+        page = browser.request("attempt page", "GET", attempt_path)
+        if page is None:
+            return
+        sheet = form(page.text, form_id="sheet")
+        run.reached[spec["name"]] = time.time() - run.plan["start_at"]
+    except PageError as error:
+        run.error("page", 0, spec["name"], error)
+        return
+    finally:
+        run.settle()
+    saves = run.plan["saves"]
+    for save in range(saves + 1):
+        think(run, rng)
+        if spec.get("switch_after") == save:
+            # This learner's next request goes to the other instance, session and all.
+            browser.base = run.plan["servers"][1 - spec["server"]]
+        action = "submit" if save == saves else "save"
+        if action == "submit" and not run.submitting_said:
+            run.submitting_said = True
+            run.event("submitting")
+        fields, answers = sheet_fields(sheet, save=save, learner=spec["index"], action=action)
+        posted = browser.request(
+            action, "POST", sheet.action, fields=fields, expect=(302,), referer=attempt_path
+        )
+        if posted is None:
+            return
+        target = posted.headers.get("location", "")
+        ack = {"learner": spec["name"], "kind": action, "token": sheet.hidden.get("token", "")}
+        if action == "submit":
+            if "/results/" not in target:
+                run.error("submit", 302, spec["name"], f"redirected to {target}")
+                return
+            run.acks.append({**ack, "answers": answers})
+            run.submitted.append(spec["name"])
+            browser.request("results page", "GET", target)
+            return
+        page = browser.request("attempt page", "GET", target)
+        if page is None:
+            return
+        # The page after a save says what was saved (Django's messages): the acknowledgement.
+        if f"Saved {len(answers)} answers." in page.text:
+            run.acks.append({**ack, "answers": answers})
+        else:
+            run.error("save", 302, spec["name"], "the page after the save did not confirm it")
+        try:
+            sheet = form(page.text, form_id="sheet")
+        except PageError as error:
+            run.error("page", 0, spec["name"], error)
+            return
+
+
+def sign_in(client, run: Run, spec: dict) -> None:
+    """One learner signs in through the sign-in form, as a browser does."""
+    browser = Browser(client, run, spec)
+    page = browser.request("sign-in page", "GET", "/accounts/login/")
+    if page is None:
+        return
+    try:
+        login = form(page.text, action_contains="login")
+    except PageError as error:
+        run.error("page", 0, spec["name"], error)
+        return
+    fields = [
+        ("csrfmiddlewaretoken", hidden(login, "csrfmiddlewaretoken")),
+        ("username", spec["name"]),
+        ("password", spec["password"]),
+    ]
+    signed = browser.request(
+        "sign-in",
+        "POST",
+        login.action or "/accounts/login/",
+        fields=fields,
+        expect=(302,),
+        referer="/accounts/login/",
+    )
+    if signed is not None:
+        run.acks.append({"learner": spec["name"], "kind": "sign-in", "token": ""})
+
+
+def main() -> int:
+    plan = json.load(sys.stdin)
+    run = Run(plan)
+    phase = sign_in if plan["phase"] == "signin" else take_exam
+
+    class Learner(FastHttpUser):
+        host = plan["servers"][0]
+        wait_time = constant(0)
+        network_timeout = connection_timeout = plan["request_timeout"]
+
+        @task
+        def work(self) -> None:
+            while run.pending:
+                spec = run.pending.pop()
+                try:
+                    phase(self.client, run, spec)
+                finally:
+                    run.finish()
+                if plan["phase"] != "signin":
+                    break  # a learner is one user; sign-in clients take the next learner
+            raise StopUser
+
+    users = plan.get("clients") or len(plan["learners"])
+    environment = Environment(user_classes=[Learner])
+    runner = environment.create_local_runner()
+    began = time.time()
+    runner.start(users, spawn_rate=users)
+    run.done.wait(timeout=max(0.0, plan["deadline"] - time.time()))
+    ended = time.time()
+    runner.quit()
+    run.event(
+        "result",
+        phase=plan["phase"],
+        began=began,
+        ended=ended,
+        learners=len(plan["learners"]),
+        finished=run.finished,
+        latencies=run.latencies,
+        errors=run.errors,
+        acks=run.acks,
+        reached=run.reached,
+        submitted=run.submitted,
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,116 @@
+"""The exam-day benchmark's database side: the exam it makes, the forms its learners post (read
+from the real pages, CSRF enforced), and the check that every acknowledged save and submit is
+stored once."""
+
+import pytest
+from django.test import Client
+
+from bench.exam_day import EXAM_SLUG, ITEMS, LEARNER_PREFIX, exam_make, verify
+from bench.exam_pages import form, hidden, sheet_fields
+from grading.models import Attempt, Response
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def exam(shipped_bank):
+    return exam_make(learners=2, signins=1, signin_hasher="default", minutes=30)
+
+
+def browser(session: str) -> Client:
+    client = Client(enforce_csrf_checks=True)
+    client.cookies["sessionid"] = session
+    return client
+
+
+def take(client: Client, *, learner: int, saves: int) -> list[dict]:
+    """The bench learner's journey, through the test client: what it acknowledges."""
+    start = form(client.get(f"/quizzes/{EXAM_SLUG}/").content.decode(), action_contains="/start/")
+    started = client.post(
+        start.action, {"csrfmiddlewaretoken": hidden(start, "csrfmiddlewaretoken")}
+    )
+    assert started.status_code == 302
+    page = client.get(started["Location"]).content.decode()
+    acks = []
+    for save in range(saves + 1):
+        sheet = form(page, form_id="sheet")
+        action = "submit" if save == saves else "save"
+        fields, answers = sheet_fields(sheet, save=save, learner=learner, action=action)
+        posted = client.post(sheet.action, _as_dict(fields))
+        assert posted.status_code == 302
+        ack = {"learner": f"{LEARNER_PREFIX}{learner}", "kind": action, "answers": answers}
+        ack["token"] = sheet.hidden["token"]
+        if action == "submit":
+            assert "/results/" in posted["Location"]
+        else:
+            page = client.get(posted["Location"]).content.decode()
+            assert f"Saved {ITEMS} answers." in page
+        acks.append(ack)
+    return acks
+
+
+def _as_dict(fields: list[tuple[str, str]]) -> dict[str, list[str]]:
+    data: dict[str, list[str]] = {}
+    for name, value in fields:
+        data.setdefault(name, []).append(value)
+    return data
+
+
+def names(exam) -> list[str]:
+    return [learner["name"] for learner in exam["learners"]]
+
+
+def test_the_exam_has_16_items_and_every_learner_a_working_session(exam):
+    assert exam["items"] == ITEMS
+    for learner in exam["learners"]:
+        page = browser(learner["session"]).get(f"/quizzes/{EXAM_SLUG}/")
+        assert page.status_code == 200
+        assert form(page.content.decode(), action_contains="/start/")
+
+
+def test_what_the_learners_acknowledge_is_stored_once_and_every_one_submitted(exam):
+    acks = []
+    for n, learner in enumerate(exam["learners"]):
+        acks += take(browser(learner["session"]), learner=n, saves=2)
+
+    stored = verify(acks=acks, learners=names(exam))
+
+    assert stored["acknowledged"] == 2 * 3 * ITEMS  # two saves and the submit's sheet each
+    assert stored["stored"] == stored["acknowledged"]
+    assert (stored["missing"], stored["invalid"], stored["unacknowledged"]) == (0, 0, 0)
+    assert stored["duplicated"] == 0
+    assert (stored["submits_acknowledged"], stored["submits_not_stored"]) == (2, 0)
+    assert stored["learners_submitted"] == stored["learners"] == 2
+    assert Response.objects.count() == 2 * 3 * ITEMS
+
+
+def test_an_acknowledged_answer_that_is_missing_or_different_is_counted(exam):
+    acks = take(browser(exam["learners"][0]["session"]), learner=0, saves=1)
+    Response.objects.filter(
+        idempotency_key=f"{acks[0]['token']}:sheet:{next(iter(acks[0]['answers']))}"
+    ).delete()
+    item = next(key for key, value in acks[1]["answers"].items() if isinstance(value, str))
+    acks[1]["answers"][item] = "41"
+
+    stored = verify(acks=acks, learners=names(exam))
+
+    assert stored["missing"] == 2
+    assert stored["stored"] == stored["acknowledged"] - 2
+
+
+def test_a_stored_answer_nobody_acknowledged_is_counted_apart_not_as_lost(exam):
+    acks = take(browser(exam["learners"][0]["session"]), learner=0, saves=1)
+
+    stored = verify(acks=acks[1:], learners=names(exam))
+
+    assert (stored["missing"], stored["unacknowledged"]) == (0, ITEMS)
+
+
+def test_an_acknowledged_submit_whose_attempt_is_not_submitted_is_counted(exam):
+    acks = take(browser(exam["learners"][0]["session"]), learner=0, saves=0)
+    Attempt.objects.update(status=Attempt.Status.IN_PROGRESS, submitted_at=None)
+
+    stored = verify(acks=acks, learners=names(exam))
+
+    assert stored["submits_not_stored"] == 1
+    assert stored["learners_submitted"] == 0

@@ -51,7 +51,8 @@ from bench.serving import (  # noqa: E402
     stop,
 )
 
-PG_BENCH_DB = "softgrade_exam_bench"
+# Its own name per run when several benchmarks share one server (BENCH_PG_DATABASE).
+PG_BENCH_DB = os.environ.get("BENCH_PG_DATABASE", "softgrade_exam_bench")
 EXAM_SLUG = "bench-exam-day"
 ITEMS = 16
 LEARNER_PREFIX = "bench-learner-"

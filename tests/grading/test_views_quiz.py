@@ -402,3 +402,47 @@ def test_attempt_pages_query_count_does_not_grow_with_items(
     assert html.count('class="card item') == items
     with django_assert_max_num_queries(8):
         learner_client.get(reverse("quiz-detail", kwargs={"slug": quiz.slug}))
+
+
+@pytest.mark.parametrize("slug", ["attention-exam", "attention-practice"])
+def test_form_fields_name_items_and_choices_by_their_plain_ids(
+    learner_client, shipped_bank, settings, slug
+):
+    """A site that turns on thousands separators must not break the attempt page's forms: an id
+    of 1234 is sent back as "1234", never "1,234" (which the sheet would not read)."""
+    settings.USE_THOUSAND_SEPARATOR = True
+    attempt = start(learner_client, slug)
+    html = learner_client.get(take_url(attempt)).content.decode()
+    item_ids = set(re.findall(r'id="item-([^"-]+)-heading"', html))
+    choice_values = set(re.findall(r'name="(?:item-[^"]+-)?choice" value="([^"]+)"', html))
+    assert item_ids == {str(pk) for pk in attempt.quiz.items.values_list("pk", flat=True)}
+    assert choice_values
+    assert all(value.isdigit() for value in choice_values)
+    # The exam's countdown reads its seconds from the page: 3600, not "3,600".
+    seconds = re.findall(r'data-seconds-left="([^"]*)"', html)
+    assert len(seconds) == (1 if slug == "attention-exam" else 0)
+    assert all(value.isdigit() for value in seconds)
+
+
+def test_a_sheet_saves_choices_whose_ids_run_past_a_thousand(
+    learner_client, shipped_bank, settings
+):
+    settings.USE_THOUSAND_SEPARATOR = True
+    quiz = QuizFactory(
+        mode=Quiz.Mode.EXAM, slug="big-ids", show_feedback=Quiz.Feedback.AFTER_SUBMISSION
+    )
+    question = QuestionFactory(lesson=quiz.lesson)
+    ChoiceFactory(
+        question=question,
+        pk=1233,
+        text="wrong",
+        is_correct=False,
+        misconception=MisconceptionFactory(lesson=quiz.lesson),
+    )
+    right = ChoiceFactory(question=question, pk=1234, text="right", is_correct=True)
+    item = QuizItemFactory(quiz=quiz, question=question, pk=1500)
+    attempt = start(learner_client, "big-ids")
+    html = learner_client.get(take_url(attempt)).content.decode()
+    assert f'name="item-{item.pk}-choice" value="{right.pk}"' in html
+    follow(learner_client, sheet_post(learner_client, attempt, {item: [right.pk]}))
+    assert list(Response.objects.get(attempt=attempt).choices.all()) == [right]

@@ -1,0 +1,199 @@
+"""One expression: the syntax-tree check and its evaluation, for learners' entries and for
+instructors' formulas (checked once, evaluated for many variable values).
+"""
+
+from __future__ import annotations
+
+import ast
+import keyword
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from grading.engine.answers.arithmetic import (
+    CONSTANTS,
+    FUNCTIONS,
+    OPERATOR_SYMBOLS,
+    OPERATORS,
+    thread_evaluator,
+)
+from grading.engine.answers.errors import ALLOWED, EMPTY_MESSAGE, ParseError
+from grading.engine.answers.text import MAX_LENGTH, check_brackets, check_characters, normalise
+
+MAX_TREE_DEPTH = 60  # a bound that keeps hostile input cheap, like the text's bracket depth
+_TOKEN = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|([A-Za-z_]\w*)")
+_IMPLICIT_PRODUCT = re.compile(r"[\d.)]\s*[A-Za-z(]|\)\s*[\d.]")
+
+
+def _syntax_message(text: str) -> str:
+    snippet = text if len(text) <= 40 else text[:37] + "..."
+    if _IMPLICIT_PRODUCT.search(text):
+        return f"could not read '{snippet}': write multiplication with * or ×, e.g. 2*pi"
+    return f"could not read '{snippet}' as a number or expression"
+
+
+def _check_names(text: str, known: Iterable[str], unknown_hint: str) -> None:
+    known_names = set(known)
+    for match in _TOKEN.finditer(text):
+        name = match.group(1)
+        if name is None or name in known_names or name in FUNCTIONS:
+            continue
+        if keyword.iskeyword(name) or keyword.issoftkeyword(name):
+            raise ParseError(f"'{name}' is not allowed; {unknown_hint}")
+        raise ParseError(f"unknown name '{name}'; {unknown_hint}")
+
+
+def _check_tree(tree: ast.expr, known: Iterable[str], unknown_hint: str) -> None:
+    """Refuse every syntax-tree node that is not plain arithmetic on numbers."""
+    known_names = set(known)
+    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_TREE_DEPTH:
+            raise ParseError("the expression is nested too deeply; simplify it")
+        kind = type(node)
+        if kind is ast.Constant:
+            value = node.value  # type: ignore[attr-defined]
+            if type(value) is complex:
+                raise ParseError("complex numbers are not allowed")
+            if type(value) not in (int, float):
+                raise ParseError(f"only numbers are allowed; {unknown_hint}")
+            try:
+                finite = math.isfinite(float(value))
+            except OverflowError:
+                finite = False
+            if not finite:
+                raise ParseError("a number is too large to work with (the limit is about 1e308)")
+        elif kind is ast.Name:
+            name = node.id  # type: ignore[attr-defined]
+            if name in FUNCTIONS:
+                raise ParseError(f"{name} needs brackets, e.g. {name}(2)")
+            if name not in known_names:
+                raise ParseError(f"unknown name '{name}'; {unknown_hint}")
+        elif kind is ast.BinOp:
+            op = type(node.op)  # type: ignore[attr-defined]
+            if op not in OPERATORS:
+                symbol = OPERATOR_SYMBOLS.get(op, op.__name__)
+                raise ParseError(f"the operator {symbol} is not allowed; {unknown_hint}")
+            stack.append((node.left, depth + 1))  # type: ignore[attr-defined]
+            stack.append((node.right, depth + 1))  # type: ignore[attr-defined]
+        elif kind is ast.UnaryOp:
+            op = type(node.op)  # type: ignore[attr-defined]
+            if op not in OPERATORS:
+                symbol = OPERATOR_SYMBOLS.get(op, op.__name__)
+                raise ParseError(f"the operator {symbol} is not allowed; {unknown_hint}")
+            stack.append((node.operand, depth + 1))  # type: ignore[attr-defined]
+        elif kind is ast.Call:
+            func = node.func  # type: ignore[attr-defined]
+            if type(func) is not ast.Name:
+                raise ParseError(f"only sqrt, exp, ln and log can be called; {unknown_hint}")
+            if func.id not in FUNCTIONS:
+                if func.id in known_names:
+                    raise ParseError(
+                        f"'{func.id}' is a number, not a function: write {func.id}*(...)"
+                    )
+                raise ParseError(f"unknown name '{func.id}'; {unknown_hint}")
+            args = node.args  # type: ignore[attr-defined]
+            if node.keywords or len(args) != 1 or type(args[0]) is ast.Starred:  # type: ignore[attr-defined]
+                raise ParseError(f"{func.id} takes exactly one number, e.g. {func.id}(2)")
+            stack.append((args[0], depth + 1))
+        elif kind in (ast.List, ast.Tuple):
+            raise ParseError("a list is not allowed inside a single number")
+        elif kind is ast.Attribute:
+            raise ParseError(f"'.{node.attr}' is not allowed; {unknown_hint}")  # type: ignore[attr-defined]
+        elif kind is ast.Subscript:
+            raise ParseError(f"indexing with [...] is not allowed; {unknown_hint}")
+        else:
+            raise ParseError(f"that kind of expression is not allowed; {unknown_hint}")
+
+
+def evaluate_text(text: str, names: Mapping[str, float], unknown_hint: str = ALLOWED) -> float:
+    """Evaluate one already-normalised expression to a finite float, or raise ParseError."""
+    text = text.strip()
+    if not text:
+        raise ParseError(EMPTY_MESSAGE)
+    if text.isascii() and "_" not in text:
+        try:
+            value = float(text)
+        except ValueError:
+            pass
+        else:
+            if math.isfinite(value):
+                return value
+    _check_names(text, names, unknown_hint)
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        raise ParseError(_syntax_message(text)) from None
+    except (RecursionError, MemoryError, ValueError):
+        raise ParseError("the expression is nested too deeply; simplify it") from None
+    _check_tree(tree, names, unknown_hint)
+    evaluator = thread_evaluator()
+    saved_names = evaluator.names
+    if names is not CONSTANTS:
+        evaluator.names = dict(names)
+    try:
+        result = evaluator.eval(text, previously_parsed=tree)
+    except ParseError:
+        raise
+    except ZeroDivisionError:
+        raise ParseError("division by zero") from None
+    except OverflowError:
+        raise ParseError("the result is too large to work with") from None
+    except Exception:
+        # The tree check leaves nothing that should fail here; never let an internal
+        # exception reach the learner or the caller.
+        raise ParseError(_syntax_message(text)) from None
+    finally:
+        evaluator.names = saved_names
+    if isinstance(result, bool) or not isinstance(result, int | float):
+        raise ParseError(f"could not read '{text[:40]}' as a number")
+    value = float(result)
+    if math.isnan(value):
+        raise ParseError("the result is not a number (it is undefined)")
+    if math.isinf(value):
+        raise ParseError("the result is too large to work with (it is infinite)")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Expression:
+    """An instructor's formula, checked once and evaluated for many variable values."""
+
+    text: str
+    variables: frozenset[str]
+    hint: str
+
+    def evaluate(self, values: Mapping[str, float]) -> float:
+        """Evaluate with these variable values, e.g. .evaluate({'x': 4}) → 8.0 for '2*x'."""
+        names = dict(CONSTANTS)
+        names.update({name: float(values[name]) for name in self.variables})
+        return evaluate_text(self.text, names, self.hint)
+
+
+def compile_expression(text: str, variables: Iterable[str] = ()) -> Expression:
+    """Check a formula over the given variable names; raise ParseError naming what is wrong."""
+    if not isinstance(text, str):
+        raise ParseError("the formula must be text")
+    if len(text) > MAX_LENGTH:
+        raise ParseError(f"the formula is too long (at most {MAX_LENGTH:,} characters)")
+    variables = frozenset(variables)
+    listed = ", ".join(sorted(variables)) or "none"
+    hint = f"the variables are {listed}; you can also use sqrt, exp, ln, log, e, pi"
+    normalised = normalise(text).strip()
+    if not normalised:
+        raise ParseError("the formula is empty")
+    check_characters(normalised)
+    check_brackets(normalised)
+    known = set(CONSTANTS) | variables
+    _check_names(normalised, known, hint)
+    try:
+        tree = ast.parse(normalised, mode="eval").body
+    except SyntaxError:
+        raise ParseError(_syntax_message(normalised)) from None
+    except (RecursionError, MemoryError, ValueError):
+        raise ParseError("the formula is nested too deeply; simplify it") from None
+    _check_tree(tree, known, hint)
+    used = {match.group(1) for match in _TOKEN.finditer(normalised) if match.group(1)}
+    return Expression(normalised, frozenset(used & variables), hint)

@@ -1,24 +1,32 @@
 from django.urls import path
 
-from grading.api import views
+from grading.api.views import answers, attempts, grades, practice
 
 urlpatterns = [
-    path("attempts/", views.AttemptList.as_view(), name="attempt-list"),
-    path("attempts/<int:attempt_id>/", views.AttemptDetail.as_view(), name="attempt-detail"),
-    path("attempts/<int:attempt_id>/items/", views.AttemptItems.as_view(), name="attempt-items"),
+    path("attempts/", attempts.AttemptList.as_view(), name="attempt-list"),
+    path("attempts/<int:attempt_id>/", attempts.AttemptDetail.as_view(), name="attempt-detail"),
+    path("attempts/<int:attempt_id>/items/", attempts.AttemptItems.as_view(), name="attempt-items"),
     path(
         "attempts/<int:attempt_id>/items/<int:item_id>/answers/",
-        views.ItemAnswer.as_view(),
+        answers.ItemAnswer.as_view(),
         name="item-answer",
     ),
-    path("attempts/<int:attempt_id>/submit/", views.AttemptSubmit.as_view(), name="attempt-submit"),
-    path("attempts/<int:attempt_id>/result/", views.AttemptResult.as_view(), name="attempt-result"),
-    path("variants/", views.VariantCreate.as_view(), name="variant-create"),
-    path("variants/<int:variant_id>/", views.VariantDetail.as_view(), name="variant-detail"),
     path(
-        "variants/<int:variant_id>/answers/", views.VariantAnswer.as_view(), name="variant-answer"
+        "attempts/<int:attempt_id>/submit/",
+        attempts.AttemptSubmit.as_view(),
+        name="attempt-submit",
     ),
-    path("streaks/", views.StreakList.as_view(), name="streak-list"),
-    path("grades/", views.GradeList.as_view(), name="grade-list"),
-    path("grades.csv", views.GradeCsv.as_view(), name="grade-csv"),
+    path(
+        "attempts/<int:attempt_id>/result/",
+        attempts.AttemptResult.as_view(),
+        name="attempt-result",
+    ),
+    path("variants/", practice.VariantCreate.as_view(), name="variant-create"),
+    path("variants/<int:variant_id>/", practice.VariantDetail.as_view(), name="variant-detail"),
+    path(
+        "variants/<int:variant_id>/answers/", answers.VariantAnswer.as_view(), name="variant-answer"
+    ),
+    path("streaks/", practice.StreakList.as_view(), name="streak-list"),
+    path("grades/", grades.GradeList.as_view(), name="grade-list"),
+    path("grades.csv", grades.GradeCsv.as_view(), name="grade-csv"),
 ]

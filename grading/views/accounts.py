@@ -1,0 +1,59 @@
+"""Sign-in and sign-up, each limited per user name and per address (security/logins.py)."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.views import LoginView
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_http_methods
+
+from grading.forms import SignupForm
+from security.logins import TOO_MANY_FAILURES, LimitedLoginForm, signup_refusal
+
+
+def _safe_next(request: HttpRequest) -> str:
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return reverse("home")
+
+
+class SignIn(LoginView):
+    """Django's sign-in page, with failed sign-ins limited per user name and per address
+    (security/logins.py); a paused sign-in is a 429 with the message saying how long."""
+
+    authentication_form = LimitedLoginForm
+
+    def form_invalid(self, form):
+        response = super().form_invalid(form)
+        if any(error.code == TOO_MANY_FAILURES for error in form.non_field_errors().as_data()):
+            response.status_code = 429
+        return response
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("home")
+    refusal = signup_refusal(request=request) if request.method == "POST" else None
+    if refusal:
+        # Not validated: a refused request learns nothing, not even whether a name is taken.
+        messages.error(request, refusal)
+        form = SignupForm(initial={"username": request.POST.get("username", "")})
+        context = {"form": form, "next": request.POST.get("next", "")}
+        return render(request, "registration/signup.html", context, status=429)
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, f"Welcome to softgrade, {user.get_username()}.")
+        return redirect(_safe_next(request))
+    return render(
+        request, "registration/signup.html", {"form": form, "next": request.GET.get("next", "")}
+    )

@@ -1,0 +1,265 @@
+"""A quiz and its attempts: the quiz page, start, the attempt page (one item at a time or the
+whole exam sheet, saved by the page's script too), submit, results."""
+
+from __future__ import annotations
+
+import math
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
+
+from courses.models import QuizItem
+from grading import policy, selectors
+from grading.forms import ItemAnswerForm, SheetForm, submission_token
+from grading.models import Attempt
+
+# A module name: two views share their names with its services (attempt_start, attempt_submit).
+from grading.services import attempts as attempt_services
+from grading.services.errors import AttemptClosed, ServiceError
+from grading.services.responses import SheetAnswer, attempt_answers_save, response_submit
+from grading.views.refusals import found, refusal_message
+
+
+@require_GET
+@login_required
+def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    quiz = found(selectors.quiz_detail, missing="No such quiz.", slug=slug)
+    attempts = selectors.learner_quiz_attempts(user=request.user, quiz=quiz)
+    in_progress = next((a for a in attempts if a.status == Attempt.Status.IN_PROGRESS), None)
+    # An attempt whose time ran out is closed here, so "Resume" never quietly starts a new one.
+    if in_progress is not None and attempt_services.attempt_expire_if_overdue(attempt=in_progress):
+        in_progress = None
+    limit_reached = (
+        in_progress is None
+        and quiz.attempts_allowed is not None
+        and len(attempts) >= quiz.attempts_allowed
+    )
+    now = timezone.now()
+    context = {
+        "quiz": quiz,
+        "attempts": attempts,
+        "attempt_rows": selectors.attempts_shown(attempts=attempts, now=now),
+        "in_progress": in_progress,
+        "limit_reached": limit_reached,
+        "closed_reason": attempt_services.quiz_availability_error(quiz=quiz, now=now),
+        "immediate": policy.immediate_feedback(quiz),
+        "feedback_summary": policy.feedback_summary(quiz),
+        "answers_summary": policy.answers_summary(quiz),
+    }
+    return render(request, "grading/quiz_detail.html", context)
+
+
+@require_POST
+@login_required
+def attempt_start(request: HttpRequest, slug: str) -> HttpResponse:
+    quiz = found(selectors.quiz_detail, missing="No such quiz.", slug=slug)
+    try:
+        attempt = attempt_services.attempt_start(user=request.user, quiz=quiz)
+    except ServiceError as error:
+        messages.error(request, refusal_message(error))
+        return redirect("quiz-detail", slug=quiz.slug)
+    return redirect("attempt-take", pk=attempt.pk)
+
+
+def _attempt_or_404(request: HttpRequest, pk: int) -> Attempt:
+    return found(
+        selectors.attempt_of_learner, missing="No such attempt.", user=request.user, attempt_id=pk
+    )
+
+
+def _closed(request: HttpRequest, attempt: Attempt, message: str) -> HttpResponse:
+    messages.warning(request, message)
+    return redirect("attempt-results", pk=attempt.pk)
+
+
+TIME_UP = "Time is up: this attempt closed at its deadline, and your saved answers were graded."
+
+
+@require_GET
+@login_required
+def attempt_take(request: HttpRequest, pk: int) -> HttpResponse:
+    attempt = _attempt_or_404(request, pk)
+    if attempt_services.attempt_expire_if_overdue(attempt=attempt):
+        return _closed(request, attempt, TIME_UP)
+    if attempt.status != Attempt.Status.IN_PROGRESS:
+        return redirect("attempt-results", pk=attempt.pk)
+    rows = selectors.attempt_sheet(attempt=attempt)
+    now = timezone.now()
+    immediate = policy.immediate_feedback(attempt.quiz)
+    codes = [row.latest.misconception for row in rows if row.latest] if immediate else []
+    seconds_left = None
+    if attempt.deadline:
+        seconds_left = max(0, math.ceil((attempt.deadline - now).total_seconds()))
+    on_submission = policy.learner_visibility(
+        quiz=attempt.quiz, attempt_status=policy.SUBMITTED, now=now
+    )
+    context = {
+        "attempt": attempt,
+        "quiz": attempt.quiz,
+        "rows": rows,
+        "immediate": immediate,
+        "shown": policy.attempt_visibility(attempt=attempt, now=now),
+        "results_on_submission": on_submission.verdicts,
+        "token": submission_token(),
+        "seconds_left": seconds_left,
+        "misconceptions": selectors.misconceptions_by_code(codes),
+    }
+    return render(request, "grading/attempt_take.html", context)
+
+
+def _item_of_attempt(attempt: Attempt, item_pk: int) -> QuizItem:
+    return found(selectors.attempt_item, missing="No such item.", attempt=attempt, item_id=item_pk)
+
+
+@require_POST
+@login_required
+def attempt_answer(request: HttpRequest, pk: int, item_pk: int) -> HttpResponse:
+    """One item answered on its own: a try with feedback at once (practice quizzes)."""
+    attempt = _attempt_or_404(request, pk)
+    item = _item_of_attempt(attempt, item_pk)
+    choice_ids = list(item.question.choices.values_list("pk", flat=True)) if item.question else []
+    form = ItemAnswerForm(request.POST, choice_ids=choice_ids)
+    take = reverse("attempt-take", kwargs={"pk": attempt.pk})
+    if not form.is_valid():
+        messages.error(request, "That choice is not part of this question; choose again.")
+        return redirect(f"{take}#item-{item.pk}")
+    try:
+        response_submit(
+            attempt=attempt,
+            item=item,
+            text=form.cleaned_data["answer"],
+            choice_ids=form.cleaned_data["choice"],
+            idempotency_key=form.idempotency_key("item", item.pk),
+        )
+    except AttemptClosed as error:
+        return _closed(request, attempt, error.message)
+    except ServiceError as error:
+        messages.error(request, refusal_message(error))
+    return redirect(f"{take}#item-{item.pk}")
+
+
+def _autosave(request: HttpRequest) -> bool:
+    """Whether the exam page's script sent the sheet (it asks for JSON); a form sent by the
+    browser itself prefers HTML and gets the usual redirect."""
+    return request.get_preferred_type(["text/html", "application/json"]) == "application/json"
+
+
+def _autosave_reply(status: int, code: str, message: str, **fields: object) -> JsonResponse:
+    """The exam page script's answer: what happened, in words it shows the learner."""
+    return JsonResponse({"code": code, "message": message, **fields}, status=status)
+
+
+@require_POST
+@login_required
+def attempt_sheet_save(request: HttpRequest, pk: int) -> HttpResponse:
+    """The whole page of an exam: save the changed answers, and submit if asked to.
+
+    The page's autosave sends the same form asking for JSON and gets JSON back: the count saved
+    and a fresh submission token for its next save (no message is queued for the next page).
+    """
+    attempt = _attempt_or_404(request, pk)
+    form = SheetForm(request.POST)
+    autosave = _autosave(request)
+    if not form.is_valid():
+        if autosave:
+            return _autosave_reply(400, "invalid", "Choose Save answers or Submit.")
+        messages.error(request, "Choose Save answers or Submit.")
+        return redirect("attempt-take", pk=attempt.pk)
+    rows = selectors.attempt_sheet(attempt=attempt)
+    answers = {
+        row.item.pk: SheetAnswer(
+            text=request.POST.get(f"item-{row.item.pk}-answer", ""),
+            choice_ids=tuple(
+                int(value)
+                for value in request.POST.getlist(f"item-{row.item.pk}-choice")
+                if value.isdigit()
+            ),
+        )
+        for row in rows
+    }
+    try:
+        recorded = attempt_answers_save(
+            attempt=attempt, answers=answers, idempotency_key=form.idempotency_key("sheet")
+        )
+        if form.cleaned_data["action"] == "submit":
+            attempt_services.attempt_submit(attempt=attempt)
+            if autosave:
+                results = reverse("attempt-results", kwargs={"pk": attempt.pk})
+                return _autosave_reply(200, "submitted", "Submitted.", location=results)
+            messages.success(request, "Your attempt has been submitted.")
+            return redirect("attempt-results", pk=attempt.pk)
+    except AttemptClosed as error:
+        if autosave:
+            results = reverse("attempt-results", kwargs={"pk": attempt.pk})
+            return _autosave_reply(409, "attempt_closed", error.message, location=results)
+        return _closed(request, attempt, error.message)
+    except ServiceError as error:
+        if autosave:
+            return _autosave_reply(409, "refused", refusal_message(error))
+        messages.error(request, refusal_message(error))
+        return redirect("attempt-take", pk=attempt.pk)
+    unreadable = sum(1 for response in recorded.values() if response.status == "invalid")
+    saved = len(recorded) - unreadable
+    if autosave:
+        message = (
+            f"{unreadable} answer{'s' if unreadable != 1 else ''} could not be read; "
+            "press Save answers to see why."
+            if unreadable
+            else ""
+        )
+        return _autosave_reply(
+            200, "saved", message, saved=saved, unreadable=unreadable, token=submission_token()
+        )
+    if unreadable:
+        messages.error(
+            request,
+            f"{unreadable} answer{'s' if unreadable != 1 else ''} could not be read and "
+            f"{'were' if unreadable != 1 else 'was'} not saved; see the message next to "
+            f"{'each box' if unreadable != 1 else 'the box'}.",
+        )
+    if saved or not unreadable:
+        messages.success(
+            request,
+            f"Saved {saved} answer{'s' if saved != 1 else ''}."
+            if saved
+            else "Nothing new to save.",
+        )
+    return redirect("attempt-take", pk=attempt.pk)
+
+
+@require_POST
+@login_required
+def attempt_submit(request: HttpRequest, pk: int) -> HttpResponse:
+    attempt = _attempt_or_404(request, pk)
+    try:
+        attempt_services.attempt_submit(attempt=attempt)
+    except AttemptClosed as error:
+        return _closed(request, attempt, error.message)
+    messages.success(request, "Your attempt has been submitted.")
+    return redirect("attempt-results", pk=attempt.pk)
+
+
+@require_GET
+@login_required
+def attempt_results(request: HttpRequest, pk: int) -> HttpResponse:
+    attempt = _attempt_or_404(request, pk)
+    if attempt_services.attempt_expire_if_overdue(attempt=attempt):
+        messages.warning(request, TIME_UP)
+    if attempt.status == Attempt.Status.IN_PROGRESS:
+        return redirect("attempt-take", pk=attempt.pk)
+    rows = selectors.attempt_sheet(attempt=attempt)
+    shown = policy.attempt_visibility(attempt=attempt, now=timezone.now())
+    codes = [row.latest_counted.misconception for row in rows if row.latest_counted]
+    context = {
+        "attempt": attempt,
+        "quiz": attempt.quiz,
+        "rows": rows,
+        "shown": shown,
+        "misconceptions": selectors.misconceptions_by_code(codes) if shown.feedback else {},
+    }
+    return render(request, "grading/attempt_results.html", context)

@@ -28,7 +28,9 @@ The rules:
 
 Not learner surfaces: the API's grades endpoints and CSV (API keys only), LTI score passback and
 the LTI instructor view are for instructors and the LMS, which always get scores; what an LMS
-shows its learners of a passed-back score is the LMS's own setting.
+shows its learners of a passed-back score is the LMS's own setting. The instructor pages
+(teaching/) show an attempt as `learner_visibility` lets its learner see it, and beside it what
+`staff_visibility` adds.
 """
 
 from __future__ import annotations
@@ -68,6 +70,8 @@ class Visibility:
 
 
 NOTHING = Visibility(False, False, False, False, False, False)
+# An instructor's view of an attempt (staff_visibility).
+STAFF = Visibility(True, True, True, True, True, True)
 # Practice problems (outside quizzes) answer at once and never show the answer: a learner keeps
 # trying, or asks for new numbers.
 PRACTICE = Visibility(True, True, True, True, False, False)
@@ -113,6 +117,17 @@ class AttemptState(Protocol):
 def attempt_visibility(*, attempt: AttemptState, now: datetime) -> Visibility:
     """learner_visibility for an attempt row (its quiz and status)."""
     return learner_visibility(quiz=attempt.quiz, attempt_status=attempt.status, now=now)
+
+
+def staff_visibility() -> Visibility:
+    """What a course's instructors and teaching assistants see of any attempt at its quizzes,
+    whatever the quiz's settings, the attempt's status or the time: everything, correct answers
+    and explanations included, before they are released to the learner.
+
+    Only the instructor pages ask for it, and they reach an attempt only through
+    teaching/access.py (a role in the attempt's course, or a superuser); no learner surface does.
+    """
+    return STAFF
 
 
 def feedback_summary(quiz: QuizSettings) -> str:

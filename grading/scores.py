@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Max, Q
+from django.db.models import Max, Q, QuerySet
 
 from courses.models import Quiz
 from grading import policy
@@ -76,17 +76,32 @@ def item_scores(
     return scores
 
 
+def _overrides_by_attempt(changes: QuerySet[ScoreChange]) -> dict[int, dict[int, float]]:
+    """Attempt id -> quiz item id -> the score (0 to 1) in force: the latest override wins."""
+    rows = (
+        changes.filter(kind=ScoreChange.Kind.OVERRIDE)
+        .order_by("created_at", "id")
+        .values_list("attempt_id", "quiz_item_id", "new_score", "points")
+    )
+    found: dict[int, dict[int, float]] = defaultdict(dict)
+    for attempt_id, item_id, score, points in rows:
+        found[attempt_id][item_id] = score / points
+    return found
+
+
 def item_overrides(*, attempt: Attempt) -> dict[int, float]:
     """The scores (0 to 1) instructors set for items of a submitted attempt, by quiz item id;
     the latest override of an item is in force (grading/overrides.py writes them)."""
     if attempt.status != Attempt.Status.SUBMITTED:
         return {}  # only submitted attempts are overridden: no query for the others
-    rows = (
-        ScoreChange.objects.filter(attempt=attempt, kind=ScoreChange.Kind.OVERRIDE)
-        .order_by("created_at", "id")
-        .values_list("quiz_item_id", "new_score", "points")
-    )
-    return {item_id: score / points for item_id, score, points in rows}
+    changes = ScoreChange.objects.filter(attempt=attempt)
+    return _overrides_by_attempt(changes).get(attempt.pk, {})
+
+
+def quiz_item_overrides(*, quiz: Quiz) -> dict[int, dict[int, float]]:
+    """item_overrides of every attempt at a quiz, by attempt id, in one query (attempts without
+    an override are absent)."""
+    return dict(_overrides_by_attempt(ScoreChange.objects.filter(attempt__quiz=quiz)))
 
 
 def attempt_points(
@@ -107,11 +122,14 @@ def best_score() -> Max:
     return Max("score", filter=SUBMITTED)
 
 
+def best_of(attempts: Iterable[Attempt]) -> Attempt | None:
+    """Of one learner's attempts at a quiz, the submitted one whose score is best_score: the
+    highest score, the latest submitted of equals (then the latest made); None while none is
+    submitted. The LMS is sent its score, and the instructor pages' "best attempt" is it."""
+    submitted = [a for a in attempts if a.status == Attempt.Status.SUBMITTED]
+    return max(submitted, key=lambda a: (a.score, a.submitted_at, a.pk), default=None)
+
+
 def best_attempt(*, user: AbstractBaseUser, quiz: Quiz) -> Attempt | None:
-    """The learner's submitted attempt whose score is best_score (the latest of equals): the
-    one whose score the LMS is sent."""
-    return (
-        Attempt.objects.filter(SUBMITTED, user=user, quiz=quiz)
-        .order_by("-score", "-submitted_at")
-        .first()
-    )
+    """The learner's best_of attempt at the quiz."""
+    return best_of(Attempt.objects.filter(SUBMITTED, user=user, quiz=quiz))

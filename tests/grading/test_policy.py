@@ -118,6 +118,20 @@ def test_answers_after_close_appear_at_the_close_itself():
     assert (at_close.correct_answers, at_close.answers_from) == (True, None)
 
 
+def test_the_staff_view_shows_everything_a_learner_may_ever_see_and_more():
+    """Instructors see every attempt whole, at every setting, status and time; for each
+    combination that is at least what the learner sees."""
+    staff = policy.staff_visibility()
+    assert all(getattr(staff, f.name) for f in fields(staff) if f.name != "answers_from")
+    assert staff.answers_from is None
+    for mode, feedback, release, status, close in COMBINATIONS:
+        quiz = quiz_settings(mode, feedback, release, CLOSES[close])
+        learner = policy.learner_visibility(quiz=quiz, attempt_status=status, now=NOW)
+        for f in fields(learner):
+            if f.name != "answers_from":
+                assert getattr(staff, f.name) >= getattr(learner, f.name)
+
+
 @pytest.mark.parametrize(
     ("mode", "feedback", "immediate"),
     [

@@ -10,8 +10,8 @@ from django.utils import timezone
 
 from courses.models import Quiz
 from grading import scores
-from grading.models import Attempt, PracticeStreak, Response
-from tests.factories import ProblemFactory, QuizFactory, UserFactory
+from grading.models import Attempt, PracticeStreak, Response, ScoreChange
+from tests.factories import ProblemFactory, QuizFactory, QuizItemFactory, UserFactory
 
 
 def tried(status: str, score: float = 0.0, *, counts: bool = True) -> Response:
@@ -87,6 +87,53 @@ def test_best_attempt_and_best_score_agree_and_ignore_attempts_in_progress():
     assert scores.best_attempt(user=user, quiz=quiz) == tie_later
     best = Attempt.objects.filter(user=user, quiz=quiz).aggregate(best=scores.best_score())
     assert best["best"] == tie_later.score
+    # best_of picks the same one from attempts already read (the instructor pages' way).
+    assert scores.best_of(Attempt.objects.filter(quiz=quiz)) == tie_later
+    assert scores.best_of(Attempt.objects.filter(quiz=quiz, number=4)) is None
+
+
+def test_best_of_breaks_a_tie_in_score_and_time_by_the_later_attempt():
+    now = timezone.now()
+    earlier, later = (
+        Attempt(pk=pk, score=3.0, status=Attempt.Status.SUBMITTED, submitted_at=now)
+        for pk in (1, 2)
+    )
+    assert scores.best_of([later, earlier]) is later
+    assert scores.best_of([]) is None
+
+
+@pytest.mark.django_db
+def test_quiz_item_overrides_give_each_attempt_its_latest_override():
+    item = QuizItemFactory(points=4)
+    user = UserFactory()
+    attempts = [
+        Attempt.objects.create(
+            user=user,
+            quiz=item.quiz,
+            number=number,
+            status=Attempt.Status.SUBMITTED,
+            submitted_at=timezone.now(),
+        )
+        for number in (1, 2, 3)
+    ]
+    for attempt, new_score in ((attempts[0], 1.0), (attempts[0], 3.0), (attempts[1], 2.0)):
+        ScoreChange.objects.create(
+            kind=ScoreChange.Kind.OVERRIDE,
+            attempt=attempt,
+            learner=user,
+            quiz_item=item,
+            points=4,
+            old_score=0.0,
+            new_score=new_score,
+            old_attempt_score=0.0,
+            new_attempt_score=new_score,
+            reason="Checked by hand.",
+            by_username="instructor",
+        )
+    found = scores.quiz_item_overrides(quiz=item.quiz)
+    assert found == {attempts[0].pk: {item.pk: 0.75}, attempts[1].pk: {item.pk: 0.5}}
+    assert scores.item_overrides(attempt=attempts[0]) == {item.pk: 0.75}
+    assert scores.item_overrides(attempt=attempts[2]) == {}
 
 
 @pytest.mark.django_db

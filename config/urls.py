@@ -12,6 +12,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("config.api")),
     path("lti/", include("lti.urls")),
+    path("teach/", include("teaching.urls")),
     path("", include("courses.urls")),
     # Before Django's account pages: grading's sign-in page (rate limited) replaces theirs.
     path("", include("grading.urls")),

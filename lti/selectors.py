@@ -15,7 +15,7 @@ from lti_tool.models import LtiMembership, LtiRegistration
 from courses.models import Lesson, Quiz
 from grading import scores
 from grading.models import Attempt, PracticeStreak
-from lti.models import LinkTarget, PassbackOutcome, RosterSync, ScorePassback
+from lti.models import LinkLaunch, LinkTarget, PassbackOutcome, RosterSync, ScorePassback
 
 TEACHING = Q(is_instructor=True) | Q(is_administrator=True) | Q(is_content_developer=True)
 
@@ -141,6 +141,30 @@ def link_content_items(*, target: LinkTarget) -> list:
     if target.kind == LinkTarget.Kind.QUIZ:
         return list(target.quiz.items.select_related("question", "problem").order_by("order"))
     return list(target.lesson.problems.for_practice().order_by("order"))
+
+
+def quiz_learner_contexts(*, quiz: Quiz) -> dict[int, str]:
+    """The LMS course each account launched a link to the quiz from, by user id: the latest
+    launch's, named by its title (else its label, else the LMS's id for it); one query.
+
+    The instructor pages (teaching) group their learners by it and list the learners an LMS
+    sent who made no attempt yet; they call it through SOFTGRADE_LEARNER_LMS_CONTEXTS.
+    """
+    launches = (
+        LinkLaunch.objects.filter(target__quiz=quiz)
+        .order_by("last_launched_at", "id")
+        .values_list(
+            "user_id",
+            "target__resource_link__context__title",
+            "target__resource_link__context__label",
+            "target__resource_link__context__id_on_platform",
+        )
+    )
+    found = {}
+    for user_id, title, label, id_on_platform in launches:
+        # Later launches replace earlier ones: the latest is the course the learner is in now.
+        found[user_id] = title or label or id_on_platform or "An LMS course"
+    return found
 
 
 def deep_linking_choices() -> tuple[list[Quiz], list[Lesson]]:

@@ -21,8 +21,9 @@ PACKAGES = (
     "integrations",
     "lti",
     "security",
+    "teaching",
 )
-APPS = ("courses", "grading", "integrations", "lti")
+APPS = ("courses", "grading", "integrations", "lti", "teaching")
 DRF = ("rest_framework", "drf_spectacular")
 
 
@@ -166,6 +167,9 @@ ALLOWED = {
     "integrations": {"api", "courses"},
     "grading": {"api", "courses", "integrations", "security"},
     "lti": {"courses", "grading", "security"},
+    # The instructor's side reads what instructors author and what learners did; nothing
+    # imports it (config names its urls, LTI its role grant, by string).
+    "teaching": {"courses", "grading"},
 }
 
 
@@ -176,6 +180,17 @@ def test_every_package_has_its_arrows():
 @pytest.mark.parametrize("package", PACKAGES)
 def test_each_package_imports_only_what_it_may(package):
     assert package_graph()[package] <= ALLOWED[package], package_graph()[package] - ALLOWED[package]
+
+
+def test_nothing_imports_teaching():
+    importers = [
+        f"{module} imports {target}"
+        for module in imports()
+        if not _within(module, "teaching")
+        for target in _imported(module)
+        if _within(target, "teaching")
+    ]
+    assert importers == []
 
 
 def test_grading_reaches_integrations_only_from_its_api():

@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "lti_tool",
     "django_tasks_db",
     "lti",
+    "teaching",
 ]
 
 MIDDLEWARE = [
@@ -246,6 +247,14 @@ TASKS = {
 # gives a learner mastery of a problem, commits. Grading names them here and never imports lti.
 SOFTGRADE_ATTEMPT_SUBMITTED_HOOKS = ["lti.passback.attempt_passback_enqueue"]
 SOFTGRADE_MASTERY_CHANGED_HOOKS = ["lti.passback.mastery_passback_enqueue"]
+
+# The instructor pages (teaching/) and LTI know each other only through these dotted paths.
+# A launch of an LMS course's instructor or teaching assistant gives them that role in the
+# softgrade course (called inside the launch's transaction with user, course and role):
+SOFTGRADE_LAUNCH_COURSE_ROLE_HOOKS = ["teaching.services.course_role_from_lms"]
+# The LMS course each learner launched a quiz from, {user id: course name} for a quiz, so the
+# results grid groups learners by it and lists those an LMS sent who made no attempt yet:
+SOFTGRADE_LEARNER_LMS_CONTEXTS = ["lti.selectors.quiz_learner_contexts"]
 
 # LTI 1.3 (docs/lti.md). Every call to an LMS has these (connect, read) timeouts in seconds.
 LTI_HTTP_TIMEOUT = (

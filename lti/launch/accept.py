@@ -1,7 +1,8 @@
 """Accepting a verified launch, its third step: django-lti stores what the launch says (the LMS
 user, course, memberships and resource link), softgrade signs in the LMS user's own account and
 finds where they go: the content the link opens, or, for an instructor's deep-linking request, the
-content picker."""
+content picker. An instructor or teaching assistant of the LMS course gets that role in the
+softgrade course of the link's content (lti.launch.roles)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from lti.content import CUSTOM_MASTERY_PASSBACK, CUSTOM_PRACTICE, CUSTOM_QUIZ
 from lti.deep_linking import deep_linking_request
 from lti.identity import link_launch_record, lti_account
 from lti.launch.claims import AGS_ENDPOINT, CUSTOM, DEEP_LINKING_REQUEST, ROLES
+from lti.launch.roles import launch_course_role_grant
 from lti.launch.verify import VerifiedLaunch
 from lti.models import LineItem, LinkTarget
 from lti.refusals import LaunchRefused
@@ -157,6 +159,7 @@ def launch_accept(*, request, launch: VerifiedLaunch) -> LaunchResult:
         )
         _line_item_from_launch(target=target, claims=launch.claims)
         link_launch_record(target=target, lti_user=lti_user, user=user)
+        launch_course_role_grant(user=user, roles=launch.claims[ROLES], target=target)
     return LaunchResult(
         user=user,
         teaching=teaching,

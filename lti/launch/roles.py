@@ -1,0 +1,61 @@
+"""The course role a launch gives: an LMS course's instructors and teaching assistants get that
+role in the softgrade course of the content their link opens.
+
+The roles live in the teaching app, which lti never imports: the launch calls the functions
+SOFTGRADE_LAUNCH_COURSE_ROLE_HOOKS names (teaching.services.course_role_from_lms), inside its
+transaction, for the account the launch signed in (lti.identity: never one found by name).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.utils.module_loading import import_string
+from lti_tool.lti_core.constants import CONTEXT_ROLE_PATTERN, ContextRole
+from lti_tool.lti_core.utils import normalize_role
+
+from courses.models import Course
+from lti.models import LinkTarget
+
+INSTRUCTOR = "instructor"
+TEACHING_ASSISTANT = "teaching_assistant"
+
+# The LIS vocabulary makes a teaching assistant a sub-role of Instructor (…/membership/
+# Instructor#TeachingAssistant, and #TeachingAssistantSection and the like); some LMSs send it
+# as a context role of its own (…/membership#TeachingAssistant).
+TEACHING_ASSISTANT_ROLE = CONTEXT_ROLE_PATTERN.format("TeachingAssistant")
+TEACHING_ASSISTANT_SUB_ROLE = (
+    "http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#TeachingAssistant"
+)
+
+
+def course_role(roles: list[str]) -> str | None:
+    """The course role a launch's roles claim gives: a teaching assistant's when any role says
+    so (an LMS sends the principal Instructor role with the sub-role, and the sub-role is the
+    narrower word), else an instructor's for the Instructor role; None for anyone else."""
+    normal = [normalize_role(role) for role in roles if isinstance(role, str)]
+    if any(
+        role == TEACHING_ASSISTANT_ROLE or role.startswith(TEACHING_ASSISTANT_SUB_ROLE)
+        for role in normal
+    ):
+        return TEACHING_ASSISTANT
+    if ContextRole.INSTRUCTOR.value in normal:
+        return INSTRUCTOR
+    return None
+
+
+def launch_course_role_grant(
+    *, user: AbstractBaseUser, roles: list[str], target: LinkTarget
+) -> None:
+    """Give the launch's instructor or teaching assistant their role in the course of the
+    link's quiz or practice set (nothing for learners and other roles)."""
+    role = course_role(roles)
+    hooks = getattr(settings, "SOFTGRADE_LAUNCH_COURSE_ROLE_HOOKS", ())
+    if role is None or not hooks:
+        return
+    if target.quiz_id:
+        course = Course.objects.get(lessons__quizzes=target.quiz_id)
+    else:
+        course = Course.objects.get(lessons=target.lesson_id)
+    for path in hooks:
+        import_string(path)(user=user, course=course, role=role)

@@ -1,0 +1,30 @@
+"""Course roles in the admin: who teaches which course, as instructor or teaching assistant."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from teaching.models import CourseRole
+
+
+@admin.register(CourseRole)
+class CourseRoleAdmin(admin.ModelAdmin):
+    list_display = ["user", "course", "role", "source", "updated_at"]
+    list_filter = ["role", "source", "course"]
+    search_fields = [
+        "user__username",
+        "user__first_name",
+        "user__last_name",
+        "user__email",
+        "course__title",
+        "course__slug",
+    ]
+    autocomplete_fields = ["course", "user"]
+    fields = ["course", "user", "role", "source"]
+    readonly_fields = ["source"]
+    list_select_related = ["user", "course"]
+
+    def save_model(self, request, obj: CourseRole, form, change) -> None:
+        # A role set or changed here is the administrator's: later launches leave it as it is.
+        obj.source = CourseRole.Source.ADMIN
+        super().save_model(request, obj, form, change)

@@ -1,0 +1,70 @@
+"""A quiz's gradebook as CSV: one line per learner (site sign-ups, integrations' learners and
+LMS learners alike) with the score of the attempt the chosen rule counts.
+
+The lines are made as the response is sent (a generator), from teaching.results, so the file
+and the results grid agree. A cell a spreadsheet would read as a formula (starting with = + - @,
+a tab or a carriage return: names and emails come from learners, LMSs and integrations) is
+prefixed with an apostrophe.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterator
+
+from courses.models import Quiz
+from teaching.results import AttemptRule, quiz_results
+
+RULES = (AttemptRule.FIRST, AttemptRule.BEST, AttemptRule.LAST)
+
+COLUMNS = [
+    "learner",
+    "name",
+    "email",
+    "lms_course",
+    "attempts",
+    "attempt",
+    "score",
+    "max_score",
+    "submitted_at",
+]
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value: object) -> object:
+    """The value as a cell no spreadsheet runs as a formula; None as an empty cell."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return f"'{value}"
+    return "" if value is None else value
+
+
+class _Line:
+    """A file-like sink for csv.writer that hands back each line it is given."""
+
+    def write(self, line: str) -> str:
+        return line
+
+
+def gradebook_lines(*, quiz: Quiz, rule: AttemptRule) -> Iterator[str]:
+    """The CSV's lines, header first: per learner by name, the attempt `rule` counts (first,
+    best or last submitted) with its score, or empty cells when none is submitted."""
+    if rule not in RULES:
+        raise ValueError(f"A gradebook counts one attempt per learner, not {rule!r}.")
+    writer = csv.writer(_Line())
+    yield writer.writerow(COLUMNS)
+    results = quiz_results(quiz=quiz, rule=rule, per_item=False)
+    for row in results.rows:
+        attempt = row.attempt
+        cells = [
+            row.learner.username,
+            row.learner.name,
+            row.learner.email,
+            row.learner.lms_context,
+            row.attempts_made,
+            attempt.number if attempt else None,
+            attempt.score if attempt else None,
+            attempt.max_score if attempt else float(results.max_score),
+            attempt.submitted_at.isoformat() if attempt else None,
+        ]
+        yield writer.writerow([spreadsheet_safe(cell) for cell in cells])

@@ -1,0 +1,253 @@
+"""A quiz's results learner by learner: which attempts count under the rule chosen, each one's
+score per item, and the LMS course each learner came from. The results grid and the gradebook
+export both read `quiz_results`, so the page and the file never disagree.
+
+A fixed number of queries whatever the number of learners, attempts and items: the items, the
+attempts with their learners, the learners an LMS sent to the quiz (one query per provider that
+settings name), the learners among those who made no attempt, and, for the grid, the counted
+answers and the overrides of the quiz's attempts.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from enum import StrEnum
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.utils.module_loading import import_string
+
+from courses.models import Quiz, QuizItem
+from grading import policy, scores
+from grading.models import Attempt, Response
+from teaching.models import CourseRole
+
+# Where a learner who never came through an LMS is listed when the grid groups by LMS course.
+NOT_FROM_AN_LMS = "Not from an LMS (site sign-ups and API learners)"
+
+
+class AttemptRule(StrEnum):
+    """Which of a learner's attempts at a quiz count: one submitted attempt, or every attempt."""
+
+    FIRST = "first"
+    BEST = "best"
+    LAST = "last"
+    ALL = "all"
+
+    @property
+    def label(self) -> str:
+        return {
+            AttemptRule.FIRST: "First submitted attempt",
+            AttemptRule.BEST: "Best attempt (the score sent to the LMS)",
+            AttemptRule.LAST: "Last submitted attempt",
+            AttemptRule.ALL: "Every attempt, in progress too",
+        }[self]
+
+
+def attempts_counted(rule: AttemptRule, attempts: Iterable[Attempt]) -> list[Attempt]:
+    """Of one learner's attempts at a quiz, those the rule counts, by number.
+
+    First, best and last pick one submitted attempt (an attempt in progress has no grade yet);
+    best is grading.scores.best_of, the attempt whose score the LMS is sent. All is every
+    attempt, in progress ones too.
+    """
+    mine = sorted(attempts, key=lambda a: a.number)
+    if rule is AttemptRule.ALL:
+        return mine
+    submitted = [a for a in mine if a.status == Attempt.Status.SUBMITTED]
+    if not submitted:
+        return []
+    if rule is AttemptRule.FIRST:
+        return [submitted[0]]
+    if rule is AttemptRule.LAST:
+        return [submitted[-1]]
+    return [scores.best_of(submitted)]
+
+
+def time_taken(attempt: Attempt) -> timedelta | None:
+    """From the start to the submission (or to the deadline, for an attempt closed by it);
+    None while in progress."""
+    if attempt.submitted_at is None:
+        return None
+    return attempt.submitted_at - attempt.started_at
+
+
+@dataclass(frozen=True)
+class Learner:
+    """Who a row is about: the account's name, and the LMS course they came from, if any."""
+
+    user_id: int
+    username: str
+    name: str
+    email: str
+    lms_context: str = ""
+
+
+def learner_of(user: AbstractBaseUser, lms_context: str = "") -> Learner:
+    """A learner's names: the full name an LMS or integration gave, else the user name."""
+    return Learner(
+        user_id=user.pk,
+        username=user.get_username(),
+        name=user.get_full_name() or user.get_username(),
+        email=user.email,
+        lms_context=lms_context,
+    )
+
+
+@dataclass(frozen=True)
+class ItemResult:
+    """One item of one attempt: points earned, the answer that counts and how many tries."""
+
+    item: QuizItem
+    # None when there is no answer that counts (nor an instructor's override).
+    points: float | None
+    # The counting answer's status (correct, incorrect), "override", or "blank".
+    status: str
+    tries: int
+    misconception: str = ""
+
+
+@dataclass
+class ResultRow:
+    learner: Learner
+    attempts_made: int
+    # None for a learner without an attempt the rule counts.
+    attempt: Attempt | None
+    items: list[ItemResult] = field(default_factory=list)
+
+    @property
+    def time_taken(self) -> timedelta | None:
+        return None if self.attempt is None else time_taken(self.attempt)
+
+
+@dataclass
+class QuizResults:
+    quiz: Quiz
+    rule: AttemptRule
+    items: list[QuizItem]
+    rows: list[ResultRow]
+
+    @property
+    def max_score(self) -> int:
+        return sum(item.points for item in self.items)
+
+    def groups(self) -> list[tuple[str, list[ResultRow]]]:
+        """The rows by the LMS course their learners came from, LMS courses by name first."""
+        grouped: dict[str, list[ResultRow]] = defaultdict(list)
+        for row in self.rows:
+            grouped[row.learner.lms_context].append(row)
+        named = sorted((label, rows) for label, rows in grouped.items() if label)
+        return [*named, *([(NOT_FROM_AN_LMS, grouped[""])] if "" in grouped else [])]
+
+
+def lms_contexts(*, quiz: Quiz) -> dict[int, str]:
+    """User id -> the LMS course they launched the quiz from, from every provider that
+    SOFTGRADE_LEARNER_LMS_CONTEXTS names (the lti app; teaching never imports it)."""
+    found: dict[int, str] = {}
+    for path in getattr(settings, "SOFTGRADE_LEARNER_LMS_CONTEXTS", ()):
+        found.update(import_string(path)(quiz=quiz))
+    return found
+
+
+def _item_results(
+    *,
+    attempt: Attempt,
+    items: list[QuizItem],
+    tries: dict[int, list[Response]],
+    overrides: dict[int, float],
+) -> list[ItemResult]:
+    """Each item's result in the attempt, by grading.scores' rules (counting try, overrides)."""
+    immediate = policy.immediate_feedback(attempt.quiz)
+    every = [response for item_tries in tries.values() for response in item_tries]
+    item_scores = scores.item_scores(attempt=attempt, responses=every, overrides=overrides)
+    results = []
+    for item in items:
+        item_tries = tries.get(item.pk, [])
+        counting = scores.counting_try(immediate=immediate, tries=item_tries)
+        score = item_scores.get(item.pk)
+        if item.pk in overrides:
+            status = "override"
+        else:
+            status = counting.status if counting is not None else "blank"
+        results.append(
+            ItemResult(
+                item=item,
+                points=None if score is None else score * item.points,
+                status=status,
+                tries=len(item_tries),
+                misconception=counting.misconception if counting is not None else "",
+            )
+        )
+    return results
+
+
+def quiz_results(*, quiz: Quiz, rule: AttemptRule, per_item: bool = True) -> QuizResults:
+    """Every learner of a quiz with the attempts `rule` counts (one row per counted attempt; a
+    learner without one gets a row with no attempt), by name.
+
+    Learners are those who made an attempt, whichever way they came (site sign-up, an
+    integration, an LMS), and those an LMS launched into the quiz who made none yet and hold
+    no role in its course. Without `per_item` the answers are not read (the gradebook needs
+    only each attempt's score).
+    """
+    items = list(
+        QuizItem.objects.filter(quiz=quiz)
+        .select_related("question", "problem")
+        .order_by("order", "id")
+    )
+    attempts = list(Attempt.objects.filter(quiz=quiz).select_related("user").order_by("number"))
+    by_user: dict[int, list[Attempt]] = defaultdict(list)
+    for attempt in attempts:
+        attempt.quiz = quiz  # the rules read the quiz's settings: no query per attempt
+        by_user[attempt.user_id].append(attempt)
+    contexts = lms_contexts(quiz=quiz)
+    learners = {
+        user_id: learner_of(rows[0].user, contexts.get(user_id, ""))
+        for user_id, rows in by_user.items()
+    }
+    missing = set(contexts) - set(learners)
+    if missing:
+        # The course's instructors and assistants launch its links too: they are no learners.
+        missing -= set(
+            CourseRole.objects.filter(course_id=quiz.lesson.course_id).values_list(
+                "user_id", flat=True
+            )
+        )
+    if missing:
+        for user in get_user_model().objects.filter(pk__in=missing):
+            learners[user.pk] = learner_of(user, contexts[user.pk])
+    counted = {user_id: attempts_counted(rule, by_user.get(user_id, [])) for user_id in learners}
+    tries: dict[int, dict[int, list[Response]]] = defaultdict(lambda: defaultdict(list))
+    overrides: dict[int, dict[int, float]] = {}
+    if per_item:
+        answers = Response.objects.filter(attempt__quiz=quiz, counts_as_try=True)
+        if rule is not AttemptRule.ALL:
+            answers = answers.filter(attempt__status=Attempt.Status.SUBMITTED)
+        fields = ("id", "attempt_id", "quiz_item_id", "status", "score", "counts_as_try")
+        for response in answers.only(*fields, "misconception", "created_at").order_by(
+            "created_at", "id"
+        ):
+            tries[response.attempt_id][response.quiz_item_id].append(response)
+        overrides = scores.quiz_item_overrides(quiz=quiz)
+    rows = []
+    for user_id, learner in sorted(
+        learners.items(), key=lambda pair: (pair[1].name.casefold(), pair[1].username)
+    ):
+        made = len(by_user.get(user_id, []))
+        if not counted[user_id]:
+            rows.append(ResultRow(learner=learner, attempts_made=made, attempt=None))
+        for attempt in counted[user_id]:
+            results = []
+            if per_item:
+                results = _item_results(
+                    attempt=attempt,
+                    items=items,
+                    tries=tries.get(attempt.pk, {}),
+                    overrides=overrides.get(attempt.pk, {}),
+                )
+            rows.append(ResultRow(learner, made, attempt, results))
+    return QuizResults(quiz=quiz, rule=rule, items=items, rows=rows)

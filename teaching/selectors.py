@@ -1,0 +1,149 @@
+"""Reads for the instructor pages: the courses a user teaches, a course's quizzes with their
+counts, and an attempt item by item with every try. Each costs a fixed number of queries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, OuterRef, Prefetch, QuerySet, Subquery, Sum
+
+from courses.models import Course, Lesson, Misconception, Quiz
+from grading import policy, scores, selectors
+from grading.models import Attempt, Response
+from grading.templatetags.grading_display import choice_letter
+from teaching.access import courses_taught
+from teaching.models import CourseRole
+from teaching.results import time_taken
+
+
+def courses_with_roles(*, user: AbstractBaseUser) -> list[Course]:
+    """The courses the user teaches, by title, each with `role` (the user's role's label, or
+    "Superuser"), `lesson_count` and `quiz_count`."""
+    role = CourseRole.objects.filter(course=OuterRef("pk"), user=user).values("role")[:1]
+    courses = list(
+        courses_taught(user)
+        .annotate(
+            held=Subquery(role),
+            lesson_count=Count("lessons", distinct=True),
+            quiz_count=Count("lessons__quizzes", distinct=True),
+        )
+        .order_by("title", "pk")
+    )
+    labels = dict(CourseRole.Role.choices)
+    for course in courses:
+        course.role = labels.get(course.held, "Superuser")
+    return courses
+
+
+@dataclass(frozen=True)
+class QuizCounts:
+    quiz: Quiz
+    items: int
+    points: int
+    learners: int
+    attempts: int
+    submitted: int
+    in_progress: int
+
+
+def course_lessons(*, course: Course) -> list[tuple[Lesson, list[QuizCounts]]]:
+    """The course's lessons in order, each with its quizzes and their counts: items and points,
+    learners with an attempt, attempts, submitted and in progress. Three queries."""
+    quizzes: QuerySet[Quiz] = Quiz.objects.annotate(
+        item_count=Count("items"), points=Sum("items__points")
+    ).order_by("title", "pk")
+    lessons = list(
+        course.lessons.order_by("order", "pk").prefetch_related(
+            Prefetch("quizzes", queryset=quizzes)
+        )
+    )
+    per_quiz = {
+        row["quiz_id"]: row
+        for row in Attempt.objects.filter(quiz__lesson__course=course)
+        .order_by()
+        .values("quiz_id")
+        .annotate(
+            learners=Count("user", distinct=True),
+            attempts=Count("id"),
+            submitted=Count("id", filter=scores.SUBMITTED),
+        )
+    }
+    found = []
+    for lesson in lessons:
+        rows = []
+        for quiz in lesson.quizzes.all():
+            counts = per_quiz.get(quiz.pk, {})
+            attempts = counts.get("attempts", 0)
+            submitted = counts.get("submitted", 0)
+            rows.append(
+                QuizCounts(
+                    quiz=quiz,
+                    items=quiz.item_count,
+                    points=quiz.points or 0,
+                    learners=counts.get("learners", 0),
+                    attempts=attempts,
+                    submitted=submitted,
+                    in_progress=attempts - submitted,
+                )
+            )
+        found.append((lesson, rows))
+    return found
+
+
+@dataclass(frozen=True)
+class Try:
+    """One response to an item, as the staff view lists it: the choices it picked by their
+    letters in the attempt's order, whether it is the answer that counts, and the authored
+    misconception its code names."""
+
+    response: Response
+    letters: list[str]
+    counts: bool
+    misconception: Misconception | None
+
+
+@dataclass
+class ReviewItem:
+    """One item of an attempt as its learner saw it (grading.selectors.ItemRow) and every
+    response to it."""
+
+    row: selectors.ItemRow
+    tries: list[Try]
+
+
+@dataclass
+class AttemptReview:
+    items: list[ReviewItem]
+    # By code, for every response of the attempt (the learner's verdict panels read it too).
+    misconceptions: dict[str, Misconception]
+    time_taken: timedelta | None
+
+
+def attempt_review(*, attempt: Attempt) -> AttemptReview:
+    """The attempt item by item (grading.selectors.attempt_sheet: the attempt's own order and
+    every response, invalid ones too), each response marked with the letters it picked and
+    whether it counts (grading.scores.counting_try). Six queries."""
+    immediate = policy.immediate_feedback(attempt.quiz)
+    rows = selectors.attempt_sheet(attempt=attempt)
+    misconceptions = selectors.misconceptions_by_code(
+        response.misconception for row in rows for response in row.responses
+    )
+    items = []
+    for row in rows:
+        letters = {
+            choice.pk: choice_letter(number) for number, choice in enumerate(row.choices, start=1)
+        }
+        counting = scores.counting_try(immediate=immediate, tries=row.counted)
+        tries = [
+            Try(
+                response=response,
+                letters=sorted(letters.get(choice.pk, "?") for choice in response.choices.all()),
+                counts=response is counting,
+                misconception=misconceptions.get(response.misconception),
+            )
+            for response in row.responses
+        ]
+        items.append(ReviewItem(row=row, tries=tries))
+    return AttemptReview(items=items, misconceptions=misconceptions, time_taken=time_taken(attempt))

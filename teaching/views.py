@@ -1,0 +1,106 @@
+"""The instructor pages under /teach/: the courses a user teaches, a course's quizzes, a quiz's
+results grid and gradebook export, and one attempt as its learner saw it with what staff see
+besides.
+
+Each view finds its course, quiz or attempt through teaching.access (a 404 outside the user's
+courses), reads through teaching's selectors, and renders. Nothing here changes a record.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import BadRequest
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import render
+from django.utils import timezone
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from grading import policy
+from teaching import access, results, selectors
+from teaching.gradebook import RULES, gradebook_lines
+from teaching.results import AttemptRule
+
+GROUPS = ("", "lms")
+
+
+def _rule(request: HttpRequest, *, allowed: tuple[AttemptRule, ...]) -> AttemptRule:
+    """The `attempts` query parameter (best when absent); anything else is a 400."""
+    value = request.GET.get("attempts", AttemptRule.BEST)
+    if value not in allowed:
+        choices = ", ".join(rule.value for rule in allowed)
+        raise BadRequest(f"attempts must be one of {choices}.")
+    return AttemptRule(value)
+
+
+@never_cache
+@require_GET
+@login_required
+def course_list(request: HttpRequest) -> HttpResponse:
+    access.teaching_or_404(request.user)
+    courses = selectors.courses_with_roles(user=request.user)
+    return render(request, "teaching/course_list.html", {"courses": courses})
+
+
+@never_cache
+@require_GET
+@login_required
+def course_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    course = access.course_for_staff_or_404(user=request.user, slug=slug)
+    context = {"course": course, "lessons": selectors.course_lessons(course=course)}
+    return render(request, "teaching/course_detail.html", context)
+
+
+@never_cache
+@require_GET
+@login_required
+def quiz_results(request: HttpRequest, slug: str) -> HttpResponse:
+    quiz = access.quiz_for_staff_or_404(user=request.user, slug=slug)
+    rule = _rule(request, allowed=tuple(AttemptRule))
+    group = request.GET.get("group", "")
+    if group not in GROUPS:
+        raise BadRequest("group must be lms, or left out.")
+    found = results.quiz_results(quiz=quiz, rule=rule)
+    context = {
+        "quiz": quiz,
+        "course": quiz.lesson.course,
+        "results": found,
+        "groups": found.groups() if group else [("", found.rows)],
+        "group": group,
+        "rules": list(AttemptRule),
+        "export_rule": rule if rule in RULES else AttemptRule.BEST,
+        "immediate": policy.immediate_feedback(quiz),
+    }
+    return render(request, "teaching/quiz_results.html", context)
+
+
+@never_cache
+@require_GET
+@login_required
+def quiz_gradebook(request: HttpRequest, slug: str) -> StreamingHttpResponse:
+    quiz = access.quiz_for_staff_or_404(user=request.user, slug=slug)
+    rule = _rule(request, allowed=RULES)
+    lines = gradebook_lines(quiz=quiz, rule=rule)
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
+    filename = f"softgrade-{quiz.slug}-{rule.value}.csv"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@never_cache
+@require_GET
+@login_required
+def attempt_review(request: HttpRequest, pk: int) -> HttpResponse:
+    attempt = access.attempt_for_staff_or_404(user=request.user, pk=pk)
+    review = selectors.attempt_review(attempt=attempt)
+    context = {
+        "attempt": attempt,
+        "quiz": attempt.quiz,
+        "course": attempt.quiz.lesson.course,
+        "learner": attempt.user,
+        "review": review,
+        # What the learner sees of this attempt now, and what the staff view shows besides.
+        "shown": policy.attempt_visibility(attempt=attempt, now=timezone.now()),
+        "staff": policy.staff_visibility(),
+    }
+    return render(request, "teaching/attempt_review.html", context)

@@ -213,9 +213,9 @@ def quiz_results(*, quiz: Quiz, rule: AttemptRule, per_item: bool = True) -> Qui
     if missing:
         # The course's instructors and assistants launch its links too: they are no learners.
         missing -= set(
-            CourseRole.objects.filter(course_id=quiz.lesson.course_id).values_list(
-                "user_id", flat=True
-            )
+            CourseRole.objects.filter(course_id=quiz.lesson.course_id)
+            .order_by()
+            .values_list("user_id", flat=True)
         )
     if missing:
         for user in get_user_model().objects.filter(pk__in=missing):

@@ -21,11 +21,11 @@ from teaching.results import time_taken
 def courses_with_roles(*, user: AbstractBaseUser) -> list[Course]:
     """The courses the user teaches, by title, each with `role` (the user's role's label, or
     "Superuser"), `lesson_count` and `quiz_count`."""
-    role = CourseRole.objects.filter(course=OuterRef("pk"), user=user).values("role")[:1]
+    role = CourseRole.objects.filter(course=OuterRef("pk"), user=user).order_by().values("role")
     courses = list(
         courses_taught(user)
         .annotate(
-            held=Subquery(role),
+            held=Subquery(role[:1]),
             lesson_count=Count("lessons", distinct=True),
             quiz_count=Count("lessons__quizzes", distinct=True),
         )

@@ -1,0 +1,96 @@
+"""One attempt on the instructor pages: as its learner sees it, and, marked as the staff view,
+every try with its verdict and misconception and the correct answers, whatever the quiz shows
+the learner (grading.policy.staff_visibility). The learner's own pages stay as they were."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from courses.models import Quiz
+from grading.models import Variant
+from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.responses import response_submit
+from tests.factories import UserFactory
+from tests.grading.exam_records import sit
+from tests.grading.test_services import answer_of
+
+pytestmark = pytest.mark.django_db
+
+
+def staff_page(client, attempt) -> str:
+    response = client.get(reverse("teaching:attempt", args=[attempt.pk]))
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+@pytest.fixture
+def withheld(exam):
+    """The exam shows its learners nothing: no verdict, no score, no answers."""
+    Quiz.objects.filter(pk=exam.quiz.pk).update(show_feedback=Quiz.Feedback.NEVER)
+    exam.quiz.refresh_from_db()
+    return exam
+
+
+def test_staff_see_every_try_the_misconception_and_the_answers_the_learner_does_not(
+    client, withheld, people
+):
+    exam = withheld
+    attempt = attempt_start(user=people.learner, quiz=exam.quiz)
+    variant = Variant.objects.get(attempt=attempt, quiz_item=exam.problem_item)
+    response_submit(attempt=attempt, item=exam.problem_item, text="not a number")  # invalid
+    response_submit(attempt=attempt, item=exam.problem_item, text="12345")
+    wrong = exam.choices["B"]
+    response_submit(attempt=attempt, item=exam.question_item, choice_ids=[wrong.pk])
+    attempt_submit(attempt=attempt)
+
+    client.force_login(people.assistant)
+    page = staff_page(client, attempt)
+    assert "Verdicts and feedback per item: <strong>not shown</strong>" in page
+    assert "The score: <strong>not shown</strong>" in page
+    assert "No result: this quiz shows none." in page
+    # Every try, the invalid one too, with its verdict; the counting one marked.
+    assert "<code>not a number</code>" in page
+    assert "<code>12345</code>" in page
+    assert page.count('<span class="badge badge-good">counts</span>') == 2
+    assert '<span class="meta">free</span>' in page
+    # The wrong choice's misconception, by title and code.
+    assert f"{wrong.misconception.title} <code>{wrong.misconception.code}</code>" in page
+    # The answers, marked as not shown to the learner.
+    assert f"Correct answer: <code>{answer_of(variant)}</code>" in page
+    assert '<span class="badge badge-good">Correct answer</span>' in page
+    assert "not shown to the learner" in page
+    assert "0 of 5 points" in page
+
+    # The learner's own results page shows none of it (grading.policy for learners).
+    client.force_login(people.learner)
+    own = client.get(reverse("attempt-results", args=[attempt.pk])).content.decode()
+    assert answer_of(variant) not in own
+    assert "Correct answer" not in own
+    assert wrong.misconception.title not in own
+    assert "12345" not in own  # "never" shows no item at all
+
+
+def test_the_learner_s_view_is_shown_as_they_see_it(client, exam, people):
+    """After submission this exam shows verdicts and answers: the staff page shows the learner's
+    verdict panel and no "not shown" marks."""
+    attempt = sit(exam, people.learner, choice="A", factor=1.05)
+    client.force_login(people.instructor)
+    page = staff_page(client, attempt)
+    assert "Verdicts and feedback per item: <strong>shown</strong>" in page
+    assert 'class="verdict verdict-correct"' in page  # the question, as the learner reads it
+    assert 'class="verdict verdict-incorrect"' in page  # the problem
+    assert "not shown to the learner" not in page
+    assert "2 of 5 points" in page
+    assert '<span class="badge">Learner\'s choice</span>' in page
+
+
+def test_an_attempt_in_progress_shows_its_saved_answers_graded(client, exam, people):
+    attempt = sit(exam, UserFactory(), choice="B", factor=1.0, submit=False)
+    client.force_login(people.instructor)
+    page = staff_page(client, attempt)
+    assert "In progress" in page
+    assert "3 of 5 points so far" in page
+    assert "That the answer was saved" in page
+    assert "<td>Incorrect</td>" in page
+    assert "<td>Correct</td>" in page

@@ -1,0 +1,141 @@
+"""Every instructor page and export costs the same few queries whatever the number of learners,
+attempts, answers and items: pinned at two sizes of a quiz."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from django.urls import reverse
+
+from courses.models import Question, Quiz
+from grading.models import Attempt
+from grading.overrides import item_score_override
+from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.responses import response_submit
+from tests.factories import (
+    ChoiceFactory,
+    MisconceptionFactory,
+    ProblemFactory,
+    QuestionFactory,
+    QuizFactory,
+    QuizItemFactory,
+    UserFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+SIZES = {"small": (2, 2), "large": (12, 6)}  # learners, items
+
+
+@dataclass
+class Built:
+    quiz: Quiz
+    attempt: Attempt  # a submitted attempt with every item answered
+
+
+def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) -> Built:
+    """A quiz of `items` items (questions and problems in turn) that `learners` learners each
+    submitted once, half of them with a second attempt in progress; one override; half of them
+    launched from an LMS course, and as many again launched it without an attempt."""
+    quiz = QuizFactory(
+        lesson=lesson, mode=Quiz.Mode.EXAM, show_feedback=Quiz.Feedback.AFTER_SUBMISSION
+    )
+    wrong = MisconceptionFactory(lesson=lesson)
+    made = []
+    for number in range(items):
+        if number % 2:
+            made.append(
+                QuizItemFactory(
+                    quiz=quiz, question=None, problem=ProblemFactory(lesson=lesson), order=number
+                )
+            )
+            continue
+        question = QuestionFactory(lesson=lesson, kind=Question.Kind.SINGLE)
+        choices = [
+            ChoiceFactory(
+                question=question, is_correct=i == 0, misconception=None if i == 0 else wrong
+            )
+            for i in range(3)
+        ]
+        made.append(QuizItemFactory(quiz=quiz, question=question, order=number, points=2))
+        made[-1].test_choices = choices
+    attempt = None
+    for index in range(learners):
+        user = UserFactory(first_name=f"Learner {index}")
+        for round_ in range(1 + index % 2):
+            current = attempt_start(user=user, quiz=quiz)
+            for item in made:
+                if item.question_id:
+                    pick = item.test_choices[(index + round_ + 1) % 3]
+                    response_submit(attempt=current, item=item, choice_ids=[pick.pk])
+                else:
+                    response_submit(attempt=current, item=item, text="not a number")
+                    response_submit(attempt=current, item=item, text=str(index + 1))
+            if round_ == 0:
+                attempt_submit(attempt=current)
+                attempt = attempt or current
+        if index % 2:
+            launched[user.pk] = f"LMS course {index % 3}"
+            launched[UserFactory().pk] = f"LMS course {index % 3}"  # launched, no attempt
+    attempt.refresh_from_db()
+    item_score_override(attempt=attempt, item=made[0], score=1, reason="Checked.", by=by)
+    return Built(quiz=quiz, attempt=attempt)
+
+
+# The most queries each page may take, whatever the size: the session and the user (2), then
+# - courses: the courses taught with the role and counts (1), whether any (1);
+# - course: the course (1), its lessons (1), their quizzes with item counts (1), attempt counts (1);
+# - results: the quiz (1), items (1), attempts with learners (1), LMS courses (1 with the lti
+#   app's provider, pinned in tests/lti/test_course_roles.py; none with this file's stand-in),
+#   the course's roles and the LMS learners without an attempt (2), answers (1), overrides (1);
+# - gradebook: the same without answers and overrides;
+# - attempt: the attempt (1), grading.selectors.attempt_sheet (items, choices, variants,
+#   responses, their choices, overrides: 6), the misconceptions named (1).
+PAGES = {
+    "courses": 4,
+    "course": 6,
+    "results": 10,
+    "results, every attempt grouped": 10,
+    "gradebook": 8,
+    "attempt": 10,
+}
+
+
+def urls(built: Built, course) -> dict[str, str]:
+    quiz = built.quiz.slug
+    return {
+        "courses": reverse("teaching:courses"),
+        "course": reverse("teaching:course", args=[course.slug]),
+        "results": reverse("teaching:quiz-results", args=[quiz]),
+        "results, every attempt grouped": reverse("teaching:quiz-results", args=[quiz])
+        + "?attempts=all&group=lms",
+        "gradebook": reverse("teaching:quiz-gradebook", args=[quiz]) + "?attempts=last",
+        "attempt": reverse("teaching:attempt", args=[built.attempt.pk]),
+    }
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("who", ["assistant", "superuser"])
+def test_every_page_costs_a_fixed_number_of_queries(
+    client, exam, course_a, people, lms_contexts, django_assert_max_num_queries, size, who
+):
+    learners, items = SIZES[size]
+    built = quiz_of(
+        exam.quiz.lesson, learners=learners, items=items, launched=lms_contexts, by=people.superuser
+    )
+    assert built.quiz.attempts.count() == learners + learners // 2
+    client.force_login(getattr(people, who))
+    for name, url in urls(built, course_a).items():
+        with django_assert_max_num_queries(PAGES[name]):
+            response = client.get(url)
+            assert response.status_code == 200, name
+            if response.streaming:
+                body = b"".join(response.streaming_content).decode()
+            else:
+                body = response.content.decode()
+        if name == "gradebook":
+            # One line per learner: those with an attempt and those the LMS sent without one.
+            assert body.count("\n") == 1 + learners + learners // 2
+        if name == "results":
+            assert body.count("<td data-score>") == learners

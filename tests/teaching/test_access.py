@@ -8,7 +8,9 @@ import pytest
 from django.urls import reverse
 
 from teaching import access
+from teaching.urls import urlpatterns
 from tests.grading.exam_records import sit
+from tests.teaching.test_queries import PAGES
 
 pytestmark = pytest.mark.django_db
 
@@ -146,3 +148,17 @@ def test_the_pages_only_read(client, people, pages, method):
 def test_an_unknown_filter_is_a_400(client, people, exam, page, query):
     client.force_login(people.assistant)
     assert client.get(reverse(page, args=[exam.quiz.slug]) + query).status_code == 400
+
+
+def test_every_page_is_in_the_matrix():
+    """A page added under /teach/ must join the tests above and the query bounds
+    (test_queries.PAGES; the course list has tests of its own here)."""
+    covered = {
+        "courses": "courses",
+        "course": "course",
+        "quiz-results": "results",
+        "quiz-gradebook": "gradebook",
+        "attempt": "attempt",
+    }
+    assert {pattern.name for pattern in urlpatterns} == set(covered)
+    assert set(covered.values()) <= set(PAGES)

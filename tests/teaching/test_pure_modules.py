@@ -12,7 +12,7 @@ import pytest
 from tests.test_architecture import DRF, PACKAGES
 
 TEACHING = Path(__file__).resolve().parents[2] / "teaching"
-PURE = ("quiz_statistics",)
+PURE = ("quiz_statistics", "misconception_discovery")
 FORBIDDEN = (*DRF, "django", *PACKAGES, "teaching")
 
 

@@ -12,7 +12,7 @@ import pytest
 from tests.test_architecture import DRF, PACKAGES
 
 TEACHING = Path(__file__).resolve().parents[2] / "teaching"
-PURE = ("quiz_statistics", "misconception_discovery")
+PURE = ("quiz_statistics", "misconception_discovery", "response_analysis")
 FORBIDDEN = (*DRF, "django", *PACKAGES, "teaching")
 
 

@@ -13,7 +13,10 @@ names each part: `{"database": "ok", "cache": "ok"}`) from the moment the part i
 answers 200 with the part named "ok", and records how long that took after the part returned,
 and every status seen on the way (a 503 while a part is down is expected; a 500 or a refused
 connection is not). The commands are shell strings, so a bench can point them at its own
-instances; the defaults are this machine's real services.
+instances; the defaults are this machine's real services. With `also_check`, other instances
+of the app (the same PostgreSQL and Redis) must answer too before a fault counts as recovered.
+Each part has an `up` command that succeeds while it runs: `FaultPlan.restore()` starts any
+part of the plan that is not up, so a plan that stopped half way leaves nothing down.
 
 In a bench (bench/exam_day.py), run the plan in a thread during the steady phase:
 
@@ -45,13 +48,18 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 POSTGRES_CLUSTER = "pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main"
-DEFAULT_COMMANDS = {
+DEFAULT_COMMANDS = {  # stop, start, up (succeeds while the part runs)
     "redis": (
         "redis-cli -h 127.0.0.1 -p 6379 shutdown nosave",
         'redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" '
         "--appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log",
+        "redis-cli -h 127.0.0.1 -p 6379 ping | grep -q PONG",
     ),
-    "postgresql": (f"{POSTGRES_CLUSTER} stop", f"{POSTGRES_CLUSTER} start"),
+    "postgresql": (
+        f"{POSTGRES_CLUSTER} stop",
+        f"{POSTGRES_CLUSTER} start",
+        "pg_isready -q -h 127.0.0.1 -p 5432",
+    ),
 }
 # What the health check must say of each part once it is back.
 PART_OK = {"worker": "", "redis": '"cache": "ok"', "postgresql": '"database": "ok"'}
@@ -62,12 +70,14 @@ RECOVERY_GOAL = 10.0
 @dataclass(frozen=True)
 class Fault:
     """One part broken: `kind` is worker, redis or postgresql; `stop` and `start` are shell
-    commands (unused for a worker); the part stays down `down_for` seconds between them."""
+    commands (unused for a worker); the part stays down `down_for` seconds between them; `up`
+    succeeds while the part runs (empty: not checked)."""
 
     kind: str
     stop: str = ""
     start: str = ""
     down_for: float = 5.0
+    up: str = ""
 
 
 @dataclass
@@ -96,9 +106,15 @@ def default_faults(down_for: float = 5.0) -> list[Fault]:
     """The issue's plan against this machine's real services: a worker, Redis, PostgreSQL."""
     return [
         Fault("worker"),
-        Fault("redis", *DEFAULT_COMMANDS["redis"], down_for=down_for),
-        Fault("postgresql", *DEFAULT_COMMANDS["postgresql"], down_for=down_for),
+        part_fault("redis", down_for),
+        part_fault("postgresql", down_for),
     ]
+
+
+def part_fault(kind: str, down_for: float = 5.0) -> Fault:
+    """Redis or PostgreSQL of this machine stopped for `down_for` seconds."""
+    stop, start, up = DEFAULT_COMMANDS[kind]
+    return Fault(kind, stop, start, down_for=down_for, up=up)
 
 
 def workers_of(master_pid: int) -> list[int]:
@@ -123,6 +139,14 @@ def probe(url: str, timeout: float = 5.0) -> tuple[str, str]:
         return "refused", ""
 
 
+def succeeds(command: str) -> bool:
+    """Whether a shell command (a part's `up` check) exits 0 within 30 s."""
+    try:
+        return subprocess.run(command, shell=True, capture_output=True, timeout=30).returncode == 0
+    except subprocess.TimeoutExpired:
+        return False
+
+
 def run_shell(command: str) -> None:
     """Run one of the plan's commands; a failing command stops the plan, saying which."""
     done = subprocess.run(command, shell=True, capture_output=True, text=True, timeout=120)
@@ -134,7 +158,8 @@ def run_shell(command: str) -> None:
 class FaultPlan:
     """Faults run one at a time against a server at `base_url` (gunicorn master `gunicorn_pid`
     for the worker fault), `settle` seconds apart, each checked at `check_path` every `poll`
-    seconds for at most `timeout` seconds after the part returns."""
+    seconds for at most `timeout` seconds after the part returns, there and at `also_check`
+    (other instances of the app)."""
 
     base_url: str
     gunicorn_pid: int | None = None
@@ -143,6 +168,22 @@ class FaultPlan:
     settle: float = 10.0
     poll: float = 0.1
     timeout: float = 60.0
+    also_check: tuple[str, ...] = ()
+
+    def longest(self) -> float:
+        """Seconds the plan takes at most when every part recovers within the goal: each
+        part's time down, the goal's 10 s after each return, and the settling between faults."""
+        down = sum(fault.down_for for fault in self.faults if fault.kind != "worker")
+        return down + len(self.faults) * RECOVERY_GOAL + max(0, len(self.faults) - 1) * self.settle
+
+    def restore(self) -> list[str]:
+        """Start every part of the plan whose `up` check fails; returns the kinds started."""
+        started = []
+        for fault in self.faults:
+            if fault.up and fault.start and not succeeds(fault.up):
+                run_shell(fault.start)
+                started.append(fault.kind)
+        return started
 
     def run(self, results: list[FaultResult] | None = None) -> list[FaultResult]:
         """Every fault in order; returns what each did (appended to `results` as it goes)."""
@@ -172,8 +213,10 @@ class FaultPlan:
                 return victim not in alive and len(alive) >= len(before)
         else:
             run_shell(fault.stop)
-            self._watch_until(began + fault.down_for, seen)
-            run_shell(fault.start)
+            try:
+                self._watch_until(began + fault.down_for, seen)
+            finally:
+                run_shell(fault.start)
             returned = time.monotonic()
 
             def back() -> bool:
@@ -196,10 +239,13 @@ class FaultPlan:
         """Run the plan in a thread after `delay` seconds (a bench's steady phase)."""
         return RunningPlan(self, delay)
 
-    def _check(self, seen: collections.Counter[str]) -> tuple[str, str]:
-        status, body = probe(self.base_url.rstrip("/") + self.check_path)
-        seen[status] += 1
-        return status, body
+    def _check(self, seen: collections.Counter[str]) -> list[tuple[str, str]]:
+        answers = []
+        for url in (self.base_url, *self.also_check):
+            status, body = probe(url.rstrip("/") + self.check_path)
+            seen[status] += 1
+            answers.append((status, body))
+        return answers
 
     def _watch_until(self, until: float, seen: collections.Counter[str]) -> None:
         while time.monotonic() < until:
@@ -208,8 +254,8 @@ class FaultPlan:
 
     def _watch_recovery(self, since: float, expect: str, back, seen) -> float | None:
         while time.monotonic() - since < self.timeout:
-            status, body = self._check(seen)
-            if status == "200" and expect in body and back():
+            answers = self._check(seen)
+            if all(status == "200" and expect in body for status, body in answers) and back():
                 return time.monotonic() - since
             time.sleep(self.poll)
         return None
@@ -269,6 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     for kind in ("redis", "postgresql"):
         parser.add_argument(f"--{kind}-stop", default=DEFAULT_COMMANDS[kind][0])
         parser.add_argument(f"--{kind}-start", default=DEFAULT_COMMANDS[kind][1])
+        parser.add_argument(f"--{kind}-up", default=DEFAULT_COMMANDS[kind][2])
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args(argv)
     faults = []
@@ -277,7 +324,8 @@ def main(argv: list[str] | None = None) -> int:
             faults.append(Fault("worker"))
         elif kind in DEFAULT_COMMANDS:
             stop, start = getattr(args, f"{kind}_stop"), getattr(args, f"{kind}_start")
-            faults.append(Fault(kind, stop, start, down_for=args.down_for))
+            up = getattr(args, f"{kind}_up")
+            faults.append(Fault(kind, stop, start, down_for=args.down_for, up=up))
         else:
             parser.error(f"unknown fault {kind!r}: worker, redis or postgresql")
     plan = FaultPlan(
@@ -287,7 +335,10 @@ def main(argv: list[str] | None = None) -> int:
         check_path=args.check_path,
         settle=args.settle,
     )
-    results = plan.run()
+    try:
+        results = plan.run()
+    finally:
+        plan.restore()
     print(format_results(results))
     if args.json:
         args.json.write_text(json.dumps([asdict(r) for r in results], indent=2))

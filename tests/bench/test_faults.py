@@ -94,7 +94,88 @@ def test_the_runner_takes_its_commands_from_the_command_line(server, capsys):
         [
             "--url", url, "--only", "redis", "--down-for", "0.2",
             "--redis-stop", f"touch {flag}", "--redis-start", f"rm {flag}",
+            "--redis-up", f"test ! -e {flag}",
         ]
     )  # fmt: skip
     assert code == 0
     assert "| redis |" in capsys.readouterr().out
+
+
+def test_with_other_instances_a_fault_is_recovered_only_when_every_one_answers(tmp_path):
+    flags = [tmp_path / "first-down", tmp_path / "second-down"]
+    urls = []
+    servers = []
+    for flag in flags:
+
+        class Health(BaseHTTPRequestHandler):
+            down = flag
+
+            def do_GET(self):
+                self.send_response(503 if self.down.exists() else 200)
+                self.end_headers()
+                self.wfile.write(b'{"database": "ok", "cache": "ok"}')
+
+            def log_message(self, *args):
+                pass
+
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), Health)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        servers.append(httpd)
+        urls.append(f"http://127.0.0.1:{httpd.server_address[1]}")
+    try:
+        # The part's start brings back the first instance only; the second stays at 503.
+        fault = faults.Fault(
+            "redis", stop=f"touch {flags[0]} {flags[1]}", start=f"rm {flags[0]}", down_for=0.1
+        )
+        plan = faults.FaultPlan(
+            base_url=urls[0], also_check=(urls[1],), faults=[fault], poll=0.05, timeout=0.5
+        )
+        (result,) = plan.run()
+        assert result.recovered_after is None
+        assert result.after_return["200"] >= 1  # the first instance
+        assert result.after_return["503"] >= 1  # the second
+    finally:
+        for httpd in servers:
+            httpd.shutdown()
+
+
+def test_the_longest_a_plan_takes_is_each_part_down_and_recovering_at_the_goal():
+    plan = faults.FaultPlan(
+        base_url="http://127.0.0.1:9", settle=7, faults=faults.default_faults(3)
+    )
+
+    # worker: 0 s down; Redis and PostgreSQL 3 s each; 10 s recovery each; two settlings.
+    assert plan.longest() == 3 + 3 + 3 * faults.RECOVERY_GOAL + 2 * 7
+
+
+def test_restore_starts_only_the_parts_that_are_not_up(tmp_path):
+    up = {kind: tmp_path / f"{kind}-up" for kind in ("redis", "postgresql")}
+    up["redis"].touch()
+    plan = faults.FaultPlan(
+        base_url="http://127.0.0.1:9",
+        faults=[
+            faults.Fault("worker"),
+            *(
+                faults.Fault(kind, stop="false", start=f"touch {flag}", up=f"test -e {flag}")
+                for kind, flag in up.items()
+            ),
+        ],
+    )
+
+    assert plan.restore() == ["postgresql"]
+    assert up["postgresql"].exists()
+    assert plan.restore() == []
+
+
+def test_a_part_is_started_again_even_when_watching_it_fails(server, monkeypatch):
+    url, flag = server
+    fault = faults.Fault("redis", stop=f"touch {flag}", start=f"rm {flag}", down_for=5)
+    plan = faults.FaultPlan(base_url=url, faults=[fault])
+
+    def interrupted(until, seen):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(plan, "_watch_until", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        plan.run()
+    assert not flag.exists()

@@ -12,6 +12,12 @@ the attempt page, then `saves` times thinks and saves the whole sheet through th
 thinks once more and submits it, and opens the results. Phase "signin": a few clients sign the
 plan's learners in through the sign-in form, one after another, as fast as the app allows.
 Every request has a timeout; the plan's deadline ends the phase whatever is still running.
+
+A request answered 503 (the service briefly unavailable) or whose connection dropped is sent
+again unchanged, as the exam page's script does: after the response's Retry-After, or 2 s, the
+same form with the same submission token, until it is answered or the deadline comes. Each
+such answer (and any other 5xx or no answer) is kept in `interruptions` with its time, apart
+from the errors: a request that got its answer in the end is not an error.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ class Run:
         self.latencies: dict[str, list[float]] = {}
         self.errors: list[dict] = []
         self.acks: list[dict] = []
+        self.interruptions: list[dict] = []  # 5xx or no answer: when, what, whether sent again
         self.reached: dict[str, float] = {}  # learner → seconds from the start to the attempt page
         self.submitted: list[str] = []
         self.settled = 0  # learners who have the attempt page or have given up on it
@@ -77,29 +84,65 @@ class Browser:
         self.client, self.run, self.spec = client, run, spec
         self.cookies = Cookies({"sessionid": spec["session"]} if spec.get("session") else {})
         self.base = run.plan["servers"][spec["server"]]
+        self.resent = False  # whether the last request had to be sent more than once
 
     def request(self, kind: str, method: str, path: str, *, fields=None, expect=(200,), referer=""):
-        headers = {"Cookie": self.cookies.header()} if self.cookies.values else {}
-        body = None
-        if method == "POST":
-            # As a browser posts a form: urlencoded, with Origin and Referer of the page.
-            headers["Content-Type"] = "application/x-www-form-urlencoded"
-            headers["Origin"] = self.base
-            headers["Referer"] = self.base + referer
-            body = urlencode(fields or [])
-        started = time.perf_counter()
-        response = self.client.request(
-            method, self.base + path, name=kind, data=body, headers=headers, allow_redirects=False
-        )
-        elapsed = (time.perf_counter() - started) * 1000
-        self.run.latencies.setdefault(kind, []).append(elapsed)
-        status = response.status_code or 0
-        if response.headers is not None:
-            self.cookies.update(response.headers.getlist("set-cookie"))
-        if status not in expect:
-            self.run.error(kind, status, self.spec["name"], getattr(response, "error", "") or "")
+        self.resent = False
+        while True:
+            headers = {"Cookie": self.cookies.header()} if self.cookies.values else {}
+            body = None
+            if method == "POST":
+                # As a browser posts a form: urlencoded, with Origin and Referer of the page.
+                headers["Content-Type"] = "application/x-www-form-urlencoded"
+                headers["Origin"] = self.base
+                headers["Referer"] = self.base + referer
+                body = urlencode(fields or [])
+            started = time.perf_counter()
+            response = self.client.request(
+                method, self.base + path, name=kind, data=body, headers=headers,
+                allow_redirects=False,
+            )  # fmt: skip
+            elapsed = (time.perf_counter() - started) * 1000
+            self.run.latencies.setdefault(kind, []).append(elapsed)
+            status = response.status_code or 0
+            if response.headers is not None:
+                self.cookies.update(response.headers.getlist("set-cookie"))
+            if status in expect:
+                return response
+            wait = self.interrupted(kind, status, response)
+            if wait is None or time.time() + wait >= self.run.plan["deadline"]:
+                failure = getattr(response, "error", "") or ""
+                self.run.error(kind, status, self.spec["name"], failure)
+                return None
+            self.resent = True
+            gevent.sleep(wait)
+
+    def interrupted(self, kind: str, status: int, response) -> float | None:
+        """Keep a 5xx or a request without an answer in `interruptions`; the seconds to wait
+        before sending it again, or None when the page's script would not send it again."""
+        error = getattr(response, "error", None)
+        timed_out = isinstance(error, TimeoutError) or "timed out" in str(error or "").lower()
+        if status and status < 500:
             return None
-        return response
+        text = (response.text or "") if status else ""
+        retry_after = response.headers.get("retry-after", "") if response.headers else ""
+        wait = float(retry_after) if retry_after.isdigit() else 2.0
+        again = status == 503 or (status == 0 and not timed_out)
+        self.run.interruptions.append(
+            {
+                "kind": kind,
+                "status": str(status) if status else ("timeout" if timed_out else "no answer"),
+                "at": time.time(),
+                "learner": self.spec["name"],
+                # The outage page or the API's JSON error, with Retry-After: what a 503 must be.
+                "clear": status == 503
+                and bool(retry_after)
+                and ("briefly unavailable" in text or '"unavailable"' in text),
+                "trace": "Traceback" in text,
+                "sent_again": again,
+            }
+        )
+        return wait if again else None
 
 
 def think(run: Run, rng: random.Random) -> None:
@@ -155,6 +198,8 @@ def take_exam(client, run: Run, spec: dict) -> None:
         )
         if posted is None:
             return
+        # Sent again after a lost answer: the first one may have been stored (same token).
+        resent = browser.resent
         target = posted.headers.get("location", "")
         ack = {"learner": spec["name"], "kind": action, "token": sheet.hidden.get("token", "")}
         if action == "submit":
@@ -169,7 +214,9 @@ def take_exam(client, run: Run, spec: dict) -> None:
         if page is None:
             return
         # The page after a save says what was saved (Django's messages): the acknowledgement.
-        if f"Saved {len(answers)} answers." in page.text:
+        if f"Saved {len(answers)} answers." in page.text or (
+            resent and "Nothing new to save." in page.text
+        ):
             run.acks.append({**ack, "answers": answers})
         else:
             run.error("save", 302, spec["name"], "the page after the save did not confirm it")
@@ -252,6 +299,7 @@ def main() -> int:
         acks=run.acks,
         reached=run.reached,
         submitted=run.submitted,
+        interruptions=run.interruptions,
     )
     return 0
 

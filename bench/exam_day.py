@@ -19,8 +19,9 @@ sharing PostgreSQL and Redis), and Locust (bench/exam_load.py, FastHttpUser) as 
    and submit is stored, once.
 
 While the steady part runs (every learner on the attempt page, nobody submitting yet), the
-functions in `steady_hooks` run in threads with the servers at hand: a fault schedule plugs in
-there. Writes bench-results/exam-day.json.
+functions in `steady_hooks` run in threads with the servers at hand. `--faults` adds one that
+kills a gunicorn worker, restarts Redis and restarts PostgreSQL meanwhile, and reports how each
+recovered (bench/exam_faults.py). Writes bench-results/exam-day.json.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import exam_faults  # noqa: E402
 from bench.exam_pages import summary  # noqa: E402
 from bench.serving import (  # noqa: E402
     Server,
@@ -181,6 +183,7 @@ def verify(*, acks: list[dict], learners: list[str]) -> dict:
             else:
                 expected[key] = (answer, [])
     missing = [key for key, sent in expected.items() if responses.get(key, (None,))[:2] != sent]
+    partial = partial_sheets(responses)
     invalid = [key for key in expected if responses.get(key, ("", [], ""))[2] == "invalid"]
     submitted = set(
         Attempt.objects.filter(
@@ -199,8 +202,23 @@ def verify(*, acks: list[dict], learners: list[str]) -> dict:
         "submits_not_stored": len(acked_submits - submitted),
         "learners_submitted": len(submitted),
         "learners": len(learners),
+        "partial_sheets": partial,
         "examples_missing": missing[:5],
     }
+
+
+def partial_sheets(responses: dict) -> int:
+    """Sheets stored in part: submission tokens with fewer responses than the exam has items
+    (every sheet the bench sends changes every answer, so a whole sheet stores one per item)."""
+    from grading.models import QuizItem
+
+    items = QuizItem.objects.filter(quiz__slug=EXAM_SLUG).count()
+    sheets: dict[str, int] = {}
+    for key in responses:
+        token, _, item = key.rpartition(":sheet:")
+        if token and item:
+            sheets[token] = sheets.get(token, 0) + 1
+    return sum(1 for stored in sheets.values() if stored != items)
 
 
 def django_stage(stage: str) -> int:
@@ -304,6 +322,7 @@ def merged(results: list[dict]) -> dict:
         "acks": [ack for result in results for ack in result["acks"]],
         "reached": {k: v for result in results for k, v in result["reached"].items()},
         "submitted": [name for result in results for name in result["submitted"]],
+        "interruptions": [i for result in results for i in result.get("interruptions", [])],
         "seconds": max(r["ended"] for r in results) - min(r["began"] for r in results),
     }
 
@@ -453,6 +472,7 @@ def exam_phase(args, setup: dict, servers: list[Server], env: dict, hooks) -> di
         "requests": {kind: summary(s) for kind, s in sorted(result["latencies"].items())},
         "errors": errors_by_kind(result["errors"]),
         "error_examples": result["errors"][:5],
+        "interruptions": result["interruptions"],
         "steady_hooks": records,
         "acks": result["acks"],
     }
@@ -474,6 +494,14 @@ def verdict(report: dict) -> list[str]:
         problems.append(f"errors {exam['errors']}")
     if stored["missing"] or stored["duplicated"] or stored["submits_not_stored"]:
         problems.append("acknowledged work not stored once")
+    if stored.get("partial_sheets"):
+        problems.append(f"{stored['partial_sheets']} sheets stored in part")
+    if "faults" in report:
+        problems += exam_faults.problems(report["faults"])
+    else:
+        resent = sum(1 for i in exam.get("interruptions", []) if i["sent_again"])
+        if resent:
+            problems.append(f"{resent} requests answered 503 or dropped, sent again")
     if stored["learners_submitted"] != stored["learners"]:
         problems.append(
             f"{stored['learners'] - stored['learners_submitted']} learners not submitted"
@@ -508,12 +536,15 @@ def print_report(report: dict) -> None:
         f"errors {exam['errors'] or 'none'}"
     )
     print_requests(exam["requests"])
+    if "faults" in report:
+        print("\n" + exam_faults.format_report(report["faults"]) + "\n")
     print(
         f"stored: {stored['stored']}/{stored['acknowledged']} acknowledged answers, "
         f"{stored['missing']} missing, {stored['duplicated']} duplicated, "
         f"{stored['unacknowledged']} unacknowledged; submits {stored['submits_acknowledged']} "
         f"acknowledged, {stored['submits_not_stored']} not stored; "
-        f"{stored['learners_submitted']}/{stored['learners']} learners submitted"
+        f"{stored['learners_submitted']}/{stored['learners']} learners submitted; "
+        f"{stored.get('partial_sheets', 0)} sheets stored in part"
     )
     problems = verdict(report)
     checked = "goals" if exam["learners"] in GOALS else "goals (no speed goal for this N)"
@@ -558,6 +589,7 @@ def parser() -> argparse.ArgumentParser:
         help="hasher of the sign-in learners' stored passwords, e.g. pbkdf2_sha256 to measure "
         "sign-ins that upgrade an old hash",
     )
+    exam_faults.add_options(options)
     return options
 
 
@@ -567,7 +599,10 @@ def main(steady_hooks: Sequence[SteadyHook] = ()) -> int:
         return django_stage(args.stage)
     if not postgres_available():
         raise SystemExit("the exam-day bench needs PostgreSQL on 127.0.0.1:5432")
-    report = run(args, steady_hooks)
+    hooks = [*steady_hooks, *fault_hooks(args)]
+    report = run(args, hooks)
+    if args.faults:
+        report["faults"] = exam_faults.report(report["exam"])
     print_report(report)
     report["machine"] = {"python": platform.python_version(), "cpus": os.cpu_count()}
     report["options"] = {k: v for k, v in vars(args).items() if k != "stage"}
@@ -576,8 +611,21 @@ def main(steady_hooks: Sequence[SteadyHook] = ()) -> int:
     (out_dir / "exam-day.json").write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {out_dir / 'exam-day.json'}")
     stored = report["stored"]
-    # A missed speed goal is reported, not fatal; acknowledged work not stored is.
-    return 1 if stored["missing"] or stored["duplicated"] or stored["submits_not_stored"] else 0
+    # A missed speed goal is reported, not fatal; acknowledged work not stored is, and so is a
+    # missed fault goal.
+    lost = stored["missing"] or stored["duplicated"] or stored["submits_not_stored"]
+    faulty = "faults" in report and exam_faults.problems(report["faults"])
+    return 1 if lost or stored.get("partial_sheets") or faulty else 0
+
+
+def fault_hooks(args: argparse.Namespace) -> list[SteadyHook]:
+    """With --faults, the fault plan's hook, once the run is known to be long enough for it."""
+    if not args.faults:
+        return []
+    refusal = exam_faults.too_short(args)
+    if refusal:
+        raise SystemExit(refusal)
+    return [exam_faults.hook(args)]
 
 
 if __name__ == "__main__":

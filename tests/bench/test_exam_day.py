@@ -78,7 +78,7 @@ def test_what_the_learners_acknowledge_is_stored_once_and_every_one_submitted(ex
     assert stored["acknowledged"] == 2 * 3 * ITEMS  # two saves and the submit's sheet each
     assert stored["stored"] == stored["acknowledged"]
     assert (stored["missing"], stored["invalid"], stored["unacknowledged"]) == (0, 0, 0)
-    assert stored["duplicated"] == 0
+    assert (stored["duplicated"], stored["partial_sheets"]) == (0, 0)
     assert (stored["submits_acknowledged"], stored["submits_not_stored"]) == (2, 0)
     assert stored["learners_submitted"] == stored["learners"] == 2
     assert Response.objects.count() == 2 * 3 * ITEMS
@@ -96,6 +96,18 @@ def test_an_acknowledged_answer_that_is_missing_or_different_is_counted(exam):
 
     assert stored["missing"] == 2
     assert stored["stored"] == stored["acknowledged"] - 2
+
+
+def test_a_sheet_stored_in_part_is_counted_whether_acknowledged_or_not(exam):
+    acks = take(browser(exam["learners"][0]["session"]), learner=0, saves=2)
+    for ack in acks[:2]:
+        item = next(iter(ack["answers"]))
+        Response.objects.filter(idempotency_key=f"{ack['token']}:sheet:{item}").delete()
+
+    stored = verify(acks=acks[1:], learners=names(exam))
+
+    assert stored["partial_sheets"] == 2  # the unacknowledged first sheet and the second
+    assert stored["missing"] == 1
 
 
 def test_a_stored_answer_nobody_acknowledged_is_counted_apart_not_as_lost(exam):

@@ -1,11 +1,14 @@
 """The exam page while the service is briefly unavailable: the autosave tells the learner and
-tries again until the answer is taken; without JavaScript the page works as before."""
+tries again until the answer is taken; at the deadline the countdown waits for the service before
+it opens the result; without JavaScript the page works as before."""
 
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from grading.models import Attempt, Response
@@ -18,13 +21,18 @@ EXPECTED = re.compile(r"status of 503|net::ERR_FAILED")
 TOKEN = re.compile(r'name="token"\r\n\r\n([^\r]+)')
 
 
+def start_exam(page, live_server, learner) -> Attempt:
+    """The learner signs in and starts the shipped exam; its attempt page is open."""
+    log_in(page, live_server, learner)
+    page.goto(live_server.url + "/quizzes/attention-exam/")
+    page.get_by_role("button", name="Start attempt 1").click()
+    return Attempt.objects.get(user=learner)
+
+
 def test_autosave_tells_the_learner_and_retries_until_the_service_is_back(
     page, watch, live_server, shipped_bank, learner_account
 ):
-    log_in(page, live_server, learner_account)
-    page.goto(live_server.url + "/quizzes/attention-exam/")
-    page.get_by_role("button", name="Start attempt 1").click()
-    attempt = Attempt.objects.get(user=learner_account)
+    attempt = start_exam(page, live_server, learner_account)
     item = attempt.quiz.items.filter(problem__isnull=False).order_by("order").first()
 
     outcomes = ["503", "abort"]  # the service restarting, then not answering at all
@@ -73,15 +81,44 @@ def test_autosave_tells_the_learner_and_retries_until_the_service_is_back(
     ]
 
 
+def test_at_the_deadline_the_countdown_waits_for_the_service_then_opens_the_result(
+    page, watch, live_server, shipped_bank, learner_account
+):
+    attempt = start_exam(page, live_server, learner_account)
+    # The attempt's deadline a few seconds away, and the service restarting when it comes.
+    Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now() + timedelta(seconds=3))
+    checks = []
+
+    def health(route):
+        checks.append(route.request.url)
+        if len(checks) == 1:  # the first check meets the outage
+            route.fulfill(
+                status=503,
+                headers={"Retry-After": "5"},
+                content_type="application/json",
+                body='{"database": "unavailable", "cache": "ok"}',
+            )
+        else:
+            route.continue_()
+
+    page.route(re.compile(r"/health/$"), health)
+    page.reload()
+    status = page.locator("#autosave-status")
+    expect(status).to_contain_text("Time is up. The service is briefly unavailable", timeout=15_000)
+    expect(status).to_contain_text("trying again in 2 s")
+    expect(page).to_have_url(re.compile(r"/attempts/\d+/results/$"), timeout=20_000)
+    watch.problems[:] = [p for p in watch.problems if not EXPECTED.search(p)]
+    assert len(checks) == 2  # the outage, then the service back
+    attempt.refresh_from_db()
+    assert (attempt.status, attempt.late) == (Attempt.Status.SUBMITTED, True)
+
+
 def test_the_exam_page_saves_without_javascript(
     browser, live_server, shipped_bank, learner_account
 ):
     context = browser.new_context(java_script_enabled=False)
     page = context.new_page()
-    log_in(page, live_server, learner_account)
-    page.goto(live_server.url + "/quizzes/attention-exam/")
-    page.get_by_role("button", name="Start attempt 1").click()
-    attempt = Attempt.objects.get(user=learner_account)
+    attempt = start_exam(page, live_server, learner_account)
     item = attempt.quiz.items.filter(problem__isnull=False).order_by("order").first()
     assert page.locator("#autosave-status").count() == 0
     page.locator(f"#item-{item.pk}-answer").fill("64")

@@ -600,11 +600,16 @@ def main(steady_hooks: Sequence[SteadyHook] = ()) -> int:
     if not postgres_available():
         raise SystemExit("the exam-day bench needs PostgreSQL on 127.0.0.1:5432")
     hooks = [*steady_hooks, *fault_hooks(args)]
+    load_before = os.getloadavg()
     report = run(args, hooks)
     if args.faults:
         report["faults"] = exam_faults.report(report["exam"])
     print_report(report)
-    report["machine"] = {"python": platform.python_version(), "cpus": os.cpu_count()}
+    report["machine"] = {
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "load_average_before_after": [load_before, os.getloadavg()],
+    }
     report["options"] = {k: v for k, v in vars(args).items() if k != "stage"}
     out_dir = ROOT / "bench-results"
     out_dir.mkdir(exist_ok=True)

@@ -65,7 +65,8 @@ bench: $(STAMP)
 
 # Exam day (docs/performance.md): 3,000 learners by default, released at one instant, on
 # gunicorn + PostgreSQL + Redis; e.g. `make bench-exam EXAM_ARGS="--learners 300 --think-scale 0.1"`
-# for a quick run, `--instances 2` for two application nodes, `--signins 600` to measure sign-ins.
+# for a quick run, `--instances 2` for two application nodes, `--signins 600` to measure sign-ins,
+# `--faults` to kill a worker and restart this machine's Redis and PostgreSQL mid-exam.
 EXAM_ARGS ?=
 bench-exam: $(STAMP)
 	$(PY) bench/exam_day.py $(EXAM_ARGS)

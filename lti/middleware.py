@@ -85,6 +85,10 @@ class PlatformFramingMiddleware:
 
     def __call__(self, request):
         response = self.get_response(request)
+        if response.status_code >= 500:
+            # An error page frames as the handler decided (the outage page anywhere): reading
+            # the session here would fail again when the database is what is down.
+            return response
         origins = frame_ancestors(request)
         if origins:
             config = dict(getattr(response, "_csp_config", None) or settings.SECURE_CSP)

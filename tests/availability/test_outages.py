@@ -45,6 +45,28 @@ def test_a_page_during_a_database_outage_is_a_clear_503_then_recovers(
     assert learner_client.get(reverse("history")).status_code == 200
 
 
+def test_the_outage_page_is_logged_once_and_may_show_inside_an_lms_frame(
+    learner_client, shipped_bank, database_down, caplog
+):
+    """A learner working inside an LMS's iframe sees softgrade's 503 page, not the browser's own
+    "refused to connect": the page holds no form or link that acts, so any site may frame it.
+    The response phase reads nothing from the session that failed, so one outage is one log."""
+    with caplog.at_level(logging.WARNING):
+        response = learner_client.get(reverse("history"))
+    assert response.status_code == 503
+    assert "X-Frame-Options" not in response
+    assert "frame-ancestors *" in response["Content-Security-Policy"]
+    assert "<form" not in response.content.decode()
+    assert caplog.text.count("answered 503") == 1
+
+
+def test_pages_that_work_still_refuse_to_be_framed(learner_client, shipped_bank):
+    response = learner_client.get(reverse("history"))
+    assert response.status_code == 200
+    assert response["X-Frame-Options"] == "DENY"
+    assert "frame-ancestors 'self'" in response["Content-Security-Policy"]
+
+
 def test_the_api_during_a_database_outage_answers_its_json_error(
     learner_client, shipped_bank, database_down
 ):

@@ -32,6 +32,12 @@ def replay_of_key(*, user, idempotency_key: str, fingerprint: str) -> Response |
     earlier = Response.objects.filter(user=user, idempotency_key=idempotency_key).first()
     if earlier is None:
         return None
+    return keyed_replay(earlier, fingerprint=fingerprint)
+
+
+def keyed_replay(earlier: Response, *, fingerprint: str) -> Response:
+    """The response recorded under a key, handed back for a request under the same key; a
+    different body under that key is a conflict."""
     if earlier.request_fingerprint != fingerprint:
         raise IdempotencyConflict(
             "This Idempotency-Key was already used for a different answer; use a new key."

@@ -1,31 +1,39 @@
 """Answers to the items of an attempt: one at a time (response_submit) or a whole sheet.
 
 Grading happens before any row is written: the engine is pure and needs no lock, and SQLite allows
-one writer at a time, so holding the write lock across grading would halve throughput.
+one writer at a time, so holding the write lock across grading would halve throughput. Both ways
+read what the rules need first, decide each answer with the same rules (_answer_decide), and
+then write in one short transaction (_answers_write) that an answer or a submission getting in
+between makes miss, so the caller reads again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Prefetch, Q
 from django.utils import timezone
 
-from courses.models import Quiz, QuizItem
+from courses.models import Choice, Quiz, QuizItem
 from grading import engine, policy, scores
 from grading.models import Attempt, Response, Variant
 from grading.services.attempts import attempt_expire_if_overdue
-from grading.services.errors import AttemptClosed, IdempotencyConflict, NoTriesLeft, ServiceError
+from grading.services.errors import AttemptClosed, NoTriesLeft, ServiceError
 from grading.services.replays import (
     DOUBLE_SUBMIT_WINDOW,
     answer_fingerprint,
+    keyed_replay,
     mark_replayed,
     replay_of_key,
 )
 from grading.services.verdicts import question_grade, variant_grade, verdict_fields
+
+RETRIES = 3  # reads and decisions before an answer or a sheet gives up as too busy
+TOO_BUSY = "Too many answers arrived at the same moment; please send yours again."
 
 
 def tries_used(*, attempt: Attempt, item: QuizItem) -> int:
@@ -56,15 +64,8 @@ def response_submit(
         raise ServiceError("That variant belongs to another item or attempt.")
     fingerprint = answer_fingerprint("attempt", attempt.pk, item.pk, text, sorted(choice_ids))
     graded = None
-    for _ in range(3):
-        attempt_expire_if_overdue(attempt=attempt, now=now)
-        if attempt.status != Attempt.Status.IN_PROGRESS:
-            if attempt.late:
-                raise AttemptClosed(
-                    "Time is up: this answer arrived after the deadline and was not saved. "
-                    "Your saved answers have been graded."
-                )
-            raise AttemptClosed("This attempt has been submitted; answers can no longer change.")
+    for _ in range(RETRIES):
+        _attempt_open(attempt=attempt, now=now)
         if graded is None:
             if item.problem_id:
                 variant = variant or Variant.objects.get(attempt=attempt, quiz_item=item)
@@ -72,7 +73,10 @@ def response_submit(
             else:
                 graded = question_grade(question=item.question, choice_ids=choice_ids)
         try:
-            return _response_record(
+            # One read, before any lock is taken, serves the idempotency check and the tries
+            # rules.
+            counted, keyed = _rules_read(attempt=attempt, keys=[idempotency_key], item=item)
+            decided = _answer_decide(
                 attempt=attempt,
                 item=item,
                 variant=variant,
@@ -81,8 +85,13 @@ def response_submit(
                 choice_ids=choice_ids,
                 idempotency_key=idempotency_key,
                 fingerprint=fingerprint,
+                keyed=keyed.get(idempotency_key) if idempotency_key else None,
+                earlier=counted.get(item.pk, []),
                 now=now,
             )
+            if decided.new:
+                _answers_write(attempt=attempt, answers=[decided])
+            return decided.response
         except IntegrityError:
             # The key was used before (a concurrent twin, or an earlier answer this read did
             # not cover): the first row is the answer.
@@ -95,7 +104,21 @@ def response_submit(
         except _AttemptChanged:
             # Another answer or a submission got in between: read the attempt and decide again.
             attempt.refresh_from_db()
-    raise ServiceError("Too many answers arrived at the same moment; please send yours again.")
+    raise ServiceError(TOO_BUSY)
+
+
+def _attempt_open(*, attempt: Attempt, now: datetime) -> None:
+    """Refuse an answer to an attempt that is closed, closing it first if its time is up (the
+    closing commits on its own, so it stays when the answer is refused)."""
+    attempt_expire_if_overdue(attempt=attempt, now=now)
+    if attempt.status == Attempt.Status.IN_PROGRESS:
+        return
+    if attempt.late:
+        raise AttemptClosed(
+            "Time is up: this answer arrived after the deadline and was not saved. "
+            "Your saved answers have been graded."
+        )
+    raise AttemptClosed("This attempt has been submitted; answers can no longer change.")
 
 
 def _tries_refusal(
@@ -119,17 +142,41 @@ class _AttemptChanged(Exception):
     """The attempt changed after it was read, so a score computed from that read is stale."""
 
 
-def _tries_and_key(*, attempt: Attempt, item: QuizItem, idempotency_key: str) -> list[Response]:
-    """The item's counted tries in the attempt, oldest first, and the learner's earlier answer
-    under the idempotency key when one is given: one read serves the replay check and the tries
-    rules."""
-    wanted = Q(attempt=attempt, quiz_item=item, counts_as_try=True)
-    if idempotency_key:
-        wanted |= Q(user_id=attempt.user_id, idempotency_key=idempotency_key)
-    return list(Response.objects.filter(wanted).order_by("created_at", "id"))
+def _rules_read(
+    *, attempt: Attempt, keys: Iterable[str], item: QuizItem | None = None, choices: bool = False
+) -> tuple[dict[int, list[Response]], dict[str, Response]]:
+    """What the rules need, in one read: the attempt's counted tries (of one item, or of every
+    item) per quiz item id, oldest first, and the learner's answers under the idempotency keys
+    given, by key (a row can be both); with their choices when asked."""
+    wanted = Q(attempt=attempt, counts_as_try=True)
+    if item is not None:
+        wanted &= Q(quiz_item=item)
+    keys = [key for key in keys if key]
+    if keys:
+        wanted |= Q(user_id=attempt.user_id, idempotency_key__in=keys)
+    rows = Response.objects.filter(wanted).order_by("created_at", "id")
+    counted: dict[int, list[Response]] = defaultdict(list)
+    keyed: dict[str, Response] = {}
+    for row in rows.prefetch_related("choices") if choices else rows:
+        if row.attempt_id == attempt.pk and row.counts_as_try:
+            counted[row.quiz_item_id].append(row)
+        if row.idempotency_key:
+            keyed.setdefault(row.idempotency_key, row)
+    return counted, keyed
 
 
-def _response_record(
+@dataclass(frozen=True)
+class _Decided:
+    """What one answer comes to: an earlier response handed back (`new` False), or a response
+    to write, the points it moves the attempt's score by and the choices it picked."""
+
+    response: Response
+    new: bool
+    points: float = 0.0
+    picked: frozenset[int] = frozenset()
+
+
+def _answer_decide(
     *,
     attempt: Attempt,
     item: QuizItem,
@@ -139,40 +186,26 @@ def _response_record(
     choice_ids: Sequence[int],
     idempotency_key: str,
     fingerprint: str,
+    keyed: Response | None,
+    earlier: Sequence[Response],
     now: datetime,
-) -> Response:
-    """Apply the tries rules and write one graded answer with the attempt's new score.
+) -> _Decided:
+    """The rules for one graded answer, on what was read; reads and writes nothing.
 
-    One read, before any lock is taken, serves the idempotency check and the tries rules. The
-    write is then as short as it can be (SQLite has one writer at a time): move the attempt's
-    score by what this item's score changed, only if the attempt is unchanged since it was read
-    (an UPDATE filtered on its updated_at), and insert the answer, in one transaction. Every
-    counted answer and every submission changes the attempt, so an answer or a submission that
-    got in between makes the update miss; nothing is written and _AttemptChanged tells the
-    caller to read again. Two answers racing for the last try cannot both count, and the score
-    stays the sum over the items that a full rescore would give. A key used at the same moment
-    by a twin is caught by its unique constraint (IntegrityError, and the caller replays).
+    The answer stored under its idempotency key is handed back (a different answer under that
+    key is refused), and so is the item's latest try when this is the same answer moments later
+    (a double click); a try the quiz no longer takes is refused. Else the new response, and by
+    how many points it moves the attempt's score: the item's score with this try against its
+    score before (the best try with immediate feedback, else the latest saved answer).
     """
-    seen = attempt.updated_at
-    rows = _tries_and_key(attempt=attempt, item=item, idempotency_key=idempotency_key)
-    for row in rows:
-        if idempotency_key and row.idempotency_key == idempotency_key:
-            if row.request_fingerprint != fingerprint:
-                raise IdempotencyConflict(
-                    "This Idempotency-Key was already used for a different answer; use a new key."
-                )
-            return mark_replayed(row)
-    earlier = [
-        row
-        for row in rows
-        if row.attempt_id == attempt.pk and row.quiz_item_id == item.pk and row.counts_as_try
-    ]
+    if keyed is not None:
+        return _Decided(keyed_replay(keyed, fingerprint=fingerprint), new=False)
     if (
         earlier
         and earlier[-1].request_fingerprint == fingerprint
         and now - earlier[-1].created_at < DOUBLE_SUBMIT_WINDOW
     ):
-        return mark_replayed(earlier[-1])
+        return _Decided(mark_replayed(earlier[-1]), new=False)
     immediate = policy.immediate_feedback(attempt.quiz)
     refusal = _tries_refusal(quiz=attempt.quiz, immediate=immediate, graded=graded, earlier=earlier)
     if refusal:
@@ -188,31 +221,53 @@ def _response_record(
         text=text,
         **verdict_fields(graded),
     )
+    if not response.counts_as_try:
+        return _Decided(response, new=True)
+    before = scores.item_score(immediate=immediate, tries=earlier)
+    after = scores.item_score(immediate=immediate, tries=[*earlier, response])
+    return _Decided(
+        response, new=True, points=item.points * (after - before), picked=frozenset(choice_ids)
+    )
+
+
+def _answers_write(*, attempt: Attempt, answers: Sequence[_Decided]) -> None:
+    """Write new answers and the attempt's new score in one transaction, as short as it can be
+    (SQLite has one writer at a time).
+
+    The attempt's score moves by what the answers' items changed, only if the attempt is
+    unchanged since it was read (an UPDATE filtered on its updated_at); then the answers and
+    their choices are inserted, each in one statement. Every counted answer and every submission
+    changes the attempt, so one that got in between makes the update miss: nothing is written
+    and _AttemptChanged tells the caller to read again. Two answers racing for the last try
+    cannot both count, and the score stays the sum over the items that a full rescore would
+    give. A key used at the same moment by a twin is caught by its unique constraint
+    (IntegrityError, with nothing written).
+    """
+    counted = [answer for answer in answers if answer.response.counts_as_try]
     score = changed_at = None
-    picked = set(choice_ids) if graded.status != "invalid" else set()
-    # A duplicate key raises IntegrityError with nothing written, and the caller replays.
     with transaction.atomic():
-        if response.counts_as_try:
-            before = scores.item_score(immediate=immediate, tries=earlier)
-            after = scores.item_score(immediate=immediate, tries=[*earlier, response])
-            score = attempt.score + item.points * (after - before)
+        if counted:
+            score = attempt.score + sum(answer.points for answer in counted)
             # The clock at the write, not the request's start: a retry may have read an
             # attempt written after the request began, and updated_at must only move forward
             # for the LMS's incremental grade sync.
             changed_at = timezone.now()
-            moved = Attempt.objects.filter(pk=attempt.pk, updated_at=seen).update(
+            moved = Attempt.objects.filter(pk=attempt.pk, updated_at=attempt.updated_at).update(
                 score=score, updated_at=changed_at
             )
             if not moved:
                 raise _AttemptChanged
-        response.save(force_insert=True)
-        if picked:
-            Response.choices.through.objects.bulk_create(
-                [Response.choices.through(response=response, choice_id=i) for i in picked]
-            )
-    if response.counts_as_try:
+        # Each row's primary key comes back (RETURNING), for its choices.
+        Response.objects.bulk_create([answer.response for answer in answers])
+        picks = [
+            Response.choices.through(response=answer.response, choice_id=choice_id)
+            for answer in answers
+            for choice_id in sorted(answer.picked)
+        ]
+        if picks:
+            Response.choices.through.objects.bulk_create(picks)
+    if counted:
         attempt.score, attempt.updated_at = score, changed_at
-    return response
 
 
 @dataclass(frozen=True)
@@ -225,6 +280,11 @@ class SheetAnswer:
     @property
     def blank(self) -> bool:
         return not self.text.strip() and not self.choice_ids
+
+    def saved_as(self, response: Response) -> bool:
+        """Whether this is the answer the response saved (its text and choices, prefetched)."""
+        picked = sorted(choice.pk for choice in response.choices.all())
+        return (response.text, picked) == (self.text, sorted(self.choice_ids))
 
 
 def attempt_answers_save(
@@ -240,40 +300,94 @@ def attempt_answers_save(
     page again records nothing new; each item gets its own key (`<key>:<item id>`), so a double
     click saves each answer once. Returns the response recorded per item.
 
-    The sheet is one transaction: a refusal or a database that fails half way saves none of it,
-    so a learner who sends it again never finds part of a sheet saved. An attempt past its
-    deadline is closed (its saved answers graded) before that transaction, so the closing stays
-    when the late sheet is refused.
+    The same number of statements whatever the number of items: the items, the attempt's
+    variants, and its saved answers with the answers under the sheet's keys are read once each,
+    every answer is graded and decided by the rules response_submit applies, and all of them are
+    written in one transaction (_answers_write: one guarded update of the attempt, one insert of
+    the answers, one of their choices). A refusal or a database that fails half way saves none of
+    the sheet, so a learner who sends it again never finds part of a sheet saved. An attempt past
+    its deadline is closed (its saved answers graded) before that transaction, so the closing
+    stays when the late sheet is refused.
     """
     now = now or timezone.now()
-    items = {item.pk: item for item in attempt.quiz.items.select_related("question", "problem")}
-    unknown = set(answers) - set(items)
-    if unknown:
+    items = {item.pk: item for item in _quiz_items(quiz_id=attempt.quiz_id)}
+    if set(answers) - set(items):
         raise ServiceError("That item is not part of this quiz.")
-    attempt_expire_if_overdue(attempt=attempt, now=now)
-    saved: dict[int, tuple[str, list[int]]] = {}
-    for response in (
-        Response.objects.filter(attempt=attempt, counts_as_try=True)
-        .prefetch_related("choices")
-        .order_by("created_at", "id")
-    ):
-        saved[response.quiz_item_id] = (
-            response.text,
-            sorted(choice.pk for choice in response.choices.all()),
-        )
-    recorded: dict[int, Response] = {}
-    with transaction.atomic():
-        for item_id, answer in answers.items():
-            if answer.blank:
-                continue
-            if saved.get(item_id) == (answer.text, sorted(answer.choice_ids)):
-                continue
-            recorded[item_id] = response_submit(
+    given = {item_id: answer for item_id, answer in answers.items() if not answer.blank}
+    keys = {item_id: f"{idempotency_key}:{item_id}" if idempotency_key else "" for item_id in given}
+    variants: dict[int, Variant] = {}
+    graded: dict[int, engine.Verdict] = {}
+    replayed_twin = False
+    for _ in range(RETRIES):
+        attempt_expire_if_overdue(attempt=attempt, now=now)
+        counted, keyed = _rules_read(attempt=attempt, keys=keys.values(), choices=True)
+        changed = {
+            item_id: answer
+            for item_id, answer in given.items()
+            if not (counted.get(item_id) and answer.saved_as(counted[item_id][-1]))
+        }
+        if not changed:
+            return {}
+        _attempt_open(attempt=attempt, now=now)
+        if not variants and any(items[item_id].problem_id for item_id in changed):
+            variants = {v.quiz_item_id: v for v in Variant.objects.filter(attempt=attempt)}
+        decided: dict[int, _Decided] = {}
+        for item_id, answer in changed.items():
+            item = items[item_id]
+            variant = _item_variant(item, variants)
+            if item_id not in graded:
+                graded[item_id] = (
+                    variant_grade(variant=variant, text=answer.text)
+                    if variant is not None
+                    else question_grade(question=item.question, choice_ids=answer.choice_ids)
+                )
+            decided[item_id] = _answer_decide(
                 attempt=attempt,
-                item=items[item_id],
+                item=item,
+                variant=variant,
+                graded=graded[item_id],
                 text=answer.text,
-                choice_ids=list(answer.choice_ids),
-                idempotency_key=f"{idempotency_key}:{item_id}" if idempotency_key else "",
+                choice_ids=answer.choice_ids,
+                idempotency_key=keys[item_id],
+                fingerprint=answer_fingerprint(
+                    "attempt", attempt.pk, item_id, answer.text, sorted(answer.choice_ids)
+                ),
+                keyed=keyed.get(keys[item_id]) if keys[item_id] else None,
+                earlier=counted.get(item_id, []),
                 now=now,
             )
-    return recorded
+        try:
+            _answers_write(
+                attempt=attempt, answers=[answer for answer in decided.values() if answer.new]
+            )
+            return {item_id: answer.response for item_id, answer in decided.items()}
+        except IntegrityError:
+            # The same sheet sent twice at once (a double click, a retried save) and the twin
+            # wrote first: read again, and its answers are this sheet's.
+            if not idempotency_key or replayed_twin:
+                raise
+            replayed_twin = True
+            attempt.refresh_from_db()
+        except _AttemptChanged:
+            attempt.refresh_from_db()
+    raise ServiceError(TOO_BUSY)
+
+
+def _quiz_items(*, quiz_id: int) -> list[QuizItem]:
+    """A quiz's items with what grading reads: problem, question, choices and misconceptions."""
+    return list(
+        QuizItem.objects.filter(quiz_id=quiz_id)
+        .select_related("question", "problem")
+        .prefetch_related(
+            Prefetch("question__choices", queryset=Choice.objects.select_related("misconception"))
+        )
+    )
+
+
+def _item_variant(item: QuizItem, variants: dict[int, Variant]) -> Variant | None:
+    """The attempt's variant of a problem item; None for a question."""
+    if not item.problem_id:
+        return None
+    if item.pk not in variants:
+        raise Variant.DoesNotExist(f"The attempt has no variant of item {item.pk}.")
+    return variants[item.pk]

@@ -6,12 +6,16 @@ from datetime import timedelta
 
 import pytest
 from django.db import OperationalError, connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
-from courses.models import Quiz
-from grading.models import Response
+from courses.models import Problem, Question, Quiz, QuizItem
+from grading import engine, scores
+from grading.models import Attempt, Response, Variant
 from grading.services.attempts import attempt_start
-from grading.services.errors import AttemptClosed, ServiceError
-from grading.services.responses import SheetAnswer, attempt_answers_save
+from grading.services.errors import AttemptClosed, IdempotencyConflict, NoTriesLeft, ServiceError
+from grading.services.responses import SheetAnswer, attempt_answers_save, response_submit
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -28,24 +32,18 @@ def _items(attempt):
     return problem, question
 
 
+def _two_answers(attempt, text: str) -> dict[int, SheetAnswer]:
+    """The typed `text` for the attempt's first problem, the right choice for its first question."""
+    problem, question = _items(attempt)
+    right = question.question.choices.get(is_correct=True)
+    return {problem.pk: SheetAnswer(text=text), question.pk: SheetAnswer(choice_ids=(right.pk,))}
+
+
 def test_saves_changed_answers_and_skips_blank_and_unchanged_ones(exam_attempt):
     problem, question = _items(exam_attempt)
-    right = question.question.choices.get(is_correct=True)
-    recorded = attempt_answers_save(
-        attempt=exam_attempt,
-        answers={
-            problem.pk: SheetAnswer(text="4"),
-            question.pk: SheetAnswer(choice_ids=(right.pk,)),
-        },
-    )
+    recorded = attempt_answers_save(attempt=exam_attempt, answers=_two_answers(exam_attempt, "4"))
     assert set(recorded) == {problem.pk, question.pk}
-    again = attempt_answers_save(
-        attempt=exam_attempt,
-        answers={
-            problem.pk: SheetAnswer(text="4"),
-            question.pk: SheetAnswer(choice_ids=(right.pk,)),
-        },
-    )
+    again = attempt_answers_save(attempt=exam_attempt, answers=_two_answers(exam_attempt, "4"))
     assert again == {}
     blank = attempt_answers_save(
         attempt=exam_attempt, answers={problem.pk: SheetAnswer(text="   ")}
@@ -94,8 +92,9 @@ def test_after_the_deadline_nothing_is_saved_and_the_attempt_is_graded(exam_atte
     assert exam_attempt.status == exam_attempt.Status.SUBMITTED
 
 
-class FailsAtSecondAnswer:
-    """An execute wrapper: the second answer written fails as when the database restarts."""
+class FailsAtSecondInsert:
+    """An execute wrapper: the sheet's second insert (the choices, after the answers) fails as
+    when the database restarts."""
 
     def __init__(self):
         self.inserts = 0
@@ -110,12 +109,8 @@ class FailsAtSecondAnswer:
 
 def test_a_database_failing_half_way_saves_none_of_the_sheet(exam_attempt):
     problem, question = _items(exam_attempt)
-    right = question.question.choices.get(is_correct=True)
-    sheet = {
-        problem.pk: SheetAnswer(text="4"),
-        question.pk: SheetAnswer(choice_ids=(right.pk,)),
-    }
-    outage = FailsAtSecondAnswer()
+    sheet = _two_answers(exam_attempt, "4")
+    outage = FailsAtSecondInsert()
     with connection.execute_wrapper(outage), pytest.raises(OperationalError):
         attempt_answers_save(attempt=exam_attempt, answers=sheet, idempotency_key="t")
     assert outage.inserts == 2
@@ -127,3 +122,161 @@ def test_a_database_failing_half_way_saves_none_of_the_sheet(exam_attempt):
     recorded = attempt_answers_save(attempt=exam_attempt, answers=sheet, idempotency_key="t")
     assert set(recorded) == {problem.pk, question.pk}
     assert Response.objects.filter(attempt=exam_attempt).count() == 2
+
+
+# --- a sheet in a constant number of statements -----------------------------------------------
+
+
+def _exam_of(size: int) -> Quiz:
+    """An exam of `size` items of the shipped lesson: half problems, half questions."""
+    lesson = Quiz.objects.get(slug="attention-exam").lesson
+    quiz = Quiz.objects.create(
+        lesson=lesson,
+        slug=f"sheet-of-{size}",
+        title=f"{size} items",
+        mode=Quiz.Mode.EXAM,
+        time_limit_minutes=60,
+        show_feedback=Quiz.Feedback.AFTER_SUBMISSION,
+    )
+    problems = Problem.objects.filter(lesson=lesson).order_by("slug")[: size // 2]
+    questions = Question.objects.filter(lesson=lesson).order_by("slug")[: size - size // 2]
+    QuizItem.objects.bulk_create(
+        [QuizItem(quiz=quiz, problem=p, order=n, points=2) for n, p in enumerate(problems)]
+        + [QuizItem(quiz=quiz, question=q, order=size + n) for n, q in enumerate(questions)]
+    )
+    return quiz
+
+
+def _whole_sheet(attempt: Attempt, *, right: bool) -> dict[int, SheetAnswer]:
+    """An answer to every item: all right, or all wrong (and still readable)."""
+    variants = {v.quiz_item_id: v for v in Variant.objects.filter(attempt=attempt)}
+    sheet = {}
+    for item in attempt.quiz.items.select_related("question"):
+        if item.problem_id:
+            variant = variants[item.pk]
+            answer = engine.get_family(variant.family).solve(variant.givens).answer
+            sheet[item.pk] = SheetAnswer(
+                text=engine.format_answer(answer if right else 2 * answer + 1)
+            )
+        else:
+            picked = [c.pk for c in item.question.choices.all() if c.is_correct == right]
+            sheet[item.pk] = SheetAnswer(choice_ids=tuple(picked if right else picked[:1]))
+    return sheet
+
+
+def _rescored(attempt: Attempt) -> float:
+    """The attempt's score recomputed from every response it has, as submission does."""
+    points = {item.pk: item.points for item in attempt.quiz.items.all()}
+    return scores.attempt_points(
+        attempt=attempt, points=points, responses=attempt.responses.all(), overrides={}
+    )
+
+
+# Reads: the items with their questions' choices (2), the saved answers and the answers under
+# the sheet's keys, with their choices (1, and 1 once there are any), the variants (1); writes:
+# the guarded attempt update, the answers, their choices (3), between a savepoint and its
+# release (the test's transaction; outside one, BEGIN and COMMIT are not statements).
+FIRST_SAVE, SAVE_AGAIN = 9, 10
+
+
+def test_a_sheet_is_saved_in_the_same_statements_whatever_its_size(shipped_bank):
+    counts = {}
+    for size in (4, 16):
+        attempt = attempt_start(user=UserFactory(), quiz=_exam_of(size))
+        attempt = Attempt.objects.select_related("quiz").get(pk=attempt.pk)
+        right, wrong = _whole_sheet(attempt, right=True), _whole_sheet(attempt, right=False)
+        with CaptureQueriesContext(connection) as first:
+            recorded = attempt_answers_save(attempt=attempt, answers=right, idempotency_key="a")
+        assert len(recorded) == size
+        assert all(response.status == "correct" for response in recorded.values())
+        assert attempt.score == attempt.max_score == _rescored(attempt)
+        with CaptureQueriesContext(connection) as again:
+            changed = attempt_answers_save(attempt=attempt, answers=wrong, idempotency_key="b")
+        assert len(changed) == size
+        assert all(response.status == "incorrect" for response in changed.values())
+        assert attempt.score == 0 == _rescored(attempt)
+        counts[size] = (len(first), len(again))
+    assert counts[4] == counts[16] == (FIRST_SAVE, SAVE_AGAIN)
+
+
+def test_a_16_item_sheet_save_is_pinned(shipped_bank, django_assert_num_queries):
+    attempt = attempt_start(user=UserFactory(), quiz=_exam_of(16))
+    attempt = Attempt.objects.select_related("quiz").get(pk=attempt.pk)
+    right, wrong = _whole_sheet(attempt, right=True), _whole_sheet(attempt, right=False)
+    with django_assert_num_queries(FIRST_SAVE):
+        attempt_answers_save(attempt=attempt, answers=right, idempotency_key="a")
+    with django_assert_num_queries(SAVE_AGAIN):
+        attempt_answers_save(attempt=attempt, answers=wrong, idempotency_key="b")
+    # Nothing changed: the reads alone, no write.
+    with django_assert_num_queries(4):
+        assert attempt_answers_save(attempt=attempt, answers=wrong, idempotency_key="c") == {}
+    assert Response.objects.filter(attempt=attempt).count() == 32
+
+
+def test_an_unreadable_answer_is_kept_and_costs_nothing_while_the_others_are_saved(exam_attempt):
+    problem, question = _items(exam_attempt)
+    sheet = _two_answers(exam_attempt, "9^9^9")
+    recorded = attempt_answers_save(attempt=exam_attempt, answers=sheet)
+    assert recorded[problem.pk].status == "invalid"
+    assert not recorded[problem.pk].counts_as_try
+    assert [c.pk for c in recorded[question.pk].choices.all()] == [*sheet[question.pk].choice_ids]
+    assert exam_attempt.score == question.points == _rescored(exam_attempt)
+
+
+def test_another_answer_under_a_used_key_refuses_the_whole_sheet(exam_attempt):
+    problem, _ = _items(exam_attempt)
+    attempt_answers_save(
+        attempt=exam_attempt, answers={problem.pk: SheetAnswer(text="7")}, idempotency_key="t"
+    )
+    with pytest.raises(IdempotencyConflict):
+        # The question's answer is new; the problem's differs from the one under its key.
+        attempt_answers_save(
+            attempt=exam_attempt, answers=_two_answers(exam_attempt, "8"), idempotency_key="t"
+        )
+    assert list(Response.objects.values_list("text", flat=True)) == ["7"]
+
+
+def test_with_immediate_feedback_a_sheet_keeps_the_tries_rules(learner, shipped_bank):
+    attempt = attempt_start(user=learner, quiz=Quiz.objects.get(slug="attention-practice"))
+    problem, question = _items(attempt)
+    wrong = question.question.choices.filter(is_correct=False).first()
+    for n in range(attempt.quiz.tries_per_item):
+        response_submit(attempt=attempt, item=problem, text=str(1000 + n))
+    with pytest.raises(NoTriesLeft):
+        attempt_answers_save(
+            attempt=attempt,
+            answers={
+                question.pk: SheetAnswer(choice_ids=(wrong.pk,)),
+                problem.pk: SheetAnswer(text="5"),
+            },
+        )
+    assert not Response.objects.filter(quiz_item=question).exists()
+
+
+class AnotherAnswerFirst:
+    """An execute wrapper: just before the sheet's guarded update, the attempt moves on (as when
+    another answer is written in between), once."""
+
+    def __init__(self, attempt: Attempt):
+        self.attempt = attempt
+        self.updates = 0
+
+    def __call__(self, execute, sql, params, many, context):
+        if sql.lstrip().upper().startswith("UPDATE") and "grading_attempt" in sql:
+            self.updates += 1
+            if self.updates == 1:
+                Attempt.objects.filter(pk=self.attempt.pk).update(updated_at=timezone.now())
+        return execute(sql, params, many, context)
+
+
+def test_a_sheet_whose_attempt_changed_after_its_read_reads_again_and_saves_once(shipped_bank):
+    attempt = attempt_start(user=UserFactory(), quiz=_exam_of(4))
+    sheet = _whole_sheet(attempt, right=True)
+    moved = AnotherAnswerFirst(attempt)
+    with connection.execute_wrapper(moved):
+        recorded = attempt_answers_save(attempt=attempt, answers=sheet, idempotency_key="t")
+    # The interloper's update, the sheet's update that missed, and the one after reading again.
+    assert moved.updates == 3
+    assert set(recorded) == set(sheet)
+    assert Response.objects.filter(attempt=attempt).count() == 4
+    assert attempt.score == attempt.max_score == _rescored(attempt)

@@ -8,6 +8,11 @@
  * same token, so if it was stored after all it is recorded once; changes made meanwhile follow
  * in the next save. The countdown asks for a save ten seconds before the end (event
  * "softgrade:save-now" on the form).
+ *
+ * The Save answers button saves the same way, so the learner stays on the page and hears what
+ * was saved. When the server could not read an answer, or refuses the save (signed out, a stale
+ * form), the button's own request follows, with the same token, and the server's page shows
+ * why next to each box. Submit is never taken over.
  */
 (function () {
   "use strict";
@@ -18,6 +23,7 @@
   var GAP = 15000; // ms at least between two saves that were taken
   var RETRY = [2, 4, 8, 15]; // s before sending a failed save again; the last one repeats
   var token = form.querySelector("input[name='token']");
+  var saveButton = form.querySelector("button[name='action'][value='save']");
   var status = document.createElement("p");
   status.className = "autosave-status";
   status.id = "autosave-status";
@@ -33,6 +39,8 @@
   var lastTaken = 0;
   var timer = null;
   var urgent = false; // the countdown asked: no waiting between saves
+  var asked = false; // the learner pressed Save answers: the next save says what it saved
+  var native = false; // the button's own request is on its way: let the browser send it
 
   function time() {
     return new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
@@ -54,6 +62,27 @@
     return data;
   }
 
+  function answers(count) {
+    return count + " answer" + (count === 1 ? "" : "s");
+  }
+
+  // Item headings say "saved" for every answer the save sent, as the page would after a reload.
+  function markSaved(data) {
+    data.forEach(function (value, name) {
+      var match = /^item-(\d+)-(answer|choice)$/.exec(name);
+      if (!match || !String(value).trim()) return;
+      var state = document.querySelector("#item-" + match[1] + " [data-item-state]");
+      if (state) state.textContent = "saved";
+    });
+  }
+
+  // The server's own page says best what went wrong: send the button's request itself.
+  function showOnPage(text) {
+    tell(text, "failed");
+    native = true;
+    form.requestSubmit(saveButton);
+  }
+
   function retry(why) {
     failures += 1;
     var wait = RETRY[Math.min(failures, RETRY.length) - 1];
@@ -66,14 +95,17 @@
     window.clearTimeout(timer);
     if (sending) return;
     if (!failed && !changed) return;
-    var data = failed || snapshot();
-    if (!failed) changed = false;
+    var request = failed || { data: snapshot(), asked: asked };
+    if (!failed) {
+      changed = false;
+      asked = false;
+    }
     sending = true;
     tell(failures ? "Trying to save again…" : "Saving…", "saving");
     // getAttribute: the buttons named "action" shadow form.action.
     fetch(form.getAttribute("action"), {
       method: "POST",
-      body: data,
+      body: request.data,
       credentials: "same-origin",
       headers: { Accept: "application/json" },
       redirect: "manual",
@@ -82,17 +114,28 @@
       return (json ? response.json() : Promise.resolve(null)).then(function (body) {
         sending = false;
         if (response.status === 503 || response.status === 502 || response.status === 504) {
-          failed = data;
+          failed = request;
           retry("the service is briefly unavailable.");
           return;
         }
         failed = null;
         failures = 0;
         if (response.ok && body && body.code === "saved") {
+          if (request.asked && body.unreadable) {
+            // The same token: the server hands back the answers it just stored, not new ones.
+            showOnPage(answers(body.unreadable) + " could not be read; showing why…");
+            return;
+          }
           if (token && body.token) token.value = body.token;
           lastTaken = Date.now();
-          tell(body.message || "All answers saved at " + time() + ".", body.message ? "failed" : "saved");
-          if (changed) later(urgent ? 0 : GAP);
+          if (!body.unreadable) markSaved(request.data);
+          if (request.asked) {
+            tell(body.saved ? "Saved " + answers(body.saved) + " at " + time() + "." :
+              "Nothing new to save at " + time() + ": your answers were already saved.", "saved");
+          } else {
+            tell(body.message || "All answers saved at " + time() + ".", body.message ? "failed" : "saved");
+          }
+          if (changed) later(urgent || asked ? 0 : GAP);
           return;
         }
         if (body && body.code === "attempt_closed" && body.location) {
@@ -101,12 +144,16 @@
           return;
         }
         // Signed out, a stale form, a refusal: the buttons show the server's own page for it.
+        if (request.asked || asked) {
+          showOnPage((body && body.message ? body.message + " " : "") + "Opening the page…");
+          return;
+        }
         tell((body && body.message ? body.message + " " : "") +
           "Not saved automatically: press Save answers.", "failed");
       });
     }).catch(function () {
       sending = false;
-      failed = data;
+      failed = request;
       retry("the service is not answering.");
     });
   }
@@ -125,7 +172,17 @@
     changed = true;
     save();
   });
-  // The page's own buttons take over: no background save races them.
-  form.addEventListener("submit", function () { window.clearTimeout(timer); });
+  form.addEventListener("submit", function (event) {
+    window.clearTimeout(timer);
+    // Submit, and the fallback above, go as the browser sends them: no background save races
+    // them. So does a second press while the first is on its way (static/js/page.js).
+    if (native || !saveButton || event.submitter !== saveButton) return;
+    if (form.dataset.submitting === "yes" || typeof form.requestSubmit !== "function") return;
+    event.preventDefault();
+    asked = true;
+    changed = true;
+    tell("Saving…", "saving");
+    save(); // or, while a save is on its way, right after it
+  });
   form.dataset.autosave = "on";
 })();

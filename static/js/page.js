@@ -11,6 +11,8 @@
   document.addEventListener("submit", function (event) {
     var form = event.target;
     if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-submit-once")) return;
+    // A script that sends the form itself (the exam page's Save answers) sends no request here.
+    if (event.defaultPrevented) return;
     if (form.dataset.submitting === "yes") {
       event.preventDefault();
       return;

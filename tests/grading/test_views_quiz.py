@@ -169,7 +169,7 @@ def test_exam_saves_answers_without_feedback_then_grades_on_submission(
         ),
     )
     assert "Saved 2 answers." in html
-    assert html.count("· saved") == 2
+    assert html.count("<span data-item-state>saved</span>") == 2
     assert f'value="{answer_of(variant)}"' in html  # the saved answer is back in its box
     for word in ("Not correct", "✓", "Misconception", "Correct answer", "Solved"):
         assert word not in html

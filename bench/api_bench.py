@@ -41,6 +41,7 @@ from bench.serving import (  # noqa: E402
     backend_env,
     free_port,
     fresh_postgres_database,
+    json_child,
     postgres_available,
     serve,
     stop,
@@ -301,17 +302,7 @@ def run_in_child(backend: str, workdir: Path) -> dict:
     env = backend_env_for(backend, workdir)
     if backend == "postgresql":
         fresh_postgres_database(PG_BENCH_DB)
-    child = subprocess.run(
-        [sys.executable, __file__, "--backend", backend],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    if child.returncode != 0:
-        raise SystemExit(f"{backend} run failed:\n{child.stderr[-4000:]}")
-    return json.loads(child.stdout.strip().splitlines()[-1])
+    return json_child([__file__, "--backend", backend], env=env, timeout=600)
 
 
 def verdict(result: dict) -> list[str]:

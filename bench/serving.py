@@ -8,6 +8,7 @@ answers; `stop` ends it and its workers.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import secrets
 import signal
@@ -63,6 +64,30 @@ def backend_env(*, database: str, **overrides: str) -> dict[str, str]:
         "LOG_LEVEL": "WARNING",
         **overrides,
     }
+
+
+def json_child(
+    argv: list[str],
+    *,
+    env: dict[str, str],
+    arguments: dict | None = None,
+    cwd: Path = ROOT,
+    timeout: float,
+) -> dict:
+    """Run `python argv…` (a bench script's stage, in its own process), `arguments` as JSON on its
+    input; the JSON object on the last line of its output. Its error output when it fails."""
+    child = subprocess.run(
+        [sys.executable, *argv],
+        input=json.dumps(arguments) if arguments is not None else None,
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if child.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed:\n{child.stderr[-4000:]}")
+    return json.loads(child.stdout.strip().splitlines()[-1])
 
 
 def fresh_postgres_database(name: str) -> str:

@@ -432,6 +432,7 @@ def exam_phase(args, setup: dict, servers: list[Server], env: dict, hooks) -> di
             "start_at": start_at,
             "deadline": deadline,
             "request_timeout": args.request_timeout,
+            "script": not args.no_script,
         }
         for part in split(learners, args.load_processes)
     ]
@@ -566,6 +567,11 @@ def parser() -> argparse.ArgumentParser:
     options.add_argument("--stage", choices=["prepare", "verify"], help=argparse.SUPPRESS)
     options.add_argument("--learners", type=int, default=3000)
     options.add_argument("--saves", type=int, default=4, help="saves before the submit")
+    options.add_argument(
+        "--no-script",
+        action="store_true",
+        help="save as a browser without the page's script: the form, then its redirect page",
+    )
     options.add_argument(
         "--think-scale", type=float, default=1.0, help="multiplies the 30–90 s think times"
     )

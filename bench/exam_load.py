@@ -8,9 +8,14 @@ standard library for gevent on import, so this runs in its own process, away fro
 
 Phase "exam": every learner (a Locust FastHttpUser with a session made beforehand) waits for
 the plan's start instant, opens the quiz page, starts an attempt through the page's form, opens
-the attempt page, then `saves` times thinks and saves the whole sheet through the page's form,
-thinks once more and submits it, and opens the results. Phase "signin": a few clients sign the
-plan's learners in through the sign-in form, one after another, as fast as the app allows.
+the attempt page, then `saves` times thinks and saves the whole sheet, thinks once more and
+submits it through the page's form, and opens the results. A save is what the Save answers
+button does in a browser with the page's script (static/js/autosave.js): the form's fields
+posted as FormData asking for JSON, acknowledged by the JSON's count saved, its token sent with
+the next save. With the plan's `script` false it is what the button does without the script:
+the form posted, and the attempt page it redirects to, acknowledged by its "Saved 16 answers.".
+Phase "signin": a few clients sign the plan's learners in through the sign-in form, one after
+another, as fast as the app allows.
 Every request has a timeout; the plan's deadline ends the phase whatever is still running.
 
 A request answered 503 (the service briefly unavailable) or whose connection dropped is sent
@@ -24,6 +29,7 @@ from __future__ import annotations
 
 import json
 import random
+import secrets
 import sys
 import time
 from pathlib import Path
@@ -37,7 +43,15 @@ from locust.exception import StopUser
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.exam_pages import Cookies, PageError, form, hidden, sheet_fields
+from bench.exam_pages import (
+    Cookies,
+    PageError,
+    form,
+    hidden,
+    multipart,
+    sheet_fields,
+    with_token,
+)
 
 
 class Run:
@@ -86,17 +100,26 @@ class Browser:
         self.base = run.plan["servers"][spec["server"]]
         self.resent = False  # whether the last request had to be sent more than once
 
-    def request(self, kind: str, method: str, path: str, *, fields=None, expect=(200,), referer=""):
+    def request(
+        self, kind: str, method: str, path: str, *, fields=None, expect=(200,), referer="",
+        script=False,
+    ):  # fmt: skip
         self.resent = False
         while True:
             headers = {"Cookie": self.cookies.header()} if self.cookies.values else {}
             body = None
             if method == "POST":
-                # As a browser posts a form: urlencoded, with Origin and Referer of the page.
-                headers["Content-Type"] = "application/x-www-form-urlencoded"
+                # As a browser posts a form: urlencoded, with Origin and Referer of the page;
+                # the page's script sends the form's FormData (multipart) and asks for JSON.
                 headers["Origin"] = self.base
                 headers["Referer"] = self.base + referer
-                body = urlencode(fields or [])
+                if script:
+                    boundary = f"----softgradeBench{secrets.token_hex(8)}"
+                    headers["Content-Type"], body = multipart(fields or [], boundary=boundary)
+                    headers["Accept"] = "application/json"
+                else:
+                    headers["Content-Type"] = "application/x-www-form-urlencoded"
+                    body = urlencode(fields or [])
             started = time.perf_counter()
             response = self.client.request(
                 method, self.base + path, name=kind, data=body, headers=headers,
@@ -193,6 +216,11 @@ def take_exam(client, run: Run, spec: dict) -> None:
             run.submitting_said = True
             run.event("submitting")
         fields, answers = sheet_fields(sheet, save=save, learner=spec["index"], action=action)
+        if action == "save" and run.plan.get("script", True):
+            sheet = script_save(browser, sheet, fields, answers, attempt_path)
+            if sheet is None:
+                return
+            continue
         posted = browser.request(
             action, "POST", sheet.action, fields=fields, expect=(302,), referer=attempt_path
         )
@@ -225,6 +253,32 @@ def take_exam(client, run: Run, spec: dict) -> None:
         except PageError as error:
             run.error("page", 0, spec["name"], error)
             return
+
+
+def script_save(browser: Browser, sheet, fields: list, answers: dict, attempt_path: str):
+    """A save as the page's script sends it; the sheet with the JSON's fresh token, or None when
+    the learner cannot go on."""
+    run, name = browser.run, browser.spec["name"]
+    posted = browser.request(
+        "save", "POST", sheet.action, fields=fields, referer=attempt_path, script=True
+    )
+    if posted is None:
+        return None
+    try:
+        body = json.loads(posted.text)
+    except (TypeError, ValueError):
+        run.error("save", 200, name, "the save's answer was not JSON")
+        return None
+    # Sent again after a lost answer: the first one may have been stored (same token), and then
+    # this one finds nothing new (a sheet is stored whole or not at all).
+    saved = body.get("saved")
+    if body.get("code") == "saved" and (saved == len(answers) or (browser.resent and saved == 0)):
+        ack = {"learner": name, "kind": "save", "token": sheet.hidden.get("token", "")}
+        run.acks.append({**ack, "answers": answers})
+    else:
+        run.error("save", 200, name, f"the JSON did not confirm the save: {body}")
+    # A save not taken keeps its token, as the script does; the next one goes under it.
+    return with_token(sheet, body["token"]) if body.get("token") else sheet
 
 
 def sign_in(client, run: Run, spec: dict) -> None:

@@ -1,5 +1,6 @@
 """The pure parts of the exam-day benchmark: reading the pages' forms as a browser would, the
-browser's cookie jar, the answer sheets learners send, and percentiles.
+browser's cookie jar, the answer sheets learners send (as the form, or as the page's script sends
+it), and percentiles.
 
 Nothing here imports Django or Locust, so tests/bench/ checks it on its own. Pages are read with
 regular expressions over the tags the forms are made of (not a full HTML parser): the load
@@ -8,6 +9,7 @@ generator reads thousands of attempt pages on the same two cores as the app it m
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import math
 import re
@@ -105,6 +107,23 @@ def sheet_fields(sheet: Form, *, save: int, learner: int, action: str) -> tuple[
             answers[str(item)] = [int(choice)]
     fields.append(("action", action))
     return fields, answers
+
+
+def with_token(sheet: Form, token: str) -> Form:
+    """The sheet as the page's script leaves it after a save: the fresh submission token from
+    the save's JSON answer in place of the page's."""
+    return dataclasses.replace(sheet, hidden={**sheet.hidden, "token": token})
+
+
+def multipart(fields: list[tuple[str, str]], *, boundary: str) -> tuple[str, bytes]:
+    """Fields as a browser's fetch sends a FormData (the page's script does): the content type,
+    multipart/form-data, and the body. Field names here are plain ASCII, values never hold the
+    boundary (the caller picks a random one)."""
+    lines: list[str] = []
+    for name, value in fields:
+        lines += [f"--{boundary}", f'Content-Disposition: form-data; name="{name}"', "", value]
+    lines += [f"--{boundary}--", ""]
+    return f"multipart/form-data; boundary={boundary}", "\r\n".join(lines).encode()
 
 
 def hidden(page_form: Form, name: str) -> str:

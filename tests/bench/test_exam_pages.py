@@ -4,8 +4,19 @@ percentiles."""
 import itertools
 
 import pytest
+from django.test import RequestFactory
 
-from bench.exam_pages import Cookies, Form, PageError, form, percentile, sheet_fields, summary
+from bench.exam_pages import (
+    Cookies,
+    Form,
+    PageError,
+    form,
+    multipart,
+    percentile,
+    sheet_fields,
+    summary,
+    with_token,
+)
 
 SHEET = """
 <form method="post" action="/quizzes/q/start/"><input type="hidden" name="csrfmiddlewaretoken"
@@ -75,6 +86,25 @@ def test_every_save_changes_every_answer_so_each_one_is_recorded():
         sent = [sheet_fields(sheet, save=n, learner=learner, action="save")[1] for n in range(6)]
         for before, after in itertools.pairwise(sent):
             assert all(before[item] != after[item] for item in before)
+
+
+def test_the_scripts_save_goes_under_the_fresh_token_and_the_rest_stays():
+    sheet = form(SHEET, form_id="sheet")
+    fresh = with_token(sheet, "tok-2")
+
+    assert fresh.hidden == {"csrfmiddlewaretoken": "a&b", "token": "tok-2"}
+    assert (fresh.action, fresh.items, fresh.multiple) == (sheet.action, sheet.items, {6})
+    assert sheet.hidden["token"] == "tok-1"
+
+
+def test_a_form_sent_as_formdata_reads_back_field_by_field():
+    fields, _ = sheet_fields(form(SHEET, form_id="sheet"), save=1, learner=3, action="save")
+    content_type, body = multipart(fields, boundary="----softgradeBench42")
+
+    request = RequestFactory().generic("POST", "/", body, content_type=content_type)
+
+    assert content_type == "multipart/form-data; boundary=----softgradeBench42"
+    assert list(request.POST.lists()) == [(name, [value]) for name, value in fields]
 
 
 def test_cookies_are_kept_replaced_and_deleted_as_a_browser_does():

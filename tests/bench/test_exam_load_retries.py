@@ -15,7 +15,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-CHILD = r"""
+# A learner's browser with a scripted client: what it sent (bodies and headers) and waited.
+PRELUDE = r"""
 import json, sys, time
 import bench.exam_load as load
 
@@ -37,19 +38,25 @@ def answer(spec):
     return Answer(spec["status"], spec.get("text", ""), spec.get("headers"))
 
 case = json.loads(sys.stdin.read())
-sent, waits = [], []
+sent, headers_sent, waits = [], [], []
 load.gevent.sleep = waits.append
 
 class Client:
     script = [answer(spec) for spec in case["answers"]]
     def request(self, method, url, name, data, headers, allow_redirects):
-        sent.append(data)
+        sent.append(data if isinstance(data, str) else data.decode())
+        headers_sent.append(headers)
         return self.script.pop(0)
 
 run = load.Run(
     {"learners": [], "servers": ["http://127.0.0.1:1"], "deadline": time.time() + case["deadline"]}
 )
 browser = load.Browser(Client(), run, {"name": "bench-learner-1", "server": 0})
+"""
+
+CHILD = (
+    PRELUDE
+    + r"""
 response = browser.request(
     "save", "POST", "/attempts/1/save/", fields=[("token", "t-1"), ("action", "save")],
     expect=(302,),
@@ -60,6 +67,7 @@ print(json.dumps({
     "interruptions": run.interruptions, "errors": run.errors,
 }))
 """
+)
 
 OUTAGE_PAGE = {
     "kind": "status",
@@ -69,9 +77,9 @@ OUTAGE_PAGE = {
 }
 
 
-def browse(answers: list[dict], deadline: float = 3600) -> dict:
+def browse(answers: list[dict], deadline: float = 3600, child_code: str = CHILD) -> dict:
     child = subprocess.run(
-        [sys.executable, "-c", CHILD],
+        [sys.executable, "-c", child_code],
         input=json.dumps({"answers": answers, "deadline": deadline}),
         cwd=ROOT,
         capture_output=True,

@@ -170,17 +170,16 @@ def attempt_sheet_save(request: HttpRequest, pk: int) -> HttpResponse:
             return _autosave_reply(400, "invalid", "Choose Save answers or Submit.")
         messages.error(request, "Choose Save answers or Submit.")
         return redirect("attempt-take", pk=attempt.pk)
-    rows = selectors.attempt_sheet(attempt=attempt)
     answers = {
-        row.item.pk: SheetAnswer(
-            text=request.POST.get(f"item-{row.item.pk}-answer", ""),
+        item_id: SheetAnswer(
+            text=request.POST.get(f"item-{item_id}-answer", ""),
             choice_ids=tuple(
                 int(value)
-                for value in request.POST.getlist(f"item-{row.item.pk}-choice")
+                for value in request.POST.getlist(f"item-{item_id}-choice")
                 if value.isdigit()
             ),
         )
-        for row in rows
+        for item_id in selectors.quiz_item_ids(quiz_id=attempt.quiz_id)
     }
     try:
         recorded = attempt_answers_save(

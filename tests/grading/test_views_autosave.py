@@ -16,6 +16,9 @@ from tests.grading.test_views_quiz import results_url, start, take_url
 pytestmark = pytest.mark.django_db
 
 JSON = {"HTTP_ACCEPT": "application/json"}
+# session, learner, attempt, item ids; the service: items, responses, variants; BEGIN, UPDATE,
+# INSERT responses, INSERT choices, COMMIT (tests/grading/test_services_sheets.py pins those).
+STATEMENTS_PER_SHEET_SAVE = 13
 
 
 def autosave(client, attempt: Attempt, answers: dict, token: str, action: str = "save"):
@@ -107,3 +110,23 @@ def test_the_exam_page_loads_the_autosave_and_the_health_address(learner_client,
     assert 'id="sheet" data-submit-once data-autosave' in html
     assert "js/autosave.js" in html
     assert 'data-health="/health/"' in html
+
+
+def test_a_script_save_of_a_whole_sheet_costs_the_same_statements_whatever_its_size(
+    learner_client, shipped_bank, django_assert_num_queries
+):
+    """The page's script saves the whole sheet on exam day: the session, the learner, the
+    attempt, the quiz's item ids, then the service's reads and its one write."""
+    attempt = start(learner_client, "attention-exam")
+    token = token_in(learner_client.get(take_url(attempt)).content.decode())
+    data = {"action": "save", "token": token}
+    for item in attempt.quiz.items.all():
+        if item.problem_id:
+            data[f"item-{item.pk}-answer"] = "4"
+        else:
+            data[f"item-{item.pk}-choice"] = str(item.question.choices.first().pk)
+    with django_assert_num_queries(STATEMENTS_PER_SHEET_SAVE):
+        response = learner_client.post(
+            reverse("attempt-save", kwargs={"pk": attempt.pk}), data, **JSON
+        )
+    assert response.json()["saved"] == attempt.quiz.items.count()

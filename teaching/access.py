@@ -5,18 +5,26 @@ a superuser sees every course; anyone else the courses they hold a role in (teac
 CourseRole), whatever that role; a course out of reach is a 404, exactly like one that does not
 exist, so the pages never tell a teaching assistant which other courses, quizzes or attempts
 there are. Being staff gives nothing here by itself: staff author in the admin.
+
+Changing a learner's score (an override, a regrade) is for the course's instructors and
+superusers only (`may_change_scores`): a teaching assistant sees every score and its history,
+but the forms are absent and a score change they send is refused (403). grading/overrides.py
+asks the same function (SOFTGRADE_SCORE_CHANGE_RULE), so the pages and the services agree.
 """
 
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.http import Http404
 
-from courses.models import Course, Quiz
+from courses.models import Course, Quiz, QuizItem
 from grading.models import Attempt
+from teaching.models import CourseRole
 
 NOT_TAUGHT = "No such course among the courses you teach."
+SCORES_FOR_INSTRUCTORS = "Only the course's instructors may change a learner's score."
 
 
 def courses_taught(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Course]:
@@ -66,3 +74,35 @@ def attempt_for_staff_or_404(*, user: AbstractBaseUser, pk: int) -> Attempt:
     if found is None:
         raise Http404("No such attempt among the courses you teach.")
     return found
+
+
+def quiz_item_for_staff_or_404(*, user: AbstractBaseUser, pk: int) -> QuizItem:
+    """An item of a quiz of a course the user teaches, with its quiz, course and content."""
+    found = (
+        QuizItem.objects.select_related("quiz__lesson__course", "question", "problem")
+        .filter(pk=pk, quiz__lesson__course__in=courses_taught(user))
+        .first()
+    )
+    if found is None:
+        raise Http404("No such quiz item among the courses you teach.")
+    return found
+
+
+def may_change_scores(*, user: AbstractBaseUser | AnonymousUser, quiz: Quiz) -> bool:
+    """May the user override or regrade the scores of this quiz's attempts: an active
+    superuser, or an instructor (not a teaching assistant) of the quiz's course. One query at
+    most."""
+    if not user.is_authenticated or not user.is_active:
+        return False
+    if user.is_superuser:
+        return True
+    return CourseRole.objects.filter(
+        course__lessons__quizzes=quiz, user=user, role=CourseRole.Role.INSTRUCTOR
+    ).exists()
+
+
+def scores_changeable_or_403(*, user: AbstractBaseUser, quiz: Quiz) -> None:
+    """Raise a 403 unless the user may change the quiz's scores (a page the user may see, so
+    the refusal says so rather than pretending the page is missing)."""
+    if not may_change_scores(user=user, quiz=quiz):
+        raise PermissionDenied(SCORES_FOR_INSTRUCTORS)

@@ -255,6 +255,9 @@ SOFTGRADE_LAUNCH_COURSE_ROLE_HOOKS = ["teaching.services.course_role_from_lms"]
 # The LMS course each learner launched a quiz from, {user id: course name} for a quiz, so the
 # results grid groups learners by it and lists those an LMS sent who made no attempt yet:
 SOFTGRADE_LEARNER_LMS_CONTEXTS = ["lti.selectors.quiz_learner_contexts"]
+# Who may override and regrade a quiz's scores (grading.overrides asks it, with user and quiz):
+# the instructors of the quiz's course and superusers; teaching assistants only look.
+SOFTGRADE_SCORE_CHANGE_RULE = "teaching.access.may_change_scores"
 
 # LTI 1.3 (docs/lti.md). Every call to an LMS has these (connect, read) timeouts in seconds.
 LTI_HTTP_TIMEOUT = (

@@ -17,6 +17,7 @@ from grading import engine
 from grading.models import Attempt, Variant
 from grading.services.attempts import attempt_start, attempt_submit
 from grading.services.responses import response_submit
+from teaching.models import CourseRole
 from tests.factories import (
     ChoiceFactory,
     LessonFactory,
@@ -25,6 +26,7 @@ from tests.factories import (
     QuestionFactory,
     QuizFactory,
     QuizItemFactory,
+    UserFactory,
 )
 
 
@@ -60,6 +62,16 @@ def exam_build() -> Exam:
     return Exam(quiz, question_item, problem_item, problem, choices)
 
 
+def instructor_of(exam: Exam, **user_fields) -> AbstractBaseUser:
+    """An instructor of the exam's course: who may override and regrade its scores
+    (teaching.access.may_change_scores)."""
+    user = UserFactory(**user_fields)
+    CourseRole.objects.create(
+        course=exam.quiz.lesson.course, user=user, role=CourseRole.Role.INSTRUCTOR
+    )
+    return user
+
+
 def true_answer(variant: Variant) -> float:
     family = engine.get_family(variant.family)
     return float(np.asarray(family.solve(variant.givens).answer))
@@ -85,6 +97,19 @@ def sit(
         attempt_submit(attempt=attempt)
     attempt.refresh_from_db()
     return attempt
+
+
+def cohort_sits(exam: Exam) -> dict[str, Attempt]:
+    """Four learners sit the exam, for the regrade tests. Ann: A and the exact answer,
+    2 + 3 = 5. Ben: B and 5 % off, 0. Cal: C and 5 % off, 0. Dee (still in progress): B and the
+    exact answer, 0 + 3 = 3."""
+    picks = {"ann": ("A", 1.0), "ben": ("B", 1.05), "cal": ("C", 1.05), "dee": ("B", 1.0)}
+    return {
+        name: sit(
+            exam, UserFactory(username=name), choice=choice, factor=factor, submit=name != "dee"
+        )
+        for name, (choice, factor) in picks.items()
+    }
 
 
 submitted_hook_calls: list[int] = []

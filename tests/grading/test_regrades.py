@@ -13,24 +13,16 @@ from grading.models import Attempt, Regrade, Response, ScoreChange, Variant
 from grading.overrides import ScoreChangeNotAllowed, item_score_override
 from grading.regrades import quiz_item_regrade
 from grading.services.attempts import attempt_submit
-from tests.factories import UserFactory
-from tests.grading.exam_records import exam_build, sit
+from tests.grading.exam_records import cohort_sits, exam_build, instructor_of
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def cohort():
-    """Ann: A and the exact answer, 2 + 3 = 5. Ben: B and 5 % off, 0. Cal: C and 5 % off, 0.
-    Dee (still in progress): B and the exact answer, 0 + 3 = 3."""
+    """tests/grading/exam_records.cohort_sits: Ann 5, Ben 0, Cal 0, Dee 3 (in progress)."""
     exam = exam_build()
-    people = {name: UserFactory(username=name) for name in ("ann", "ben", "cal", "dee")}
-    attempts = {
-        "ann": sit(exam, people["ann"], choice="A", factor=1.0),
-        "ben": sit(exam, people["ben"], choice="B", factor=1.05),
-        "cal": sit(exam, people["cal"], choice="C", factor=1.05),
-        "dee": sit(exam, people["dee"], choice="B", factor=1.0, submit=False),
-    }
+    attempts = cohort_sits(exam)
     assert {name: a.score for name, a in attempts.items()} == {
         "ann": 5.0,
         "ben": 0.0,
@@ -38,6 +30,11 @@ def cohort():
         "dee": 3.0,
     }
     return exam, attempts
+
+
+@pytest.fixture
+def instructor(cohort):
+    return instructor_of(cohort[0])
 
 
 def mark_b_right_instead_of_a(exam):
@@ -67,14 +64,14 @@ def by_learner(result):
 
 
 def test_a_preview_of_a_fixed_choice_says_who_gains_and_loses_and_writes_nothing(
-    cohort, staff, hook_calls, django_capture_on_commit_callbacks
+    cohort, instructor, hook_calls, django_capture_on_commit_callbacks
 ):
     exam, _attempts = cohort
     mark_b_right_instead_of_a(exam)
     hook_calls.clear()
     before = snapshot()
     with django_capture_on_commit_callbacks(execute=True):
-        preview = quiz_item_regrade(item=exam.question_item, by=staff, apply=False)
+        preview = quiz_item_regrade(item=exam.question_item, by=instructor, apply=False)
     assert snapshot() == before
     assert hook_calls == []
     assert not preview.applied
@@ -92,14 +89,14 @@ def test_a_preview_of_a_fixed_choice_says_who_gains_and_loses_and_writes_nothing
 
 
 def test_applying_a_choice_fix_regrades_rescores_audits_and_tells_the_lms(
-    cohort, staff, hook_calls, django_capture_on_commit_callbacks
+    cohort, instructor, hook_calls, django_capture_on_commit_callbacks
 ):
     exam, attempts = cohort
     mark_b_right_instead_of_a(exam)
     picked_before = sorted(Response.choices.through.objects.values_list("response_id", "choice_id"))
     hook_calls.clear()
     with django_capture_on_commit_callbacks(execute=True):
-        result = quiz_item_regrade(item=exam.question_item, by=staff, apply=True)
+        result = quiz_item_regrade(item=exam.question_item, by=instructor, apply=True)
     assert result.applied
     scores = {name: Attempt.objects.get(pk=a.pk).score for name, a in attempts.items()}
     assert scores == {"ann": 3.0, "ben": 2.0, "cal": 0.0, "dee": 5.0}
@@ -116,7 +113,7 @@ def test_applying_a_choice_fix_regrades_rescores_audits_and_tells_the_lms(
     regrade = Regrade.objects.get()
     assert result.regrade == regrade
     assert (regrade.responses_changed, regrade.attempts_changed) == (3, 3)
-    assert (regrade.by, regrade.atol, regrade.rtol) == (staff, None, None)
+    assert (regrade.by, regrade.atol, regrade.rtol) == (instructor, None, None)
     changes = {c.learner.username: c for c in ScoreChange.objects.filter(regrade=regrade)}
     assert sorted(changes) == ["ann", "ben", "dee"]
     ben_change = changes["ben"]
@@ -126,7 +123,7 @@ def test_applying_a_choice_fix_regrades_rescores_audits_and_tells_the_lms(
     (entry,) = ben_change.responses
     assert entry["response"] == ben_answer.pk
     assert (entry["old"]["status"], entry["new"]["status"]) == ("incorrect", "correct")
-    assert ben_change.by_username == staff.username
+    assert ben_change.by_username == instructor.username
     # The LMS hears of the two submitted attempts that moved; Dee has not submitted yet.
     assert sorted(hook_calls) == sorted([attempts["ann"].pk, attempts["ben"].pk])
     # Dee's running total is what her submission then gives.
@@ -142,12 +139,12 @@ def test_applying_a_choice_fix_regrades_rescores_audits_and_tells_the_lms(
 
 
 def test_a_wider_tolerance_regrades_the_stored_givens(
-    cohort, staff, hook_calls, django_capture_on_commit_callbacks
+    cohort, instructor, hook_calls, django_capture_on_commit_callbacks
 ):
     exam, attempts = cohort
     exam.problem.atol, exam.problem.rtol = 0.0, 0.1
     exam.problem.save()
-    preview = quiz_item_regrade(item=exam.problem_item, by=staff, apply=False)
+    preview = quiz_item_regrade(item=exam.problem_item, by=instructor, apply=False)
     # Ben and Cal were 5 % off: right within 10 %, so each gains the problem's 3 points.
     moved = {a.learner: (a.old_score, a.new_score) for a in preview.attempts if a.change}
     assert moved == {"ben": (0.0, 3.0), "cal": (0.0, 3.0)}
@@ -155,7 +152,7 @@ def test_a_wider_tolerance_regrades_the_stored_givens(
     assert preview.tolerance == (0.0, 0.1)
     hook_calls.clear()
     with django_capture_on_commit_callbacks(execute=True):
-        quiz_item_regrade(item=exam.problem_item, by=staff, apply=True)
+        quiz_item_regrade(item=exam.problem_item, by=instructor, apply=True)
     scores = {name: Attempt.objects.get(pk=a.pk).score for name, a in attempts.items()}
     assert scores == {"ann": 5.0, "ben": 3.0, "cal": 3.0, "dee": 3.0}
     assert sorted(hook_calls) == sorted([attempts["ben"].pk, attempts["cal"].pk])
@@ -169,7 +166,7 @@ def test_a_wider_tolerance_regrades_the_stored_givens(
 
 
 def test_an_override_still_wins_over_a_regrade_of_its_item(
-    cohort, staff, hook_calls, django_capture_on_commit_callbacks
+    cohort, instructor, hook_calls, django_capture_on_commit_callbacks
 ):
     exam, attempts = cohort
     item_score_override(
@@ -177,12 +174,12 @@ def test_an_override_still_wins_over_a_regrade_of_its_item(
         item=exam.question_item,
         score=1,
         reason="Half marks for B.",
-        by=staff,
+        by=instructor,
     )
     mark_b_right_instead_of_a(exam)
     hook_calls.clear()
     with django_capture_on_commit_callbacks(execute=True):
-        result = quiz_item_regrade(item=exam.question_item, by=staff, apply=True)
+        result = quiz_item_regrade(item=exam.question_item, by=instructor, apply=True)
     ben = next(a for a in result.attempts if a.learner == "ben")
     # The verdict becomes correct, but the overridden item keeps its 1 point: 1 → 1.
     assert ben.overridden
@@ -199,10 +196,10 @@ def test_an_override_still_wins_over_a_regrade_of_its_item(
     )
 
 
-def test_nothing_to_regrade_is_an_empty_preview_and_an_audited_no_op(cohort, staff):
+def test_nothing_to_regrade_is_an_empty_preview_and_an_audited_no_op(cohort, instructor):
     exam, _attempts = cohort
-    assert quiz_item_regrade(item=exam.question_item, by=staff, apply=False).attempts == []
-    result = quiz_item_regrade(item=exam.question_item, by=staff, apply=True)
+    assert quiz_item_regrade(item=exam.question_item, by=instructor, apply=False).attempts == []
+    result = quiz_item_regrade(item=exam.question_item, by=instructor, apply=True)
     assert result.attempts == []
     assert (result.regrade.responses_changed, result.regrade.attempts_changed) == (0, 0)
     assert not ScoreChange.objects.exists()

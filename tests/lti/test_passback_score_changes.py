@@ -11,6 +11,7 @@ from grading.models import Attempt
 from grading.overrides import item_score_override
 from grading.regrades import quiz_item_regrade
 from lti.models import ScorePassback
+from teaching.models import CourseRole
 from tests.factories import UserFactory
 from tests.lti.test_passback import learner_submits, submit
 
@@ -20,8 +21,11 @@ LINEITEM_URL = "https://lms.example.edu/api/lti/courses/101/line_items/55"
 
 
 @pytest.fixture
-def staff():
-    return UserFactory(is_staff=True)
+def instructor(quiz):
+    """An instructor of the quiz's course: who may override and regrade its scores."""
+    user = UserFactory()
+    CourseRole.objects.create(course=quiz.lesson.course, user=user, role=CourseRole.Role.INSTRUCTOR)
+    return user
 
 
 def scores_queued() -> list[tuple[float, float]]:
@@ -43,13 +47,13 @@ def answered_question_item(attempt: Attempt):
 
 
 def test_an_override_queues_the_new_score(
-    client, platform, quiz, staff, django_capture_on_commit_callbacks
+    client, platform, quiz, instructor, django_capture_on_commit_callbacks
 ):
     attempt = submitted_attempt(client, platform, quiz, django_capture_on_commit_callbacks)
     item = answered_question_item(attempt)
     before = attempt.score
     with django_capture_on_commit_callbacks(execute=True):
-        item_score_override(attempt=attempt, item=item, score=0, reason="Collusion.", by=staff)
+        item_score_override(attempt=attempt, item=item, score=0, reason="Collusion.", by=instructor)
     # The earlier score, still waiting, is replaced by the one with the item's points taken off.
     assert scores_queued() == [(before - item.points, attempt.max_score)]
     assert attempt.score == before - item.points
@@ -57,7 +61,7 @@ def test_an_override_queues_the_new_score(
 
 
 def test_an_applied_regrade_queues_the_new_score_and_a_preview_does_not(
-    client, platform, quiz, staff, django_capture_on_commit_callbacks
+    client, platform, quiz, instructor, django_capture_on_commit_callbacks
 ):
     attempt = submitted_attempt(client, platform, quiz, django_capture_on_commit_callbacks)
     item = answered_question_item(attempt)
@@ -67,10 +71,10 @@ def test_an_applied_regrade_queues_the_new_score_and_a_preview_does_not(
     right.misconception = item.question.lesson.misconceptions.first()
     right.save()
     with django_capture_on_commit_callbacks(execute=True):
-        quiz_item_regrade(item=item, by=staff, apply=False)
+        quiz_item_regrade(item=item, by=instructor, apply=False)
     assert scores_queued() == [(attempt.score, attempt.max_score)]
     with django_capture_on_commit_callbacks(execute=True):
-        quiz_item_regrade(item=item, by=staff, apply=True)
+        quiz_item_regrade(item=item, by=instructor, apply=True)
     assert scores_queued() == [(attempt.score - item.points, attempt.max_score)]
 
 

@@ -260,6 +260,9 @@ class Regrade(AuditRow):
     # A problem's tolerance the stored variants were graded with from now on; empty for a question.
     atol = models.FloatField(null=True, blank=True)
     rtol = models.FloatField(null=True, blank=True)
+    # What the regrade's own fix changed of the question's choices or the problem's tolerance,
+    # before and after (grading.regrade_fixes); empty when the item was fixed in the admin.
+    fix = models.JSONField(default=list, blank=True)
     responses_changed = models.PositiveIntegerField()
     attempts_changed = models.PositiveIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)

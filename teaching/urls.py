@@ -1,6 +1,6 @@
 from django.urls import path
 
-from teaching import views
+from teaching import score_views, views
 
 app_name = "teaching"
 
@@ -10,4 +10,10 @@ urlpatterns = [
     path("quizzes/<slug:slug>/", views.quiz_results, name="quiz-results"),
     path("quizzes/<slug:slug>/gradebook.csv", views.quiz_gradebook, name="quiz-gradebook"),
     path("attempts/<int:pk>/", views.attempt_review, name="attempt"),
+    path(
+        "attempts/<int:pk>/items/<int:item_pk>/override/",
+        score_views.item_override,
+        name="item-override",
+    ),
+    path("items/<int:pk>/regrade/", score_views.item_regrade, name="item-regrade"),
 ]

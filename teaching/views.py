@@ -17,7 +17,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from grading import policy
-from teaching import access, results, selectors
+from teaching import access, results, score_changes, selectors
 from teaching.gradebook import RULES, gradebook_lines
 from teaching.results import AttemptRule
 
@@ -102,5 +102,8 @@ def attempt_review(request: HttpRequest, pk: int) -> HttpResponse:
         # What the learner sees of this attempt now, and what the staff view shows besides.
         "shown": policy.attempt_visibility(attempt=attempt, now=timezone.now()),
         "staff": policy.staff_visibility(),
+        # Each item's overrides and regrades; the override forms for those who may use them.
+        "score_changes": score_changes.attempt_score_changes(attempt=attempt),
+        "may_change_scores": access.may_change_scores(user=request.user, quiz=attempt.quiz),
     }
     return render(request, "teaching/attempt_review.html", context)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth.models import Permission
+from django.test import Client
+from django.urls import reverse
 
 from grading.deletions import attempt_delete
 from grading.models import Attempt
@@ -75,6 +77,45 @@ def test_an_applied_regrade_queues_the_new_score_and_a_preview_does_not(
     assert scores_queued() == [(attempt.score, attempt.max_score)]
     with django_capture_on_commit_callbacks(execute=True):
         quiz_item_regrade(item=item, by=instructor, apply=True)
+    assert scores_queued() == [(attempt.score - item.points, attempt.max_score)]
+
+
+def test_an_override_on_the_instructor_pages_queues_the_new_score(
+    client, platform, quiz, instructor, django_capture_on_commit_callbacks
+):
+    attempt = submitted_attempt(client, platform, quiz, django_capture_on_commit_callbacks)
+    item = answered_question_item(attempt)
+    before = attempt.score
+    teacher = Client()
+    teacher.force_login(instructor)
+    url = reverse("teaching:item-override", args=[attempt.pk, item.pk])
+    with django_capture_on_commit_callbacks(execute=True):
+        response = teacher.post(url, {"score": "0", "reason": "Collusion."})
+    assert response.status_code == 302
+    assert scores_queued() == [(before - item.points, attempt.max_score)]
+
+
+def test_a_regrade_applied_on_the_instructor_pages_queues_the_new_score(
+    client, platform, quiz, instructor, django_capture_on_commit_callbacks
+):
+    attempt = submitted_attempt(client, platform, quiz, django_capture_on_commit_callbacks)
+    item = answered_question_item(attempt)
+    # The keyed choice becomes wrong (for the lesson's first misconception), another right.
+    choices = list(item.question.choices.order_by("order", "pk"))
+    right = next(c for c in choices if c.is_correct)
+    other = next(c for c in choices if not c.is_correct)
+    mistaken = item.question.lesson.misconceptions.first()
+    fix = {"fix": "1", "correct": str(other.pk)}
+    fix.update({f"misconception_{c.pk}": str(c.misconception_id or mistaken.pk) for c in choices})
+    teacher = Client()
+    teacher.force_login(instructor)
+    url = reverse("teaching:item-regrade", args=[item.pk])
+    page = teacher.get(url, fix).content.decode()
+    marker = 'name="digest" value="'
+    fix["digest"] = page[page.index(marker) + len(marker) :].split('"', 1)[0]
+    with django_capture_on_commit_callbacks(execute=True):
+        assert teacher.post(url, fix).status_code == 302
+    assert not item.question.choices.get(pk=right.pk).is_correct
     assert scores_queued() == [(attempt.score - item.points, attempt.max_score)]
 
 

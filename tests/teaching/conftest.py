@@ -118,3 +118,16 @@ def learners(exam, people, lms_contexts):
     )
     lms_contexts.update({ben.pk: "ML 101", dan.pk: "ML 101", people.instructor.pk: "ML 101"})
     return {"ann": ann, "ben": ben, "cai": cai, "dan": dan, "attempts": attempts}
+
+
+@pytest.fixture
+def hook_calls(settings):
+    """The attempts grading tells the LMS of after a score change (the submitted-attempt hooks
+    stand in for the LTI passback), in order."""
+    from tests.grading import exam_records
+
+    settings.SOFTGRADE_ATTEMPT_SUBMITTED_HOOKS = [
+        "tests.grading.exam_records.record_submitted_hook"
+    ]
+    exam_records.submitted_hook_calls.clear()
+    return exam_records.submitted_hook_calls

@@ -4,6 +4,7 @@ attempts, answers and items: pinned at two sizes of a quiz."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 import pytest
 from django.urls import reverse
@@ -91,19 +92,36 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 #   the course's roles and the LMS learners without an attempt (2), answers (1), overrides (1);
 # - gradebook: the same without answers and overrides;
 # - attempt: the attempt (1), grading.selectors.attempt_sheet (items, choices, variants,
-#   responses, their choices, overrides: 6), the misconceptions named (1).
+#   responses, their choices, overrides: 6), the misconceptions named (1), its score changes (1),
+#   whether the user may change scores (1);
+# - override: the attempt (1), the item (1), whether the user may change scores (1), the item's
+#   score now (responses, overrides: 2), the attempt's score changes (1);
+# - regrade: the item (1), whether the user may change scores (1), a question's choices and its
+#   lesson's misconceptions (2), the item's place, other uses and regrades (3); for those who
+#   may change scores, the preview (grading.regrades): the item and the rule again (2), the
+#   question and its choices (2) or the problem (1), the answers and their choices (2); with a
+#   fix, the misconceptions a choice may name (1, questions only) and the other uses' quizzes
+#   (1); for the attempts that change, the attempts, all their answers, the quiz's items and
+#   its overrides (4).
 PAGES = {
     "courses": 4,
     "course": 6,
     "results": 10,
     "results, every attempt grouped": 10,
     "gradebook": 8,
-    "attempt": 10,
+    "attempt": 12,
+    "override": 8,
+    "regrade": 15,
+    "regrade, a choice fixed": 21,
+    "regrade, a tolerance fixed": 17,
 }
 
 
 def urls(built: Built, course) -> dict[str, str]:
     quiz = built.quiz.slug
+    question, problem = built.quiz.items.order_by("order")[:2]
+    choices = list(question.question.choices.order_by("pk"))
+    wrong = choices[1].misconception_id
     return {
         "courses": reverse("teaching:courses"),
         "course": reverse("teaching:course", args=[course.slug]),
@@ -112,11 +130,24 @@ def urls(built: Built, course) -> dict[str, str]:
         + "?attempts=all&group=lms",
         "gradebook": reverse("teaching:quiz-gradebook", args=[quiz]) + "?attempts=last",
         "attempt": reverse("teaching:attempt", args=[built.attempt.pk]),
+        "override": reverse("teaching:item-override", args=[built.attempt.pk, question.pk]),
+        "regrade": reverse("teaching:item-regrade", args=[question.pk]),
+        "regrade, a choice fixed": reverse("teaching:item-regrade", args=[question.pk])
+        + "?"
+        + urlencode(
+            {
+                "fix": "1",
+                "correct": choices[1].pk,  # the second choice instead of the first
+                **{f"misconception_{choice.pk}": wrong for choice in choices},
+            }
+        ),
+        "regrade, a tolerance fixed": reverse("teaching:item-regrade", args=[problem.pk])
+        + "?fix=1&atol=0&rtol=0.5",
     }
 
 
 @pytest.mark.parametrize("size", SIZES)
-@pytest.mark.parametrize("who", ["assistant", "superuser"])
+@pytest.mark.parametrize("who", ["assistant", "instructor", "superuser"])
 def test_every_page_costs_a_fixed_number_of_queries(
     client, exam, course_a, people, lms_contexts, django_assert_max_num_queries, size, who
 ):

@@ -84,15 +84,21 @@ def test_axe_finds_no_serious_problem_on_learner_pages(
         screenshot(page, f"desktop-{name}")
 
 
-def test_pages_fit_a_phone_width(phone_page, live_server, learner_pages, learner_account):
-    log_in(phone_page, live_server, learner_account)
-    for name, path in learner_pages.items():
+def fit_a_phone(phone_page, live_server, pages: dict[str, str], *, shots: str) -> None:
+    """Each page (name: path) scrolls nothing sideways at 375 px; a screenshot of each is kept
+    as `{shots}{name}`."""
+    for name, path in pages.items():
         phone_page.goto(live_server.url + path)
         overflow = phone_page.evaluate(
             "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
         )
         assert overflow <= 0, f"{name} scrolls sideways by {overflow}px at 375px"
-        screenshot(phone_page, f"phone-{name}")
+        screenshot(phone_page, f"{shots}{name}")
+
+
+def test_pages_fit_a_phone_width(phone_page, live_server, learner_pages, learner_account):
+    log_in(phone_page, live_server, learner_account)
+    fit_a_phone(phone_page, live_server, learner_pages, shots="phone-")
 
 
 def test_keyboard_reaches_the_answer_box_and_its_button_in_order(

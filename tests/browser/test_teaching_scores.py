@@ -13,7 +13,7 @@ from grading.services.attempts import attempt_start, attempt_submit
 from grading.services.responses import response_submit
 from teaching.models import CourseRole
 from tests.browser.conftest import log_in
-from tests.browser.test_accessibility import screenshot, serious_violations
+from tests.browser.test_accessibility import fit_a_phone, screenshot, serious_violations
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.browser
@@ -110,13 +110,8 @@ def test_the_score_pages_fit_a_phone_width(phone_page, live_server, taught, lear
         for c in choices
     )
     log_in(phone_page, live_server, learner_account)
-    for name, path in {
+    pages = {
         "regrade": f"/teach/items/{first.pk}/regrade/?{fix}",
         "override": f"/teach/attempts/{attempt.pk}/items/{first.pk}/override/",
-    }.items():
-        phone_page.goto(live_server.url + path)
-        overflow = phone_page.evaluate(
-            "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
-        )
-        assert overflow <= 0, f"{name} scrolls sideways by {overflow}px at 375px"
-        screenshot(phone_page, f"phone-teach-{name}")
+    }
+    fit_a_phone(phone_page, live_server, pages, shots="phone-teach-")

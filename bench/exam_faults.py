@@ -12,8 +12,9 @@ part was away, how long /health/ took to pass after the part returned, every sta
 learners' requests that met the outage (by status) and how long after the part returned the
 last of them came. A fault fails its goal when it was not recovered within 10 s of the part's
 return (by /health/, or by the learners' requests), or when anyone got a 500, a 503 that is not
-the outage page or JSON error, or a stack trace. exam_day's database check adds the rest: every
-acknowledged save and submit stored once, no sheet stored in part, every learner submitted.
+the outage page or JSON error, or a stack trace. The exam bench's database check
+(bench/exam_database.py) adds the rest: every acknowledged save and submit stored once, no sheet
+stored in part, every learner submitted.
 
 The plan runs `--fault-delay` seconds (by default the shortest think time, when the first saves
 come) after the steady part begins, which lasts at least the shortest exam a learner can take:
@@ -114,7 +115,7 @@ def too_short(args: argparse.Namespace) -> str:
 
 
 def hook(args: argparse.Namespace) -> Callable:
-    """A steady hook (bench/exam_day.py) that runs the plan against the run's servers and
+    """A steady hook (bench/exam_run.py) that runs the plan against the run's servers and
     leaves Redis and PostgreSQL running whatever happens."""
 
     def faults(steady) -> dict:
@@ -199,7 +200,7 @@ def learners_side(result: dict, met: list[dict]) -> dict:
 
 
 def problems(faults: dict) -> list[str]:
-    """What the fault run missed of its goals (the database check's are exam_day's)."""
+    """What the fault run missed of its goals (the database check's: bench/exam_report.py)."""
     if not faults["ran"]:
         return ["the fault plan did not run (the steady part never began)"]
     missed = []

@@ -2,9 +2,9 @@
 statements, for the code here and, with `--against REF`, for the code at REF in the same run.
 
 Run as `.venv/bin/python bench/sheet_profile.py [--learners 40] [--rounds 3] [--against main]`.
-It makes bench/exam_day.py's 16-item exam and learners (production settings, in the PostgreSQL
-database BENCH_PG_DATABASE names, recreated), then each learner starts an attempt and saves
-its whole sheet four times, every answer changed each time:
+It makes the exam-day bench's 16-item exam and learners (bench/exam_database.py; production
+settings, in the PostgreSQL database BENCH_PG_DATABASE names, recreated), then each learner
+starts an attempt and saves its whole sheet four times, every answer changed each time:
 
 - `service, first save`: attempt_answers_save of the sheet to the fresh attempt (16 new answers);
 - `service, all changed`: the service again;
@@ -44,7 +44,7 @@ KINDS = ("service, first save", "service, all changed", "form, save + page", "sc
 
 
 def prepare(learners: int) -> dict:
-    from bench.exam_day import prepare as exam_prepare
+    from bench.exam_database import prepare as exam_prepare
 
     return exam_prepare(learners=learners, signins=0, signin_hasher="default", minutes=600)
 

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from bench import exam_day, exam_faults
+from bench import exam_day, exam_faults, exam_report
 from bench.faults import DEFAULT_COMMANDS, Fault, FaultPlan, FaultResult
 
 
@@ -215,17 +215,17 @@ def test_the_verdict_counts_the_faults_misses_and_lost_or_partial_work():
     clean = exam_faults.report(exam_with([result("worker", 1000.0, 0.0, 0.5)], [met(1000.2)]))
     slow = exam_faults.report(exam_with([result("worker", 1000.0, 0.0, 14.0)], []))
 
-    assert exam_day.verdict(run_report(faults=clean)) == []
-    assert exam_day.verdict(run_report(faults=slow)) == [
+    assert exam_report.verdict(run_report(faults=clean)) == []
+    assert exam_report.verdict(run_report(faults=slow)) == [
         "worker: /health/ not recovered within 10 s"
     ]
-    assert exam_day.verdict(run_report(faults=clean, missing=2, partial_sheets=1)) == [
+    assert exam_report.verdict(run_report(faults=clean, missing=2, partial_sheets=1)) == [
         "acknowledged work not stored once",
         "1 sheets stored in part",
     ]
 
 
 def test_without_faults_a_request_sent_again_after_a_503_is_a_miss():
-    assert exam_day.verdict(run_report(interruptions=[met(1.0), met(2.0, "timeout")])) == [
+    assert exam_report.verdict(run_report(interruptions=[met(1.0), met(2.0, "timeout")])) == [
         "1 requests answered 503 or dropped, sent again"
     ]

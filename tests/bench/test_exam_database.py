@@ -5,7 +5,7 @@ without it), and the check that every acknowledged save and submit is stored onc
 import pytest
 from django.test import Client
 
-from bench.exam_day import EXAM_SLUG, ITEMS, LEARNER_PREFIX, exam_make, verify
+from bench.exam_database import EXAM_SLUG, ITEMS, LEARNER_PREFIX, exam_make, verify
 from bench.exam_pages import form, hidden, multipart, sheet_fields, with_token
 from grading.models import Attempt, Response
 

@@ -10,10 +10,15 @@ sharing PostgreSQL and Redis), and Locust (bench/exam_load.py, FastHttpUser) as 
    form as fast as the app allows; it prints sign-ins per second.
 3. The exam: every learner waits for one synchronized instant, opens the quiz page, starts an
    attempt through its form (CSRF), opens the attempt page, then after each think time of
-   30–90 s (`--think-scale` shortens them) saves the whole sheet through the page's own form
-   (CSRF and submission token, parsed from the page as a browser sends them), and submits after
-   `--saves` saves. With `--instances 2` learners are split between the instances and
-   `--switch-share` of them move to the other instance halfway through.
+   30–90 s (`--think-scale` shortens them) saves the whole sheet, and after `--saves` saves
+   submits it through the page's form. A save is what the Save answers button does with the
+   page's script: the form's fields (CSRF and submission token, parsed from the page as a
+   browser sends them) posted as FormData asking for JSON, acknowledged when the JSON counts
+   every answer saved, and the next save goes under the token that JSON carries. With
+   `--no-script` a save is what the button does without the script: the form posted, then the
+   attempt page it redirects to, which says how many answers were saved. With `--instances 2`
+   learners are split between the instances and `--switch-share` of them move to the other
+   instance halfway through.
 4. It prints p50/p95/p99 per kind of request, the time from the start until the last learner
    has the attempt page, the errors, and checks in the database that every acknowledged save
    and submit is stored, once.

@@ -236,3 +236,18 @@ def test_a_value_that_is_not_a_number_is_refused():
 def test_the_binomial_tail_is_the_sum_of_its_terms(k, n, p):
     exact = sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1))
     assert md._binomial_tail(k, n, p) == pytest.approx(exact, rel=1e-12, abs=1e-300)
+
+
+def test_a_group_names_the_responses_that_fit_it():
+    """The data layer links a group's learners to their attempts through these ids."""
+    scaled = [(1, 1, 16.0), (2, 2, 1152.0), (3, 3, 16384.0), (4, 4, 181.0)]
+    answers = [
+        WrongAnswer(learner, variant, value, VARIANTS[variant][1], VARIANTS[variant][0], 100 + i)
+        for i, (learner, variant, value) in enumerate(scaled)
+    ]
+    answers += [
+        WrongAnswer(learner, variant, value, VARIANTS[variant][1], VARIANTS[variant][0], 200 + i)
+        for i, (learner, variant, value) in enumerate(NOISE)
+    ]
+    (group,) = discover(answers)
+    assert group.responses == (100, 101, 102, 103)

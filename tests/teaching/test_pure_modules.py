@@ -12,7 +12,14 @@ import pytest
 from tests.test_architecture import DRF, PACKAGES
 
 TEACHING = Path(__file__).resolve().parents[2] / "teaching"
-PURE = ("quiz_statistics", "misconception_discovery", "response_analysis")
+PURE = (
+    "quiz_statistics",
+    "misconception_discovery",
+    "response_analysis",
+    "parameter_facility",
+    "bar_charts",
+    "misconception_profiles",
+)
 FORBIDDEN = (*DRF, "django", *PACKAGES, "teaching")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from teaching.models import CourseRole
+from teaching.models import CourseRole, MisconceptionNote
 
 
 @admin.register(CourseRole)
@@ -28,3 +28,18 @@ class CourseRoleAdmin(admin.ModelAdmin):
         # A role set or changed here is the administrator's: later launches leave it as it is.
         obj.source = CourseRole.Source.ADMIN
         super().save_model(request, obj, form, change)
+
+
+@admin.register(MisconceptionNote)
+class MisconceptionNoteAdmin(admin.ModelAdmin):
+    """Notes are written on the instructor pages; here they can be read, corrected or deleted."""
+
+    list_display = ["problem", "relation", "author_name", "created_at"]
+    list_filter = ["problem__lesson"]
+    search_fields = ["problem__slug", "relation", "formula", "text"]
+    fields = ["problem", "relation", "formula", "text", "author_name", "created_at"]
+    readonly_fields = ["problem", "relation", "formula", "author_name", "created_at"]
+    list_select_related = ["problem"]
+
+    def has_add_permission(self, request) -> bool:
+        return False

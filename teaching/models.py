@@ -1,5 +1,5 @@
 """Who teaches which course: a course role gives its holder the course's instructor pages
-(teaching/access.py decides, once)."""
+(teaching/access.py decides, once); and what instructors noted about a problem's answers."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-from courses.models import Course
+from courses.models import Course, Problem
 
 
 class CourseRole(models.Model):
@@ -51,3 +51,28 @@ class CourseRole(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} · {self.get_role_display()} of {self.course}"
+
+
+class MisconceptionNote(models.Model):
+    """An instructor's note on a group of a problem's unexplained wrong answers (the relation
+    misconception discovery found, e.g. "times-sqrt-d-k", "answer * sqrt(d_k)"): for a problem of
+    a built-in family, whose mistakes live in code, this is how a new misconception is recorded."""
+
+    problem = models.ForeignKey(
+        Problem, on_delete=models.CASCADE, related_name="misconception_notes"
+    )
+    relation = models.CharField(max_length=120, help_text="The relation's code, as discovered.")
+    formula = models.CharField(max_length=500, help_text="Over `answer` and the givens' names.")
+    text = models.TextField()
+    # Who wrote it: the account may go one day, the name stays.
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    author_name = models.CharField(max_length=150)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["problem", "-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.problem.slug} · {self.relation} by {self.author_name}"

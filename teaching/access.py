@@ -10,6 +10,8 @@ Changing a learner's score (an override, a regrade) is for the course's instruct
 superusers only (`may_change_scores`): a teaching assistant sees every score and its history,
 but the forms are absent and a score change they send is refused (403). grading/overrides.py
 asks the same function (SOFTGRADE_SCORE_CHANGE_RULE), so the pages and the services agree.
+Naming a new mistake of a course's problem, or keeping a note on its answers, is for the same
+people (`may_name_mistakes`).
 """
 
 from __future__ import annotations
@@ -88,17 +90,30 @@ def quiz_item_for_staff_or_404(*, user: AbstractBaseUser, pk: int) -> QuizItem:
     return found
 
 
-def may_change_scores(*, user: AbstractBaseUser | AnonymousUser, quiz: Quiz) -> bool:
-    """May the user override or regrade the scores of this quiz's attempts: an active
-    superuser, or an instructor (not a teaching assistant) of the quiz's course. One query at
-    most."""
+def _instructs(user: AbstractBaseUser | AnonymousUser, **course_lookup: object) -> bool:
+    """An active superuser, or an instructor (not a teaching assistant) of the course the
+    lookup names. One query at most."""
     if not user.is_authenticated or not user.is_active:
         return False
     if user.is_superuser:
         return True
     return CourseRole.objects.filter(
-        course__lessons__quizzes=quiz, user=user, role=CourseRole.Role.INSTRUCTOR
+        user=user, role=CourseRole.Role.INSTRUCTOR, **course_lookup
     ).exists()
+
+
+def may_change_scores(*, user: AbstractBaseUser | AnonymousUser, quiz: Quiz) -> bool:
+    """May the user override or regrade the scores of this quiz's attempts: an active
+    superuser, or an instructor (not a teaching assistant) of the quiz's course. One query at
+    most."""
+    return _instructs(user, course__lessons__quizzes=quiz)
+
+
+def may_name_mistakes(*, user: AbstractBaseUser | AnonymousUser, course: Course) -> bool:
+    """May the user change what the course's learners are graded against (name a new mistake
+    of one of its formula problems) and keep notes on its answers: the same people as for
+    scores. A teaching assistant reads the same pages and changes nothing."""
+    return _instructs(user, course=course)
 
 
 def scores_changeable_or_403(*, user: AbstractBaseUser, quiz: Quiz) -> None:

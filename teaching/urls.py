@@ -1,8 +1,10 @@
 from django.urls import path
 
-from teaching import score_views, views
+from teaching import discovery_views, profile_views, score_views, views
 
 app_name = "teaching"
+
+PROBLEM = "courses/<slug:slug>/problems/<slug:problem>/"
 
 urlpatterns = [
     path("", views.course_list, name="courses"),
@@ -16,4 +18,35 @@ urlpatterns = [
         name="item-override",
     ),
     path("items/<int:pk>/regrade/", score_views.item_regrade, name="item-regrade"),
+    # Beyond the anchors: by parameter, new misconceptions, misconception profiles.
+    path(
+        "courses/<slug:slug>/problems/",
+        discovery_views.course_problems,
+        name="course-problems",
+    ),
+    path(
+        PROBLEM + "parameters/",
+        discovery_views.problem_parameters,
+        name="problem-parameters",
+    ),
+    path(
+        PROBLEM + "misconceptions/",
+        discovery_views.problem_misconceptions,
+        name="problem-misconceptions",
+    ),
+    path(
+        PROBLEM + "misconceptions/name/",
+        discovery_views.problem_misconception_name,
+        name="problem-misconception-name",
+    ),
+    path(
+        "courses/<slug:slug>/misconceptions/",
+        profile_views.course_misconceptions,
+        name="course-misconceptions",
+    ),
+    path(
+        "courses/<slug:slug>/learners/<int:pk>/",
+        profile_views.learner_profile,
+        name="learner-profile",
+    ),
 ]

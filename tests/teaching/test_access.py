@@ -10,7 +10,7 @@ from django.urls import reverse
 from teaching import access
 from teaching.urls import urlpatterns
 from tests.grading.exam_records import sit
-from tests.teaching.test_queries import PAGES
+from tests.teaching.test_queries import PAGES, problem_pages
 
 pytestmark = pytest.mark.django_db
 
@@ -40,6 +40,7 @@ def pages(exam, course_a, attempt) -> dict[str, str]:
         "regrade": reverse("teaching:item-regrade", args=[exam.question_item.pk]),
         "regrade, a fix previewed": reverse("teaching:item-regrade", args=[exam.problem_item.pk])
         + "?fix=1&atol=0&rtol=0.1",
+        **problem_pages(course_a, exam.problem, attempt.user),
     }
 
 
@@ -171,6 +172,14 @@ def test_every_page_is_in_the_matrix():
         "attempt": "attempt",
         "item-override": "override",
         "item-regrade": "regrade",
+        "course-problems": "problems",
+        "problem-parameters": "by parameter",
+        "problem-misconceptions": "new misconceptions",
+        "course-misconceptions": "misconception profile",
+        "learner-profile": "learner profile",
     }
-    assert {pattern.name for pattern in urlpatterns} == set(covered)
+    # Pages that only take a POST, with their own tests of who may post (CSRF included):
+    # naming a mistake or keeping a note (test_mistake_naming.py).
+    actions = {"problem-misconception-name"}
+    assert {pattern.name for pattern in urlpatterns} == set(covered) | actions
     assert set(covered.values()) <= set(PAGES)

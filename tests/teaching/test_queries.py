@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 import pytest
 from django.urls import reverse
 
-from courses.models import Question, Quiz
+from courses.models import Problem, Question, Quiz
 from grading.models import Attempt
 from grading.overrides import item_score_override
 from grading.services.attempts import attempt_start, attempt_submit
@@ -33,6 +33,7 @@ SIZES = {"small": (2, 2), "large": (12, 6)}  # learners, items
 class Built:
     quiz: Quiz
     attempt: Attempt  # a submitted attempt with every item answered
+    problem: Problem  # one of the quiz's problems
 
 
 def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) -> Built:
@@ -81,7 +82,8 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
             launched[UserFactory().pk] = f"LMS course {index % 3}"  # launched, no attempt
     attempt.refresh_from_db()
     item_score_override(attempt=attempt, item=made[0], score=1, reason="Checked.", by=by)
-    return Built(quiz=quiz, attempt=attempt)
+    problem = next(item.problem for item in made if item.problem_id)
+    return Built(quiz=quiz, attempt=attempt, problem=problem)
 
 
 # The most queries each page may take, whatever the size: the session and the user (2), then
@@ -103,6 +105,15 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 #   fix, the misconceptions a choice may name (1, questions only) and the other uses' quizzes
 #   (1); for the attempts that change, the attempts, all their answers, the quiz's items and
 #   its overrides (4).
+# - problems: the course (1), its problems (1), their answers' counts (1);
+# - by parameter: the course and the problem (2), the variants and their counted answers (2);
+# - new misconceptions: the course and the problem (2), the answers' fingerprint (2), the
+#   answers and their variants when not cached (2), the role (1), notes (1), the learners of
+#   the groups (1), a formula problem's lesson's misconceptions for the form (1; pinned with
+#   groups in test_discovery_pages.py);
+# - misconception profile: the course (1), counted answers (1), misconceptions (1), learners (1);
+# - learner profile: the course, the learner, their attempts (3), counted answers (1),
+#   misconceptions (1).
 PAGES = {
     "courses": 4,
     "course": 6,
@@ -114,7 +125,24 @@ PAGES = {
     "regrade": 15,
     "regrade, a choice fixed": 21,
     "regrade, a tolerance fixed": 17,
+    "problems": 5,
+    "by parameter": 6,
+    "new misconceptions": 12,
+    "misconception profile": 6,
+    "learner profile": 7,
 }
+
+
+def problem_pages(course, problem, learner) -> dict[str, str]:
+    """The problem pages and profiles of a course, for one of its problems and learners."""
+    args = [course.slug, problem.slug]
+    return {
+        "problems": reverse("teaching:course-problems", args=[course.slug]),
+        "by parameter": reverse("teaching:problem-parameters", args=args),
+        "new misconceptions": reverse("teaching:problem-misconceptions", args=args),
+        "misconception profile": reverse("teaching:course-misconceptions", args=[course.slug]),
+        "learner profile": reverse("teaching:learner-profile", args=[course.slug, learner.pk]),
+    }
 
 
 def urls(built: Built, course) -> dict[str, str]:
@@ -143,6 +171,7 @@ def urls(built: Built, course) -> dict[str, str]:
         ),
         "regrade, a tolerance fixed": reverse("teaching:item-regrade", args=[problem.pk])
         + "?fix=1&atol=0&rtol=0.5",
+        **problem_pages(course, built.problem, built.attempt.user),
     }
 
 

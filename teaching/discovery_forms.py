@@ -1,0 +1,69 @@
+"""The forms that turn a group of unexplained wrong answers into a named mistake of a formula
+problem, or into a note. Each group on the page has its own pair, told apart by a prefix that the
+form posts back ("group-3-mistake")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from django import forms
+
+from courses.models import Misconception
+from teaching.models import MisconceptionNote
+
+NEW = "new"
+MISTAKE, NOTE = "mistake", "note"
+PREFIX = re.compile(r"^group-(\d{1,4})-(mistake|note)$")
+
+
+def prefix_for(index: int, kind: str) -> str:
+    return f"group-{index}-{kind}"
+
+
+class MistakeForm(forms.Form):
+    relation = forms.CharField(max_length=120, widget=forms.HiddenInput)
+    formula = forms.CharField(
+        max_length=500,
+        label="Mistake formula",
+        help_text="Over the problem's variables; checked as the admin and a bank import check it.",
+    )
+    misconception = forms.ChoiceField(label="Misconception it names")
+    code = forms.CharField(
+        max_length=80,
+        required=False,
+        label="New misconception: code",
+        help_text="Lowercase letters, digits and hyphens.",
+    )
+    title = forms.CharField(max_length=200, required=False, label="New misconception: title")
+    explanation = forms.CharField(
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        label="New misconception: explanation",
+        help_text="What a learner reads: why the idea is wrong (Markdown, $…$ math).",
+    )
+
+    def __init__(self, *args, misconceptions: Sequence[Misconception], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.known = {m.code: m for m in misconceptions}
+        self.fields["misconception"].choices = [
+            (NEW, "A new misconception (give its code, title and explanation)"),
+            *((m.code, f"{m.title} ({m.code})") for m in misconceptions),
+        ]
+
+    def chosen(self) -> Misconception | None:
+        """The lesson's misconception picked, or None for a new one."""
+        return self.known.get(self.cleaned_data["misconception"])
+
+
+class NoteForm(forms.Form):
+    relation = forms.CharField(max_length=120, widget=forms.HiddenInput)
+    formula = forms.CharField(
+        max_length=MisconceptionNote._meta.get_field("formula").max_length,
+        widget=forms.HiddenInput,
+    )
+    text = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        label="Note",
+        help_text="What the group shows, for the course's instructors.",
+    )

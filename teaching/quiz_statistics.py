@@ -271,6 +271,9 @@ def _item_level(
         count - 1
     )
     with_total = (item_dev * sum_dev).sum(axis=0) / (count - 1)
+    # A covariance that is zero but for rounding would flip between a tiny weight and "negative"
+    # with the order of the attempts: below SAME of its scale it is zero.
+    with_total = np.where(np.abs(with_total) <= SAME * marks_max * quiz_max, 0.0, with_total)
     columns["sd"] = (np.sqrt(item_var) / marks_max).tolist()
     item_flat, rest_flat = item_var == 0, rest_var == 0
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -396,3 +396,20 @@ def test_reordering_items_reorders_their_figures(quiz, random):
             [getattr(new, n) for n in ITEM_FIGURES], [getattr(old, n) for n in ITEM_FIGURES]
         )
         assert new.answered == old.answered
+
+
+def test_a_covariance_with_the_total_that_is_zero_but_for_rounding_is_zero_in_any_order():
+    """Item 1 does not vary with the total (its covariance with item 3 is 0 by symmetry, and
+    item 2 mirrors it), so its effective weight is 0 whatever the order of the attempts; the
+    last bit of the sums once made it a 1e-8 weight in one order and "negative" in another."""
+    first = np.array([0.1, 0.7, 0.1, 0.7, 0.3, 0.3])
+    third = np.array([0.2, 0.2, 0.9, 0.9, 0.55, 0.55])
+    scores = np.stack([first, 0.9 - first, third], axis=1)
+    max_marks = np.ones(3)
+    totals = scores.sum(axis=1)
+    weights = set()
+    for seed in range(50):
+        order = np.random.default_rng(seed).permutation(len(totals))
+        report = quiz_statistics(scores[order], max_marks, totals[order])
+        weights.add(tuple(item.effective_weight for item in report.items))
+    assert weights == {(0.0, 0.0, 1.0)}

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Protocol
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Max, Q, QuerySet
@@ -26,6 +28,22 @@ SUBMITTED = Q(status=Attempt.Status.SUBMITTED)
 MASTERED = Q(mastered_at__isnull=False, problem__exam_only=False)
 
 
+class Scored(Protocol):
+    """What the scoring rules read of a response: a Response, or a row of the same fields
+    (values_list(..., named=True)) where tens of thousands are read at once (quiz statistics)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def quiz_item_id(self) -> int | None: ...
+    @property
+    def score(self) -> float: ...
+    @property
+    def counts_as_try(self) -> bool: ...
+    @property
+    def created_at(self) -> datetime: ...
+
+
 def solved(tries: Iterable[Response]) -> bool:
     """Whether an item (or a practice variant) is solved: one of its counted tries is correct."""
     return any(r.counts_as_try and r.status == Response.Status.CORRECT for r in tries)
@@ -41,7 +59,7 @@ def tries_left(*, quiz: Quiz, tries: Sequence[Response]) -> int | None:
     return max(0, quiz.tries_per_item - sum(1 for r in tries if r.counts_as_try))
 
 
-def counting_try(*, immediate: bool, tries: Sequence[Response]) -> Response | None:
+def counting_try[T: Scored](*, immediate: bool, tries: Sequence[T]) -> T | None:
     """Of an item's counted tries in order, the one whose score is the item's: the best with
     immediate feedback (the first of equals), else the latest saved answer; None when none."""
     if not tries:
@@ -49,7 +67,7 @@ def counting_try(*, immediate: bool, tries: Sequence[Response]) -> Response | No
     return max(tries, key=lambda row: row.score) if immediate else tries[-1]
 
 
-def item_score(*, immediate: bool, tries: Sequence[Response]) -> float:
+def item_score(*, immediate: bool, tries: Sequence[Scored]) -> float:
     """An item's score (0 to 1) from its counted tries in order: counting_try's, 0 when none."""
     counting = counting_try(immediate=immediate, tries=tries)
     return counting.score if counting is not None else 0.0
@@ -58,14 +76,14 @@ def item_score(*, immediate: bool, tries: Sequence[Response]) -> float:
 def item_scores(
     *,
     attempt: Attempt,
-    responses: Iterable[Response],
+    responses: Iterable[Scored],
     overrides: Mapping[int, float] | None = None,
 ) -> dict[int, float]:
     """Score per quiz item id from the attempt's responses (0 to 1, before points), each as
     item_score has it. An instructor's override (`overrides`, from item_overrides) is its item's
     score whatever the responses say."""
     immediate = policy.immediate_feedback(attempt.quiz)
-    counted: dict[int, list[Response]] = defaultdict(list)
+    counted: dict[int, list[Scored]] = defaultdict(list)
     for response in sorted(responses, key=lambda r: (r.created_at, r.id)):
         if response.counts_as_try:
             counted[response.quiz_item_id].append(response)

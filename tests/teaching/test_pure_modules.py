@@ -19,6 +19,7 @@ PURE = (
     "parameter_facility",
     "bar_charts",
     "misconception_profiles",
+    "histogram",
 )
 FORBIDDEN = (*DRF, "django", *PACKAGES, "teaching")
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from teaching import discovery_views, profile_views, score_views, views
+from teaching import discovery_views, profile_views, score_views, statistics_views, views
 
 app_name = "teaching"
 
@@ -11,6 +11,16 @@ urlpatterns = [
     path("courses/<slug:slug>/", views.course_detail, name="course"),
     path("quizzes/<slug:slug>/", views.quiz_results, name="quiz-results"),
     path("quizzes/<slug:slug>/gradebook.csv", views.quiz_gradebook, name="quiz-gradebook"),
+    path(
+        "quizzes/<slug:slug>/statistics/",
+        statistics_views.quiz_statistics,
+        name="quiz-statistics",
+    ),
+    path(
+        "quizzes/<slug:slug>/items/<int:item_id>/responses/",
+        statistics_views.item_responses,
+        name="item-responses",
+    ),
     path("attempts/<int:pk>/", views.attempt_review, name="attempt"),
     path(
         "attempts/<int:pk>/items/<int:item_pk>/override/",

@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from teaching import access
 from teaching.urls import urlpatterns
+from tests.factories import QuizItemFactory
 from tests.grading.exam_records import sit
 from tests.teaching.test_queries import PAGES, problem_pages
 
@@ -41,6 +42,16 @@ def pages(exam, course_a, attempt) -> dict[str, str]:
         "regrade, a fix previewed": reverse("teaching:item-regrade", args=[exam.problem_item.pk])
         + "?fix=1&atol=0&rtol=0.1",
         **problem_pages(course_a, exam.problem, attempt.user),
+        "statistics": reverse("teaching:quiz-statistics", args=[quiz]),
+        "statistics, every attempt": reverse("teaching:quiz-statistics", args=[quiz])
+        + "?attempts=all",
+        "responses to a question": reverse(
+            "teaching:item-responses", args=[quiz, exam.question_item.pk]
+        ),
+        "responses to a problem": reverse(
+            "teaching:item-responses", args=[quiz, exam.problem_item.pk]
+        )
+        + "?attempts=all",
     }
 
 
@@ -117,6 +128,11 @@ def test_another_course_s_quiz_and_attempts_are_hidden_from_its_teaching_assista
     assert client.get(reverse("teaching:quiz-results", args=[quiz_b.slug])).status_code == HIDDEN
     gradebook = reverse("teaching:quiz-gradebook", args=[quiz_b.slug])
     assert client.get(gradebook).status_code == HIDDEN
+    statistics = reverse("teaching:quiz-statistics", args=[quiz_b.slug])
+    assert client.get(statistics).status_code == HIDDEN
+    item = QuizItemFactory(quiz=quiz_b)
+    responses = reverse("teaching:item-responses", args=[quiz_b.slug, item.pk])
+    assert client.get(responses).status_code == HIDDEN
 
 
 def test_a_missing_object_and_one_out_of_reach_look_the_same(client, people, attempt):
@@ -154,6 +170,7 @@ def test_the_pages_only_read(client, people, pages, method):
         ("teaching:quiz-results", "?group=nation"),
         ("teaching:quiz-gradebook", "?attempts=all"),  # one attempt per learner in a gradebook
         ("teaching:quiz-gradebook", "?attempts="),
+        ("teaching:quiz-statistics", "?attempts=best"),  # statistics: first or all
     ],
 )
 def test_an_unknown_filter_is_a_400(client, people, exam, page, query):
@@ -177,6 +194,8 @@ def test_every_page_is_in_the_matrix():
         "problem-misconceptions": "new misconceptions",
         "course-misconceptions": "misconception profile",
         "learner-profile": "learner profile",
+        "quiz-statistics": "statistics",
+        "item-responses": "responses to a question",
     }
     # Pages that only take a POST, with their own tests of who may post (CSRF included):
     # naming a mistake or keeping a note (test_mistake_naming.py).

@@ -3,6 +3,7 @@ attempts, answers and items: pinned at two sizes of a quiz."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -113,7 +114,11 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 #   groups in test_discovery_pages.py);
 # - misconception profile: the course (1), counted answers (1), misconceptions (1), learners (1);
 # - learner profile: the course, the learner, their attempts (3), counted answers (1),
-#   misconceptions (1).
+#   misconceptions (1);
+# - statistics: the quiz (1), teaching.statistics_data.quiz_data (items, choices, attempts,
+#   responses, their choices, overrides: 6);
+# - responses: the quiz (1), items (1), choices (1, for a question), attempts (1), the item's
+#   responses (1), their choices (1, for a question), the misconceptions named (1).
 PAGES = {
     "courses": 4,
     "course": 6,
@@ -130,6 +135,10 @@ PAGES = {
     "new misconceptions": 12,
     "misconception profile": 6,
     "learner profile": 7,
+    "statistics": 9,
+    "statistics, every attempt": 9,
+    "responses to a question": 9,
+    "responses to a problem": 8,
 }
 
 
@@ -172,6 +181,12 @@ def urls(built: Built, course) -> dict[str, str]:
         "regrade, a tolerance fixed": reverse("teaching:item-regrade", args=[problem.pk])
         + "?fix=1&atol=0&rtol=0.5",
         **problem_pages(course, built.problem, built.attempt.user),
+        "statistics": reverse("teaching:quiz-statistics", args=[quiz]),
+        "statistics, every attempt": reverse("teaching:quiz-statistics", args=[quiz])
+        + "?attempts=all",
+        "responses to a question": reverse("teaching:item-responses", args=[quiz, question.pk]),
+        "responses to a problem": reverse("teaching:item-responses", args=[quiz, problem.pk])
+        + "?attempts=all",
     }
 
 
@@ -199,3 +214,9 @@ def test_every_page_costs_a_fixed_number_of_queries(
             assert body.count("\n") == 1 + learners + learners // 2
         if name == "results":
             assert body.count("<td data-score>") == learners
+        if name == "statistics":
+            assert body.count("<tr data-item=") == items
+        if name == "responses to a problem":
+            # Each learner's submitted attempt: "not a number", then a number.
+            invalid = body[body.index('<tr data-key="invalid">') :]
+            assert re.search(r"<td data-count>(\d+)</td>", invalid).group(1) == str(learners)

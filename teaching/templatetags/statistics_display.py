@@ -1,0 +1,32 @@
+"""How the statistics pages show a figure: to three decimals, or, where it is undefined, a dash
+with the reason for the eye (a tooltip) and for screen readers (visually hidden words)."""
+
+from __future__ import annotations
+
+from django import template
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+register = template.Library()
+
+UNDEFINED = (
+    '<span class="undefined" title="{reason}"><span aria-hidden="true">—</span>'
+    '<span class="visually-hidden">undefined: {reason}</span></span>'
+)
+
+
+@register.simple_tag
+def figure(value: float | None, reason: str = "", digits: int = 3) -> SafeString:
+    """A statistic: 0.600, −0.049; "—" with its reason when it is undefined (None)."""
+    if value is None:
+        return format_html(UNDEFINED, reason=reason or "not defined for these attempts")
+    text = f"{value:.{digits}f}"
+    if float(text) == 0:
+        text = text.lstrip("-")  # a figure rounded to zero has no sign
+    return format_html("{}", text.replace("-", "−"))
+
+
+@register.simple_tag
+def item_figure(statistics, name: str) -> SafeString:
+    """An item's figure by name, with the reason ItemStatistics.undefined gives when undefined."""
+    return figure(getattr(statistics, name), statistics.undefined.get(name, ""))

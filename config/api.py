@@ -1,8 +1,8 @@
 """The REST API for LMS integrations, mounted at /api/v1/ by config/urls.py.
 
 Content comes from courses.api, attempts, practice and grades from grading.api, learners and keys
-from integrations.api, and the API's plumbing (errors, scope, paging, throttles) from api/;
-docs/api.md walks through a whole integration.
+from integrations.api, quiz statistics from teaching.api, and the API's plumbing (errors, scope,
+paging, throttles) from api/; docs/api.md walks through a whole integration.
 """
 
 from django.urls import include, path, re_path
@@ -21,6 +21,7 @@ urlpatterns = [
     path("", include("grading.api.urls")),
     path("", include("integrations.api.urls")),
     path("", include("courses.api.urls")),
+    path("", include("teaching.api.urls")),
     # Anything else under /api/v1/ is a 404 in the API's error shape, not an HTML page.
     re_path(r"^.*$", endpoint_not_found),
 ]

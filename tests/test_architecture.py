@@ -168,8 +168,9 @@ ALLOWED = {
     "grading": {"api", "courses", "integrations", "security"},
     "lti": {"courses", "grading", "security"},
     # The instructor's side reads what instructors author and what learners did; nothing
-    # imports it (config names its urls, LTI its role grant, by string).
-    "teaching": {"courses", "grading"},
+    # imports it (config names its urls, LTI its role grant, by string). Its API (statistics
+    # for LMS dashboards) uses the API's plumbing and the key's scope, like grading's.
+    "teaching": {"api", "courses", "grading", "integrations"},
 }
 
 
@@ -198,6 +199,12 @@ def test_grading_reaches_integrations_only_from_its_api():
     ask what a key reaches. (grading never imports lti: tests/lti/test_layout.py.)"""
     outside_api = [m for m in _modules_in("grading") if not _within(m, "grading.api")]
     assert _offences(outside_api, ("integrations",)) == []
+
+
+def test_teaching_reaches_the_api_and_integrations_only_from_its_api():
+    """The instructor pages know no API key: only teaching.api asks what a key reaches."""
+    outside_api = [m for m in _modules_in("teaching") if not _within(m, "teaching.api")]
+    assert _offences(outside_api, ("api", "integrations")) == []
 
 
 def test_only_the_api_layers_import_the_api_and_drf():

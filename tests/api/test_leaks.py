@@ -67,6 +67,8 @@ def test_attempt_endpoints_leak_nothing_before_release(lms, slug):
         "/api/v1/grades/",
         "/api/v1/grades.csv",
         f"/api/v1/quizzes/{slug}/",
+        f"/api/v1/quizzes/{slug}/statistics/?attempts=all",
+        f"/api/v1/quizzes/{slug}/statistics.csv?attempts=all",
         "/api/v1/problems/",
         "/api/v1/lessons/",
     ):

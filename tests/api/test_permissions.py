@@ -235,6 +235,21 @@ CASES = [
         refused=401,
         refused_for=KEY_ONLY_REFUSAL,
     ),
+    # A quiz of the key's course; another course's key gets a 404 as for a missing quiz.
+    Case(
+        "quiz statistics",
+        "get",
+        lambda w: "/api/v1/quizzes/attention-exam/statistics/",
+        {"key": 200},
+        refused_for=KEY_ONLY_REFUSAL,
+    ),
+    Case(
+        "quiz statistics as CSV",
+        "get",
+        lambda w: "/api/v1/quizzes/attention-exam/statistics.csv",
+        {"key": 200},
+        refused_for=KEY_ONLY_REFUSAL,
+    ),
 ]
 
 
@@ -296,6 +311,8 @@ def test_every_endpoint_is_in_the_matrix():
         "streak-list": "streak list",
         "grade-list": "grades",
         "grade-csv": "grades as CSV",
+        "quiz-statistics": "quiz statistics",
+        "quiz-statistics-csv": "quiz statistics as CSV",
     }
     endpoints = set(names(urlpatterns)) - {"schema", "docs"}
     assert endpoints == set(covered)

@@ -32,7 +32,7 @@ from courses.models import Choice, Quiz, QuizItem
 from grading import scores
 from grading.models import Attempt, Response
 from teaching import quiz_statistics
-from teaching.quiz_statistics import QuizReport
+from teaching.quiz_statistics import QUIZ_FIGURES, QuizReport, QuizStatistics
 from teaching.response_analysis import ItemResponses, ItemSpec, ResponseRow, analyse_responses
 from teaching.results import AttemptRule, attempts_counted
 
@@ -44,6 +44,8 @@ RULE_LABELS = {
     AttemptRule.FIRST: "First submitted attempt of each learner",
     AttemptRule.ALL: "Every submitted attempt",
 }
+
+NO_ITEMS = "the quiz has no items yet"
 
 _RESPONSE_FIELDS = (
     "id",
@@ -93,7 +95,13 @@ class QuizData:
         ]
 
     def report(self) -> QuizReport:
-        """Moodle's quiz and item statistics of these attempts."""
+        """Moodle's quiz and item statistics of these attempts; for a quiz without items yet,
+        the number of attempts and no figure (scores have no maximum)."""
+        if not self.items:
+            undefined = dict.fromkeys(QUIZ_FIGURES, NO_ITEMS)
+            figures = dict.fromkeys(QUIZ_FIGURES)
+            level = QuizStatistics(n=len(self.attempts), undefined=undefined, **figures)
+            return QuizReport(quiz=level, items=())
         return quiz_statistics.quiz_statistics(
             self.scores, self.max_marks, self.totals, self.random_guess_scores()
         )

@@ -143,6 +143,17 @@ def test_undefined_figures_are_null(worked, client):
     ]
 
 
+def test_a_quiz_without_items_has_no_item_rows(other_course):
+    client = key_client(key_for(other_course))
+    body = client.get("/api/v1/quizzes/other-quiz/statistics/").json()
+    assert len(body["items"]) == 1  # the other course's quiz has one item
+    other_course.lessons.get().quizzes.get().items.all().delete()
+    body = client.get("/api/v1/quizzes/other-quiz/statistics/").json()
+    assert body == {"quiz": {"n": 0, **dict.fromkeys(QUIZ_KEYS - {"n"})}, "items": []}
+    lines = csv_rows(client.get("/api/v1/quizzes/other-quiz/statistics.csv"))
+    assert lines == []
+
+
 @pytest.mark.parametrize(
     ("query", "field"), [({"attempts": "best"}, "attempts"), ({"attempt": "all"}, "attempt")]
 )

@@ -4,6 +4,7 @@ count axis, and where the bars go; no database."""
 from __future__ import annotations
 
 import math
+from itertools import pairwise
 
 import pytest
 
@@ -59,7 +60,7 @@ def test_the_bars_rise_from_the_axis_in_proportion_to_their_counts():
     assert lefts == sorted(lefts)
     assert chart.left < lefts[0]
     assert chart.bars[-1].x + chart.bars[-1].width < chart.right
-    assert all(a.x + a.width < b.x for a, b in zip(chart.bars, chart.bars[1:]))
+    assert all(a.x + a.width < b.x for a, b in pairwise(chart.bars))
 
 
 def test_the_score_axis_is_labelled_every_0_2_and_each_bar_by_its_range():

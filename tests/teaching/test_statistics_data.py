@@ -10,9 +10,23 @@ import numpy as np
 import pytest
 
 from courses.models import Question
+from grading.services.attempts import attempt_start, attempt_submit
 from teaching.results import AttemptRule
-from teaching.statistics_data import counted_attempts, item_data, item_guess, quiz_data
-from tests.factories import ChoiceFactory, InstructorFactory, QuestionFactory, QuizItemFactory
+from teaching.statistics_data import (
+    NO_ITEMS,
+    counted_attempts,
+    item_data,
+    item_guess,
+    quiz_data,
+)
+from tests.factories import (
+    ChoiceFactory,
+    InstructorFactory,
+    QuestionFactory,
+    QuizFactory,
+    QuizItemFactory,
+    UserFactory,
+)
 from tests.teaching.statistics_example import example_build
 from tests.teaching.test_quiz_statistics import HAND_ITEMS, HAND_QUIZ, SCORES, TOTALS
 
@@ -174,3 +188,11 @@ def test_the_data_costs_six_queries(worked, django_assert_num_queries):
     """Items, choices, attempts, responses, picked choices, overrides."""
     with django_assert_num_queries(6):
         quiz_data(quiz=worked.quiz, rule=AttemptRule.ALL)
+
+
+def test_a_quiz_without_items_has_attempts_and_no_figure(db):
+    quiz = QuizFactory()
+    attempt_submit(attempt=attempt_start(user=UserFactory(), quiz=quiz))
+    report = quiz_data(quiz=quiz).report()
+    assert (report.quiz.n, report.quiz.mean, report.items) == (1, None, ())
+    assert set(report.quiz.undefined.values()) == {NO_ITEMS}

@@ -124,6 +124,16 @@ def test_an_undefined_figure_is_a_dash_with_its_reason(client, exam):
     assert all(title == words == "fewer than two attempts" for title, words in undefined)
 
 
+def test_a_quiz_without_items_says_so(client, course_b, people):
+    quiz = course_b.lessons.get().quizzes.get()
+    client.force_login(people.other_assistant)
+    html = client.get(reverse("teaching:quiz-statistics", args=[quiz.slug])).content.decode()
+    assert "This quiz has no items yet." in html
+    assert cells(html, "n", "quiz") == ["0"]
+    assert html.count("undefined: the quiz has no items yet") == 8
+    assert "<svg" not in html
+
+
 @pytest.mark.parametrize("query", ["?attempts=best", "?attempts=last", "?attempts="])
 def test_statistics_count_first_or_all_attempts_only(worked, page, query):
     page(statistics_url(worked, query), status=400)

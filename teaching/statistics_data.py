@@ -70,8 +70,8 @@ class QuizData:
     choices: dict[int, list[Choice]]  # a question item's choices in their authored order
     attempts: list[Attempt]  # the rows of `scores`, each with its learner
     scores: FloatArray  # attempts × items: fractions of each item's maximum, NaN: no answer
-    responses: list[ResponseRow]  # every response of the counted attempts, oldest first
-    attempt_of_response: dict[int, int]  # response id -> attempt id
+    # Every response of the counted attempts, oldest first, as _responses reads them.
+    answers: list[Any]
 
     @property
     def max_marks(self) -> list[float]:
@@ -107,8 +107,10 @@ class QuizData:
         )
 
     def item_responses(self) -> tuple[ItemResponses, ...]:
-        """Each item's response analysis, in quiz order."""
-        return analyse_responses(self.item_specs(), self.responses)
+        """Each item's response analysis, in quiz order. One more query (the choices the
+        responses picked) when the quiz has a question: the statistics page needs none."""
+        picked = _picked(quiz=self.quiz, item=None) if self.choices else {}
+        return analyse_responses(self.item_specs(), _rows(self.answers, picked))
 
 
 def item_guess(item: QuizItem, choices: Sequence[Choice]) -> float | None:
@@ -190,9 +192,7 @@ def _picked(*, quiz: Quiz, item: QuizItem | None) -> dict[int, list[int]]:
     return picked
 
 
-def _rows(
-    responses: Sequence[Any], picked: dict[int, list[int]], counted: set[int]
-) -> list[ResponseRow]:
+def _rows(responses: Sequence[Any], picked: dict[int, list[int]]) -> list[ResponseRow]:
     return [
         ResponseRow(
             response=response.id,
@@ -204,20 +204,19 @@ def _rows(
             choices=tuple(sorted(picked.get(response.id, ()))),
         )
         for response in responses
-        if response.attempt_id in counted
     ]
 
 
 def quiz_data(*, quiz: Quiz, rule: AttemptRule = AttemptRule.FIRST) -> QuizData:
     """The quiz's counted attempts, their item scores and responses (see the module docstring).
-    Seven queries at most: items, choices, attempts, responses, picked choices, overrides."""
+    Five queries: items, choices, attempts, responses, overrides."""
     items, choices = quiz_items(quiz=quiz)
     attempts = counted_attempts(quiz=quiz, rule=rule)
-    responses = _responses(quiz=quiz, item=None)
-    picked = _picked(quiz=quiz, item=None) if choices else {}
+    counted = {attempt.pk for attempt in attempts}
+    answers = [row for row in _responses(quiz=quiz, item=None) if row.attempt_id in counted]
     overrides = scores.quiz_item_overrides(quiz=quiz)
     by_attempt: dict[int, list[Any]] = defaultdict(list)
-    for response in responses:
+    for response in answers:
         by_attempt[response.attempt_id].append(response)
     matrix = np.full((len(attempts), len(items)), np.nan)
     columns = {item.pk: index for index, item in enumerate(items)}
@@ -230,7 +229,6 @@ def quiz_data(*, quiz: Quiz, rule: AttemptRule = AttemptRule.FIRST) -> QuizData:
         for item_id, score in found.items():
             if item_id in columns:
                 matrix[row, columns[item_id]] = score
-    counted = {attempt.pk for attempt in attempts}
     return QuizData(
         quiz=quiz,
         rule=rule,
@@ -238,8 +236,7 @@ def quiz_data(*, quiz: Quiz, rule: AttemptRule = AttemptRule.FIRST) -> QuizData:
         choices=choices,
         attempts=attempts,
         scores=matrix,
-        responses=_rows(responses, picked, counted),
-        attempt_of_response={r.id: r.attempt_id for r in responses if r.attempt_id in counted},
+        answers=answers,
     )
 
 
@@ -267,10 +264,10 @@ def item_data(*, quiz: Quiz, rule: AttemptRule, item_id: int) -> ItemData | None
     if item is None:
         return None
     attempts = {attempt.pk: attempt for attempt in counted_attempts(quiz=quiz, rule=rule)}
-    responses = _responses(quiz=quiz, item=item)
+    responses = [row for row in _responses(quiz=quiz, item=item) if row.attempt_id in attempts]
     picked = _picked(quiz=quiz, item=item) if item.question_id else {}
     spec = ItemSpec(item.pk, tuple(choice.pk for choice in choices.get(item.pk, [])))
-    (analysis,) = analyse_responses([spec], _rows(responses, picked, set(attempts)))
+    (analysis,) = analyse_responses([spec], _rows(responses, picked))
     return ItemData(
         quiz=quiz,
         rule=rule,
@@ -279,5 +276,5 @@ def item_data(*, quiz: Quiz, rule: AttemptRule, item_id: int) -> ItemData | None
         choices=choices.get(item.pk, []),
         attempts=attempts,
         analysis=analysis,
-        attempt_of_response={r.id: r.attempt_id for r in responses if r.attempt_id in attempts},
+        attempt_of_response={row.id: row.attempt_id for row in responses},
     )

@@ -116,7 +116,7 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 # - learner profile: the course, the learner, their attempts (3), counted answers (1),
 #   misconceptions (1);
 # - statistics: the quiz (1), teaching.statistics_data.quiz_data (items, choices, attempts,
-#   responses, their choices, overrides: 6);
+#   responses, overrides: 5);
 # - responses: the quiz (1), items (1), choices (1, for a question), attempts (1), the item's
 #   responses (1), their choices (1, for a question), the misconceptions named (1).
 PAGES = {
@@ -135,8 +135,8 @@ PAGES = {
     "new misconceptions": 12,
     "misconception profile": 6,
     "learner profile": 7,
-    "statistics": 9,
-    "statistics, every attempt": 9,
+    "statistics": 8,
+    "statistics, every attempt": 8,
     "responses to a question": 9,
     "responses to a problem": 8,
 }

@@ -184,10 +184,12 @@ def test_a_quiz_without_attempts_has_an_empty_matrix(db):
     assert not math.isnan(data.report().items[0].intended_weight)
 
 
-def test_the_data_costs_six_queries(worked, django_assert_num_queries):
-    """Items, choices, attempts, responses, picked choices, overrides."""
-    with django_assert_num_queries(6):
-        quiz_data(quiz=worked.quiz, rule=AttemptRule.ALL)
+def test_the_data_costs_five_queries_and_the_analysis_one_more(worked, django_assert_num_queries):
+    """Items, choices, attempts, responses, overrides; then the choices the responses picked."""
+    with django_assert_num_queries(5):
+        data = quiz_data(quiz=worked.quiz, rule=AttemptRule.ALL)
+    with django_assert_num_queries(1):
+        data.item_responses()
 
 
 def test_a_quiz_without_items_has_attempts_and_no_figure(db):

@@ -13,7 +13,7 @@ from grading.services.attempts import attempt_start, attempt_submit
 from grading.services.responses import response_submit
 from teaching.models import CourseRole
 from tests.browser.conftest import log_in
-from tests.browser.test_accessibility import screenshot, serious_violations
+from tests.browser.test_accessibility import fit_a_phone, screenshot, serious_violations
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.browser
@@ -78,19 +78,13 @@ def test_an_instructor_reads_the_statistics_and_a_response_analysis(
 def test_the_statistics_pages_fit_a_phone_width(phone_page, live_server, sat, learner_account):
     log_in(phone_page, live_server, learner_account)
     question = sat.items.filter(question__isnull=False).order_by("order", "id").first()
-    for name, path in {
-        "statistics": f"/teach/quizzes/{sat.slug}/statistics/",
+    pages = {
         "responses": f"/teach/quizzes/{sat.slug}/items/{question.pk}/responses/?attempts=all",
-    }.items():
-        phone_page.goto(live_server.url + path)
-        overflow = phone_page.evaluate(
-            "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
-        )
-        assert overflow <= 0, f"{name} scrolls sideways by {overflow}px at 375px"
-        assert serious_violations(phone_page) == [], name
-        screenshot(phone_page, f"phone-teach-{name}")
-    phone_page.goto(f"{live_server.url}/teach/quizzes/{sat.slug}/statistics/")
-    # The SVG scales with the page: its smallest label must stay readable.
+        "statistics": f"/teach/quizzes/{sat.slug}/statistics/",
+    }
+    fit_a_phone(phone_page, live_server, pages, shots="phone-teach-")
+    # The statistics page is open last. The SVG scales with the page: its smallest label must
+    # stay readable.
     smallest = phone_page.evaluate(
         "() => Math.min(...[...document.querySelectorAll('svg.histogram text')]"
         ".map((text) => text.getBoundingClientRect().height))"

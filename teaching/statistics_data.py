@@ -27,7 +27,9 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from django.db.models.fields.json import KeyTransform
+from django.db.models import TextField, Value
+from django.db.models.fields.json import KT
+from django.db.models.functions import NullIf
 
 from courses.models import Choice, Quiz, QuizItem
 from grading import scores
@@ -170,8 +172,8 @@ def _responses(*, quiz: Quiz, item: QuizItem | None) -> list[Any]:
     rows = Response.objects.filter(attempt__quiz=quiz, attempt__status=Attempt.Status.SUBMITTED)
     if item is not None:
         rows = rows.filter(quiz_item=item)
-    # The key as JSON, decoded: KT's text would be "null" on SQLite for a verdict without one.
-    diagnosis = KeyTransform("diagnosis", "detail")
+    # The key as text, with no JSON to decode per row; SQLite gives a JSON null as "null".
+    diagnosis = NullIf(KT("detail__diagnosis"), Value("null"), output_field=TextField())
     found = rows.annotate(diagnosis=diagnosis).order_by()
     # Sorted here: the database would spill rows this wide to disk to sort them.
     return sorted(

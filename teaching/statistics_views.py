@@ -16,6 +16,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import BadRequest
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -94,11 +95,12 @@ def quiz_statistics(request: HttpRequest, slug: str) -> HttpResponse:
 
 @dataclass(frozen=True)
 class LearnerLink:
-    """A learner behind a count, and the attempt of theirs it comes from."""
+    """A learner behind a count, and the attempt of theirs it comes from (its staff view)."""
 
     learner: Learner
     attempt: int
     number: int
+    url: str
 
 
 @dataclass(frozen=True)
@@ -113,15 +115,25 @@ class TallyRow:
     misconception: Misconception | None = None
 
 
-def _learners(data: ItemData, tally: Tally) -> list[LearnerLink]:
+def _links(data: ItemData) -> dict[int, LearnerLink]:
+    """Each counted attempt's link, by attempt id: made once, for every table that lists it."""
+    return {
+        pk: LearnerLink(
+            learner_of(attempt.user),
+            pk,
+            attempt.number,
+            reverse("teaching:attempt", args=[pk]) + f"#item-{data.item.pk}",
+        )
+        for pk, attempt in data.attempts.items()
+    }
+
+
+def _learners(data: ItemData, links: dict[int, LearnerLink], tally: Tally) -> list[LearnerLink]:
     """The attempts behind a tally's responses, each once, by learner name and attempt."""
     attempts = dict.fromkeys(data.attempt_of_response[response] for response in tally.responses)
-    links = [
-        LearnerLink(learner_of(data.attempts[pk].user), pk, data.attempts[pk].number)
-        for pk in attempts
-    ]
     return sorted(
-        links, key=lambda link: (link.learner.name.casefold(), link.learner.username, link.number)
+        (links[pk] for pk in attempts),
+        key=lambda link: (link.learner.name.casefold(), link.learner.username, link.number),
     )
 
 
@@ -137,8 +149,10 @@ def item_responses(request: HttpRequest, slug: str, item_id: int) -> HttpRespons
     analysis = data.analysis
     named = misconceptions_by_code(tally.key for tally in analysis.misconceptions)
 
+    links = _links(data)
+
     def row(label: str, tally: Tally, **extra) -> TallyRow:
-        return TallyRow(label, tally, _learners(data, tally), **extra)
+        return TallyRow(label, tally, _learners(data, links, tally), **extra)
 
     choices = [
         row(choice.text, tally, choice=choice, letter=choice_letter(number))

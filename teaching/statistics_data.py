@@ -14,7 +14,8 @@ queries whatever the number of learners, attempts, answers and items.
   answer, invalid input too), as teaching.response_analysis.ResponseRow, the choices picked read
   through the many-to-many table in one query.
 
-The pages under /teach/ and the statistics API both read `quiz_data`, so they never disagree.
+The statistics page and the API read `quiz_data`, an item's response analysis page
+`item_data`: one reading of the records, so they never disagree.
 """
 
 from __future__ import annotations

@@ -24,7 +24,8 @@ from courses.models import Choice, Misconception
 from grading.selectors import misconceptions_by_code
 from grading.templatetags.grading_display import choice_letter
 from teaching import access
-from teaching.histogram import histogram
+from teaching.bar_charts import Bar, bar_chart
+from teaching.histogram import count_ticks, histogram
 from teaching.response_analysis import Tally
 from teaching.results import AttemptRule, Learner, learner_of
 from teaching.statistics_data import RULE_LABELS, RULES, ItemData, item_data, quiz_data
@@ -86,11 +87,25 @@ def quiz_statistics(request: HttpRequest, slug: str) -> HttpResponse:
         "quiz_rows": quiz_rows,
         "max_score": data.max_score,
         "items": list(zip(data.items, report.items, strict=True)),
-        "histogram": histogram([total / data.max_score for total in data.totals])
-        if data.max_score
-        else None,
     }
+    if data.max_score:
+        context.update(_histogram([total / data.max_score for total in data.totals]))
     return render(request, "teaching/quiz_statistics.html", context)
+
+
+def _histogram(fractions: list[float]) -> dict:
+    """The totals' histogram: its bins for the table, and a bar per bin for the chart."""
+    bins = histogram(fractions)
+    ticks = count_ticks(max(b.count for b in bins))
+    bars = [Bar(label=b.label, value=b.count, text=str(b.count)) for b in bins]
+    counts = "; ".join(f"{b.label}: {b.count}" for b in bins)
+    return {
+        "bins": bins,
+        "chart": bar_chart(bars, maximum=ticks[-1], ticks=[(t, str(t)) for t in ticks]),
+        "chart_title": f"Histogram of the {len(fractions)} attempts' scores, as fractions of "
+        "the maximum",
+        "chart_desc": f"Number of attempts per tenth of the maximum score: {counts}.",
+    }
 
 
 @dataclass(frozen=True)

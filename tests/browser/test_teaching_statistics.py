@@ -86,7 +86,7 @@ def test_the_statistics_pages_fit_a_phone_width(phone_page, live_server, sat, le
     # The statistics page is open last. The SVG scales with the page: its smallest label must
     # stay readable.
     smallest = phone_page.evaluate(
-        "() => Math.min(...[...document.querySelectorAll('svg.histogram text')]"
+        "() => Math.min(...[...document.querySelectorAll('svg.bar-chart text')]"
         ".map((text) => text.getBoundingClientRect().height))"
     )
     assert smallest >= 10, f"the histogram's labels are {smallest:.1f}px high at 375px"

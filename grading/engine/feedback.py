@@ -4,6 +4,15 @@ Each slip (sign, power of ten, a stray factor of √d_k or d_k, squaring, rootin
 correct answer into a candidate value; a learner's value that lands on one is diagnosed with
 it. The candidates are stacked into one array per variant, so checking one response or many
 stored ones costs a single broadcast comparison.
+
+The coincidence rule (decided in `drop_coincidences`, and nowhere else): a slip that relates the
+learner's value to the answer by a factor (a power of ten, √d_k or d_k, squaring, rooting) is not
+named when every entry of the learner's value is a whole number between −10 and 10. Such a value
+is one a learner may type for a reason of their own (a guess, a count, d_k or a σ read off the
+prompt), so a factor that happens to link it to the answer is no evidence of the slip. A flipped
+sign and coarse rounding are still named: they need the learner's digits to agree with the
+answer's, which a guess does not do by chance. Named mistakes of the family are checked before
+any slip, so a small whole number that is a listed mistake of the variant keeps its diagnosis.
 """
 
 from __future__ import annotations
@@ -23,6 +32,12 @@ from grading.engine.checks import Tolerance, within_tolerance
 FloatArray = npt.NDArray[np.float64]
 ROUNDED = "rounded-too-coarsely"
 _POWERS_OF_TEN = (1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6)
+# The coincidence rule: whole numbers up to this size are what a learner may type by chance.
+SMALL_WHOLE = 10
+# Slips that relate a value to the answer only through a factor, so a chance value can fit them.
+FACTOR_SLIPS = frozenset(
+    {"power-of-ten", "factor-sqrt-dk", "factor-dk", "squared", "square-rooted"}
+)
 
 SENTENCES = {
     "sign-flipped": "Your value has the wrong sign.",
@@ -48,6 +63,23 @@ class Slips:
     codes: tuple[str, ...]
     sentences: tuple[str, ...]
     values: FloatArray
+
+    @property
+    def by_factor(self) -> npt.NDArray[np.bool_]:
+        """Per slip, whether it is a factor slip; one extra False at the end stands for -1."""
+        return np.array([code in FACTOR_SLIPS for code in self.codes] + [False])
+
+
+def drop_coincidences(
+    slips: Slips, index: npt.NDArray[np.intp], values: FloatArray
+) -> npt.NDArray[np.intp]:
+    """The coincidence rule: the slip index of each response (first axis of values), with -1
+    where the slip is a factor slip and every entry of the response is a whole number with
+    |v| ≤ SMALL_WHOLE, e.g. a typed 4 is not named "d_k = 16 times too large" for 0.25."""
+    count = values.shape[0]
+    flat = values.reshape(count, -1)
+    small_whole = ((flat == np.round(flat)) & (np.abs(flat) <= SMALL_WHOLE)).all(axis=1)
+    return np.where(small_whole & slips.by_factor[index], -1, index)
 
 
 def width_of(givens: Mapping[str, Any]) -> int | None:

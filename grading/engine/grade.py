@@ -22,6 +22,7 @@ from grading.engine.feedback import (
     SENTENCES,
     Slips,
     describe_entries,
+    drop_coincidences,
     rounded_too_coarsely,
     slips_for,
     width_of,
@@ -215,12 +216,20 @@ class _Marker:
         )
         if misconception is None:
             slips, targets = self.slips()
-            for index, (slip, allowed) in enumerate(
-                zip(targets.values.tolist(), targets.allowed.tolist(), strict=True)
-            ):
-                if abs(value - slip) <= allowed:
-                    code, sentence = slips.codes[index], slips.sentences[index]
-                    break
+            found = next(
+                (
+                    index
+                    for index, (slip, allowed) in enumerate(
+                        zip(targets.values.tolist(), targets.allowed.tolist(), strict=True)
+                    )
+                    if abs(value - slip) <= allowed
+                ),
+                -1,
+            )
+            if found >= 0:
+                found = int(drop_coincidences(slips, np.array([found]), np.array([value]))[0])
+            if found >= 0:
+                code, sentence = slips.codes[found], slips.sentences[found]
             else:
                 coarse = rounded_too_coarsely(np.array([value]), self.answer, self.tolerance)
                 if coarse[0]:
@@ -242,7 +251,9 @@ class _Marker:
             unexplained = wrong_rows[mistake_index[wrong_rows] < 0]
             if unexplained.size:
                 slips, targets = self.slips()
-                slip_index[unexplained] = targets.first_match(values[unexplained])
+                slip_index[unexplained] = drop_coincidences(
+                    slips, targets.first_match(values[unexplained]), values[unexplained]
+                )
                 rest = unexplained[slip_index[unexplained] < 0]
                 if rest.size:
                     coarse[rest] = rounded_too_coarsely(values[rest], self.answer, self.tolerance)

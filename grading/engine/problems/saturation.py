@@ -73,7 +73,7 @@ class SaturationMaxProb(_ScaledLogits):
     """max softmax(c z): how close to one-hot the scaled softmax is."""
 
     key = "saturation-max-prob"
-    version = 1
+    version = 2
     title = "Largest probability after rescaling"
     param_specs = (*logit_specs(3, 5, 2.0), _scale_spec((2.0, 4.0, 8.0, 16.0)))
     default_tolerance = Tolerance(atol=0.002, rtol=0.002)
@@ -82,15 +82,22 @@ class SaturationMaxProb(_ScaledLogits):
             "That is the largest probability of softmax(z): multiplying the logits by c "
             "changes the softmax and pushes it towards one-hot."
         ),
+        "scale-direction": (
+            "That is the largest probability of softmax(z / c): the logits are multiplied "
+            "by c, not divided, which sharpens the softmax instead of flattening it."
+        ),
     }
 
     def solve(self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY) -> Solution:
-        """max softmax(c z), with the unscaled mistake."""
+        """max softmax(c z), with the unscaled and divided mistakes."""
         z = np.asarray(givens["z"], dtype=np.float64)
         c = float(givens["c"])
         return Solution(
             answer=scalar(softmax(c * z).max()),
-            mistakes={"scale-ignored": scalar(softmax(z).max())},
+            mistakes={
+                "scale-ignored": scalar(softmax(z).max()),
+                "scale-direction": scalar(softmax(z / c).max()),
+            },
         )
 
     def prompt(self, givens: Mapping[str, Any]) -> str:
@@ -102,7 +109,7 @@ class SaturatedSlope(_ScaledLogits):
     """max |J_ij| for the softmax of c z: how much gradient a saturated softmax passes on."""
 
     key = "saturated-slope"
-    version = 1
+    version = 2
     title = "Slope of a saturated softmax"
     param_specs = (*logit_specs(3, 5, 2.0), _scale_spec((2.0, 4.0, 8.0)))
     # Saturated slopes are tiny; an absolute floor of 1e-6 still tells them apart from 0.
@@ -112,15 +119,23 @@ class SaturatedSlope(_ScaledLogits):
             "That is the largest slope of softmax(z): compute the Jacobian of softmax(c·z), "
             "with the scaled logits."
         ),
+        "probability-not-slope": (
+            "That is the largest probability of softmax(c·z), not a slope: the slopes are "
+            "the entries p_i(δ_ij − p_j) of its Jacobian."
+        ),
     }
 
     def solve(self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY) -> Solution:
-        """max |J_ij| of softmax(c z), with the unscaled mistake."""
+        """max |J_ij| of softmax(c z), with the unscaled and probability mistakes."""
         z = np.asarray(givens["z"], dtype=np.float64)
         c = float(givens["c"])
+        p = softmax(c * z)
         return Solution(
-            answer=scalar(np.abs(jacobian(softmax(c * z))).max()),
-            mistakes={"scale-ignored": scalar(np.abs(jacobian(softmax(z))).max())},
+            answer=scalar(np.abs(jacobian(p)).max()),
+            mistakes={
+                "scale-ignored": scalar(np.abs(jacobian(softmax(z))).max()),
+                "probability-not-slope": scalar(p.max()),
+            },
         )
 
     def prompt(self, givens: Mapping[str, Any]) -> str:

@@ -30,7 +30,7 @@ class ScaledDot(Family):
     """q·k / √d_k for explicit vectors q and k."""
 
     key = "scaled-dot"
-    version = 1
+    version = 2
     title = "Computing a scaled score"
     param_specs = (
         ParamSpec("min_length", "int", 4, "Fewest entries in q and k (d_k).", min=2, max=64),
@@ -48,6 +48,7 @@ class ScaledDot(Family):
     mistakes = {
         "unscaled": "That is the raw dot product q·k: divide it by √d_k.",
         "divided-by-width": "You divided by d_k; the scaling divides q·k by √d_k.",
+        "scale-direction": "You multiplied by √d_k; the scaling divides q·k by √d_k.",
     }
 
     def check_params(self, params: dict[str, Any]) -> dict[str, str]:
@@ -64,14 +65,18 @@ class ScaledDot(Family):
         }
 
     def solve(self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY) -> Solution:
-        """q·k / √d_k, with the unscaled and divided-by-d_k mistakes."""
+        """q·k / √d_k, with the unscaled, divided-by-d_k and multiplied mistakes."""
         q = np.asarray(givens["q"], dtype=np.float64)
         k = np.asarray(givens["k"], dtype=np.float64)
         dot = float(q @ k)
         d_k = q.size
         return Solution(
             answer=scalar(dot / math.sqrt(d_k)),
-            mistakes={"unscaled": scalar(dot), "divided-by-width": scalar(dot / d_k)},
+            mistakes={
+                "unscaled": scalar(dot),
+                "divided-by-width": scalar(dot / d_k),
+                "scale-direction": scalar(dot * math.sqrt(d_k)),
+            },
         )
 
     def answer_shape(self, givens: Mapping[str, Any]) -> tuple[int, ...]:

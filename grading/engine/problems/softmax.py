@@ -189,7 +189,7 @@ class SoftmaxJacobian(_Logits):
     """The full Jacobian diag(p) − p pᵀ of a small softmax."""
 
     key = "softmax-jacobian"
-    version = 1
+    version = 2
     title = "The softmax Jacobian"
     param_specs = logit_specs(3, 4, 2.0)
     default_tolerance = SLOPE_TOLERANCE
@@ -202,6 +202,18 @@ class SoftmaxJacobian(_Logits):
             "The signs are flipped: the Jacobian is diag(p) − p pᵀ, positive on the diagonal "
             "and negative off it."
         ),
+        "off-diagonal-sign": (
+            "The diagonal is right, but the off-diagonal signs are flipped: raising z_j takes "
+            "probability away from every other entry, so ∂p_i/∂z_j = −p_i p_j < 0 for i ≠ j."
+        ),
+        "cross-slopes-ignored": (
+            "The off-diagonal slopes are not 0: every p_i shares the normalising sum with "
+            "all the logits, so it moves when any z_j moves, with slope −p_i p_j."
+        ),
+        "kronecker-dropped": (
+            "Off the diagonal the entries are −p_i p_j: the Kronecker delta in "
+            "p_i(δ_ij − p_j) is 1 only for i = j."
+        ),
     }
 
     def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> dict[str, Any]:
@@ -209,12 +221,22 @@ class SoftmaxJacobian(_Logits):
         return {"z": draw_logits(rng, params)}
 
     def solve(self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY) -> Solution:
-        """diag(p) − p pᵀ, with the dropped-diagonal and flipped-sign mistakes."""
+        """diag(p) − p pᵀ, with the sign, diagonal and off-diagonal mistakes.
+
+        No transposed mistake: the Jacobian of softmax is symmetric, so Jᵀ is the answer.
+        """
         p = softmax(givens["z"])
         answer = jacobian(p)
+        diagonal = np.diag(np.diag(answer))
         return Solution(
             answer=answer,
-            mistakes={"diagonal-dropped": -np.outer(p, p), "sign-flipped": -answer},
+            mistakes={
+                "diagonal-dropped": -np.outer(p, p),
+                "sign-flipped": -answer,
+                "off-diagonal-sign": 2 * diagonal - answer,
+                "cross-slopes-ignored": diagonal,
+                "kronecker-dropped": np.outer(p, 1 - p),
+            },
         )
 
     def answer_shape(self, givens: Mapping[str, Any]) -> tuple[int, ...]:

@@ -68,7 +68,7 @@ class DotVariance(_WidthAndSigmas):
     """Var(q·k) = d_k σq² σk²."""
 
     key = "dot-variance"
-    version = 1
+    version = 2
     title = "Variance of a dot product"
     mistakes = {
         "std-for-variance": "That is the standard deviation of q·k, not its variance: square it.",
@@ -83,20 +83,37 @@ class DotVariance(_WidthAndSigmas):
             "The variance of a product of independent zero-mean factors is the product "
             "of their variances, σq²σk², not their sum."
         ),
+        "sigma-not-squared": (
+            "Each σ is a standard deviation: the variance of a component is σ², so every "
+            "product q_i k_i has variance σq²σk², not σqσk."
+        ),
+        "unit-variance-assumed": (
+            "That would be the variance if every component had variance 1; here the "
+            "components have the standard deviations σq and σk, and they enter squared."
+        ),
+        "root-width-for-width": (
+            "√d_k is how the standard deviation of q·k grows when the components have "
+            "variance 1; the variance grows like d_k itself, and with these scales it is "
+            "d_k σq²σk²."
+        ),
     }
 
     def solve(self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY) -> Solution:
-        """d_k σq² σk², with the standard deviation and width mistakes."""
+        """d_k σq² σk², with the standard deviation, width and scale mistakes."""
         d_k, sq, sk = float(givens["d_k"]), float(givens["sigma_q"]), float(givens["sigma_k"])
-        return Solution(
-            answer=scalar(d_k * sq**2 * sk**2),
-            mistakes={
-                "std-for-variance": scalar(math.sqrt(d_k) * sq * sk),
-                "width-ignored": scalar(sq**2 * sk**2),
-                "width-squared": scalar(d_k**2 * sq**2 * sk**2),
-                "variances-added": scalar(d_k * (sq**2 + sk**2)),
-            },
-        )
+        mistakes = {
+            "std-for-variance": scalar(math.sqrt(d_k) * sq * sk),
+            "width-ignored": scalar(sq**2 * sk**2),
+            "width-squared": scalar(d_k**2 * sq**2 * sk**2),
+            "variances-added": scalar(d_k * (sq**2 + sk**2)),
+        }
+        # With σqσk = 1 leaving σ unsquared or out changes nothing, and √d_k is then the
+        # standard deviation itself, which std-for-variance already names.
+        if sq * sk != 1.0:
+            mistakes["sigma-not-squared"] = scalar(d_k * sq * sk)
+            mistakes["unit-variance-assumed"] = scalar(d_k)
+            mistakes["root-width-for-width"] = scalar(math.sqrt(d_k))
+        return Solution(answer=scalar(d_k * sq**2 * sk**2), mistakes=mistakes)
 
     def prompt(self, givens: Mapping[str, Any]) -> str:
         """Ask for Var(q·k)."""
@@ -107,7 +124,7 @@ class DotStd(_WidthAndSigmas):
     """Std(q·k) = √d_k σq σk."""
 
     key = "dot-std"
-    version = 1
+    version = 2
     title = "Standard deviation of a dot product"
     mistakes = {
         "variance-for-std": (
@@ -117,18 +134,34 @@ class DotStd(_WidthAndSigmas):
             "That is the standard deviation of one product q_i k_i: q·k adds up d_k of them, "
             "so its standard deviation carries a factor √d_k."
         ),
+        "width-for-root-width": (
+            "The variance of q·k grows like d_k, so its standard deviation grows like √d_k: "
+            "the factor for the width is √d_k, not d_k."
+        ),
+        "unit-variance-assumed": (
+            "√d_k is the standard deviation only when every component has variance 1; "
+            "here it is scaled by σq and σk."
+        ),
+        "sigma-squared-in-std": (
+            "The standard deviation of one product q_i k_i is σqσk: the squares belong "
+            "in its variance, not in its standard deviation."
+        ),
     }
 
     def solve(self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY) -> Solution:
-        """√d_k σq σk, with the variance and width mistakes."""
+        """√d_k σq σk, with the variance, width and scale mistakes."""
         d_k, sq, sk = float(givens["d_k"]), float(givens["sigma_q"]), float(givens["sigma_k"])
-        return Solution(
-            answer=scalar(math.sqrt(d_k) * sq * sk),
-            mistakes={
-                "variance-for-std": scalar(d_k * sq**2 * sk**2),
-                "width-ignored": scalar(sq * sk),
-            },
-        )
+        mistakes = {
+            "variance-for-std": scalar(d_k * sq**2 * sk**2),
+            "width-ignored": scalar(sq * sk),
+        }
+        # With σqσk = 1 these three are the answer itself or the whole variance, which
+        # variance-for-std already names.
+        if sq * sk != 1.0:
+            mistakes["width-for-root-width"] = scalar(d_k * sq * sk)
+            mistakes["unit-variance-assumed"] = scalar(math.sqrt(d_k))
+            mistakes["sigma-squared-in-std"] = scalar(math.sqrt(d_k) * sq**2 * sk**2)
+        return Solution(answer=scalar(math.sqrt(d_k) * sq * sk), mistakes=mistakes)
 
     def prompt(self, givens: Mapping[str, Any]) -> str:
         """Ask for the standard deviation of q·k."""
@@ -139,7 +172,7 @@ class ScaleForUnitVariance(_WidthAndSigmas):
     """The divisor s = √d_k σq σk that gives q·k / s variance 1."""
 
     key = "scale-for-unit-variance"
-    version = 1
+    version = 2
     title = "A divisor for unit variance"
     mistakes = {
         "variance-as-divisor": (
@@ -150,18 +183,22 @@ class ScaleForUnitVariance(_WidthAndSigmas):
             "√d_k is the right divisor only when the components have variance 1; "
             "here the standard deviation of q·k is √d_k σq σk."
         ),
+        "width-for-root-width": (
+            "The spread of q·k grows like √d_k, not d_k: the divisor is √d_k σq σk."
+        ),
     }
 
     def solve(self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY) -> Solution:
-        """√d_k σq σk, with the variance and width-only mistakes."""
+        """√d_k σq σk, with the variance, width-only and d_k-for-√d_k mistakes."""
         d_k, sq, sk = float(givens["d_k"]), float(givens["sigma_q"]), float(givens["sigma_k"])
-        return Solution(
-            answer=scalar(math.sqrt(d_k) * sq * sk),
-            mistakes={
-                "variance-as-divisor": scalar(d_k * sq**2 * sk**2),
-                "width-only": scalar(math.sqrt(d_k)),
-            },
-        )
+        mistakes = {
+            "variance-as-divisor": scalar(d_k * sq**2 * sk**2),
+            "width-only": scalar(math.sqrt(d_k)),
+        }
+        # With σqσk = 1, d_k σqσk is the variance itself, which variance-as-divisor names.
+        if sq * sk != 1.0:
+            mistakes["width-for-root-width"] = scalar(d_k * sq * sk)
+        return Solution(answer=scalar(math.sqrt(d_k) * sq * sk), mistakes=mistakes)
 
     def prompt(self, givens: Mapping[str, Any]) -> str:
         """Ask for the positive divisor s that gives the scaled score variance 1."""
@@ -175,7 +212,7 @@ class ScaledVariance(Family):
     """Var(q·k / s) = d_k / s² for unit-variance components."""
 
     key = "scaled-variance"
-    version = 1
+    version = 2
     title = "Variance after scaling"
     param_specs = (
         ParamSpec(
@@ -198,6 +235,13 @@ class ScaledVariance(Family):
     default_tolerance = RELATIVE_1_PERCENT
     mistakes = {
         "divisor-not-squared": "Dividing a score by s divides its variance by s², not by s.",
+        "std-for-variance": (
+            "That is the standard deviation of the scaled score, √d_k / s: the question asks "
+            "for its variance, the square of that."
+        ),
+        "divisor-ignored": (
+            "That is the variance of the raw score q·k; dividing the score by s changes it."
+        ),
     }
 
     def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> dict[str, Any]:
@@ -208,11 +252,15 @@ class ScaledVariance(Family):
         }
 
     def solve(self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY) -> Solution:
-        """d_k / s², with the unsquared divisor mistake."""
+        """d_k / s², with the unsquared divisor, standard deviation and unscaled mistakes."""
         d_k, divisor = float(givens["d_k"]), float(givens["divisor"])
         return Solution(
             answer=scalar(d_k / divisor**2),
-            mistakes={"divisor-not-squared": scalar(d_k / divisor)},
+            mistakes={
+                "divisor-not-squared": scalar(d_k / divisor),
+                "std-for-variance": scalar(math.sqrt(d_k) / divisor),
+                "divisor-ignored": scalar(d_k),
+            },
         )
 
     def answer_shape(self, givens: Mapping[str, Any]) -> tuple[int, ...]:
@@ -233,7 +281,7 @@ class WidthForStd(Family):
     """The head width d_k at which q·k has a given standard deviation: d_k = target²."""
 
     key = "width-for-std"
-    version = 1
+    version = 2
     title = "Head width from a target spread"
     param_specs = (
         ParamSpec(
@@ -251,6 +299,10 @@ class WidthForStd(Family):
             "The standard deviation of q·k is √d_k, so d_k is the square of the target "
             "standard deviation, not the target itself."
         ),
+        "doubled-not-squared": (
+            "d_k is the square of the target standard deviation, the target times itself, "
+            "not twice the target."
+        ),
     }
 
     def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> dict[str, Any]:
@@ -258,9 +310,13 @@ class WidthForStd(Family):
         return {"target_std": pick(rng, params["target_std_choices"])}
 
     def solve(self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY) -> Solution:
-        """target², with the target-itself mistake."""
+        """target², with the target-itself and doubled mistakes."""
         target = float(givens["target_std"])
-        return Solution(answer=scalar(target**2), mistakes={"std-for-variance": scalar(target)})
+        mistakes = {"std-for-variance": scalar(target)}
+        # For a target of 2, twice the target is its square, the answer.
+        if target != 2.0:
+            mistakes["doubled-not-squared"] = scalar(2 * target)
+        return Solution(answer=scalar(target**2), mistakes=mistakes)
 
     def answer_shape(self, givens: Mapping[str, Any]) -> tuple[int, ...]:
         """A single number."""

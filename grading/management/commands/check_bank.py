@@ -20,6 +20,36 @@ def _finite(value) -> bool:
     return math.isfinite(value)
 
 
+def _unrecognised_mistakes(problem, family, seed, data, tolerance) -> list[str]:
+    """Every mistake the family lists for this variant (not only those it ends up offering)
+    that differs from the answer must grade incorrect and be named by its own misconception:
+    a mistake shadowed by another, of the wrong shape or without feedback fails here."""
+    failures = []
+    where = f"{problem.slug} seed {seed}"
+    listed = family.solve(data.givens, data.grading_key).mistakes
+    for code, value in listed.items():
+        value = np.asarray(value, dtype=np.float64)
+        if not np.isfinite(value).all():
+            continue  # no learner can type it (a softmax mistake dividing by a zero sum)
+        if (
+            value.shape == data.answer.shape
+            and engine.within_tolerance(value, data.answer, tolerance).all()
+        ):
+            continue  # the same as the answer on this variant: nothing to recognise
+        if problem.family != engine.FORMULA_FAMILY and code not in family.mistakes:
+            failures.append(f"{where}: mistake {code} has no feedback in the family")
+        typed = engine.format_answer(value)
+        verdict = engine.grade(
+            family, data.givens, typed, tolerance=tolerance, grading_key=data.grading_key
+        )
+        if verdict.status != "incorrect" or verdict.misconception != code:
+            failures.append(
+                f"{where}: mistake {code} typed as {typed!r} grades {verdict.status} "
+                f"with misconception {verdict.misconception}, not {code}"
+            )
+    return failures
+
+
 def problem_failures(problem: Problem, seeds: range) -> list[str]:
     """Every way a problem's variants fail the bank's promises, one line each."""
     failures = []
@@ -53,26 +83,15 @@ def problem_failures(problem: Problem, seeds: range) -> list[str]:
         zero_verdict = engine.grade(family, data.givens, zero, tolerance=tolerance, grading_key=key)
         if zero_verdict.status != "incorrect":
             failures.append(f"{where}: 0 does not grade incorrect")
-        for code, value in data.mistakes.items():
-            verdict = engine.grade(
-                family,
-                data.givens,
-                engine.format_answer(value),
-                tolerance=tolerance,
-                grading_key=key,
-            )
-            if verdict.status != "incorrect" or verdict.misconception != code:
-                failures.append(
-                    f"{where}: mistake {code} grades {verdict.status} "
-                    f"with misconception {verdict.misconception}"
-                )
+        failures.extend(_unrecognised_mistakes(problem, family, seed, data, tolerance))
     return failures
 
 
 class Command(BaseCommand):
     help = (
         "Generate variants of every problem and verify them: finite givens and answers, the answer "
-        "grades correct, each offered mistake grades incorrect with its code, 0 grades incorrect."
+        "grades correct, each listed mistake that differs from the answer grades incorrect with "
+        "its own misconception, 0 grades incorrect."
     )
 
     def add_arguments(self, parser):

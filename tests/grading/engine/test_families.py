@@ -209,20 +209,34 @@ def test_mistake_within_tolerance_is_not_offered():
     assert float(variant.answer) == 1.0
     assert float(family.solve(variant.givens).mistakes["std-for-variance"]) == 1.0
     assert "std-for-variance" not in variant.mistakes
-    assert set(variant.mistakes) == {"width-ignored", "width-squared", "variances-added"}
+    # σ unsquared gives 16·0.5·0.5 = 4; σ ignored gives 16, the same as d_k² σq² σk², and √16
+    # is the same 4, so each of those two is named by the mistake listed before it.
+    assert set(variant.mistakes) == {
+        "width-ignored",
+        "width-squared",
+        "variances-added",
+        "sigma-not-squared",
+    }
 
 
 def test_wider_tolerance_withholds_more_mistakes():
     # d_k = 64, σq = σk = 2: answer 1024; mistakes std-for-variance 32, width-ignored 16,
-    # width-squared 65536, variances-added 512. Within 60%: 512 lies near the answer, and 16
-    # lies near 32, which is offered first, so neither can be named.
+    # width-squared 65536, variances-added 512, sigma-not-squared 256, unit-variance-assumed 64,
+    # root-width-for-width 8. Within 60%: 512 lies near the answer, and 16 lies near 32, which
+    # is offered first, so neither can be named; the rest stay apart.
     family = get_family("dot-variance")
     params = {"d_k_choices": [64], "sigma_choices": [2.0]}
     default = make_variant(family, params, 0)
     assert float(default.answer) == 1024.0
     assert set(default.mistakes) == set(family.mistakes)
     wide = make_variant(family, params, 0, tolerance=Tolerance(atol=0.0, rtol=0.6))
-    assert set(wide.mistakes) == {"std-for-variance", "width-squared"}
+    assert set(wide.mistakes) == {
+        "std-for-variance",
+        "width-squared",
+        "sigma-not-squared",
+        "unit-variance-assumed",
+        "root-width-for-width",
+    }
 
 
 def test_mistakes_that_coincide_are_offered_once():

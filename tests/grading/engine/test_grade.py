@@ -152,7 +152,7 @@ def test_hostile_and_empty_input_is_invalid_with_a_message(text, status, message
         ("dot-variance", DOT_VARIANCE, "57600", "power-of-ten", "too large by a factor of 100:"),
         ("dot-variance", DOT_VARIANCE, "4608", "factor-sqrt-dk", "factor of √d_k = 8"),
         ("scale-for-unit-variance", UNIT_DIVISOR, "0.375", "factor-dk", "factor of d_k = 64"),
-        ("scaled-dot", SCALED_DOT, "10", "factor-dk", "too large by a factor of d_k = 4"),
+        ("scaled-dot", SCALED_DOT, "0.625", "factor-dk", "too small by a factor of d_k = 4"),
         ("scaled-dot", SCALED_DOT, "6.25", "squared", "square of the correct one"),
         ("scaled-dot", SCALED_DOT, "sqrt(2.5)", "square-rooted", "square root of the correct"),
     ],

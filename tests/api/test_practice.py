@@ -142,3 +142,26 @@ def test_an_exam_only_problem_is_refused_and_not_listed(lms, problem):
     assert problem.slug not in {row["slug"] for row in listed}
     assert listed  # the others are still there
     assert client.get(f"/api/v1/problems/{problem.slug}/").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("sqrt(512)", "root-width-for-width"),
+        ("512*0.5*1", "sigma-not-squared"),
+        ("512", "unit-variance-assumed"),
+    ],
+)
+def test_the_likely_mistakes_of_the_first_problem_are_named(lms, text, code):
+    # d_k = 512, σq = 0.5, σk = 1: the answer is 128.
+    client = lms.client()
+    variant = new_variant(client).json()
+    Variant.objects.filter(pk=variant["id"]).update(
+        givens={"d_k": 512, "sigma_q": 0.5, "sigma_k": 1.0}
+    )
+    verdict = client.post(
+        f"/api/v1/variants/{variant['id']}/answers/", {"text": text}, format="json"
+    )
+    assert verdict.status_code == 201
+    assert (verdict.json()["status"], verdict.json()["misconception"]) == ("incorrect", code)
+    assert "128" not in verdict.content.decode()

@@ -6,11 +6,15 @@ import io
 import json
 import math
 
+import numpy as np
 import pytest
 from django.core.management import CommandError, call_command
 
 from courses.models import Lesson, Problem
 from grading import engine
+from grading.engine.problems import Solution
+from grading.engine.problems.registry import FAMILIES
+from grading.engine.problems.variance import DotVariance
 from tests.grading.private_data import FORMULA_ANSWER, formula_problem
 
 pytestmark = pytest.mark.django_db
@@ -123,6 +127,44 @@ def test_check_bank_fails_when_a_mistake_has_no_misconception(shipped_bank):
     with pytest.raises(CommandError):
         call_command("check_bank", "--variants", "2", stdout=io.StringIO(), stderr=err)
     assert "dot-variance: mistake width-squared names no misconception" in err.getvalue()
+
+
+class _ShadowedMistake(DotVariance):
+    """A deliberately broken family: its width-squared mistake always has the value of
+    std-for-variance, listed first, so a learner making it is told the other misconception."""
+
+    def solve(self, givens, grading_key=engine.NO_KEY):
+        solution = super().solve(givens, grading_key)
+        mistakes = dict(solution.mistakes)
+        mistakes["width-squared"] = mistakes["std-for-variance"]
+        return Solution(answer=solution.answer, mistakes=mistakes)
+
+
+class _UnreadableMistake(DotVariance):
+    """A deliberately broken family: it lists a mistake of the wrong shape, never nameable."""
+
+    def solve(self, givens, grading_key=engine.NO_KEY):
+        solution = super().solve(givens, grading_key)
+        mistakes = {**solution.mistakes, "width-squared": np.array([1.0, 2.0])}
+        return Solution(answer=solution.answer, mistakes=mistakes)
+
+
+@pytest.mark.parametrize("broken", [_ShadowedMistake, _UnreadableMistake])
+def test_check_bank_fails_when_a_listed_mistake_is_not_recognised(
+    shipped_bank, monkeypatch, broken
+):
+    monkeypatch.setitem(FAMILIES, "dot-variance", broken())
+    err = io.StringIO()
+    with pytest.raises(CommandError, match="failure"):
+        call_command("check_bank", "--variants", "3", stdout=io.StringIO(), stderr=err)
+    lines = err.getvalue().splitlines()
+    for seed in range(3):
+        assert any(
+            line.startswith(f"dot-variance seed {seed}: mistake width-squared typed as ")
+            and line.endswith(", not width-squared")
+            for line in lines
+        ), err.getvalue()
+    assert not any(line.startswith("dot-std") for line in lines)
 
 
 def test_formula_problems_keep_their_formulas_out_of_the_givens_unless_revealed(shipped_bank):

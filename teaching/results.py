@@ -4,8 +4,12 @@ export both read `quiz_results`, so the page and the file never disagree.
 
 A fixed number of queries whatever the number of learners, attempts and items: the items, the
 attempts with their learners, the learners an LMS sent to the quiz (one query per provider that
-settings name), the learners among those who made no attempt, and, for the grid, the counted
-answers and the overrides of the quiz's attempts.
+settings name), the learners among those who made no attempt, and, for the grid, the answers
+(every save: the counted ones score, all of them time the items) and the overrides of the quiz's
+attempts.
+
+Time on an item (`item_times`) is read off the answers' timestamps, the only clock an attempt
+keeps: softgrade does not know when a learner looks at an item, only when they save an answer.
 """
 
 from __future__ import annotations
@@ -13,8 +17,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from enum import StrEnum
+from typing import Protocol
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -76,6 +81,53 @@ def time_taken(attempt: Attempt) -> timedelta | None:
     return attempt.submitted_at - attempt.started_at
 
 
+# Answers saved within this long of each other were saved together (one click on a sheet of
+# answers writes them all at once, microseconds apart); nobody answers two items in a second.
+SAVED_TOGETHER = timedelta(seconds=1)
+
+# How the pages and the README state it to instructors.
+ITEM_TIME_DEFINITION = (
+    "Time on an item adds up, for each answer saved to it (invalid ones too), the time since "
+    "the learner's previous save in the attempt, to any item, or since the attempt started; "
+    "answers saved together share that time equally. It counts reading and any pause before a "
+    "save, and leaves out the time after the last save, so an attempt's items add up to less "
+    "than its time taken."
+)
+
+
+class SavedAnswer(Protocol):
+    quiz_item_id: int
+    created_at: datetime
+
+
+def item_times(*, started_at: datetime, answers: Iterable[SavedAnswer]) -> dict[int, timedelta]:
+    """Time on each item of one attempt (quiz item id -> time), as ITEM_TIME_DEFINITION says;
+    items without an answer are left out. The times add up to the start's distance from the
+    last save.
+
+    >>> from types import SimpleNamespace as Saved
+    >>> t = datetime(2026, 1, 1)
+    >>> saved = [Saved(quiz_item_id=7, created_at=t + timedelta(seconds=30)),
+    ...          Saved(quiz_item_id=8, created_at=t + timedelta(seconds=40))]
+    >>> item_times(started_at=t, answers=saved)
+    {7: datetime.timedelta(seconds=30), 8: datetime.timedelta(seconds=10)}
+    """
+    saves: list[list[SavedAnswer]] = []
+    for answer in sorted(answers, key=lambda answer: answer.created_at):
+        if saves and answer.created_at - saves[-1][-1].created_at <= SAVED_TOGETHER:
+            saves[-1].append(answer)
+        else:
+            saves.append([answer])
+    times: dict[int, timedelta] = defaultdict(timedelta)
+    previous = started_at
+    for save in saves:
+        share = max(save[-1].created_at - previous, timedelta(0)) / len(save)
+        for answer in save:
+            times[answer.quiz_item_id] += share
+        previous = save[-1].created_at
+    return dict(times)
+
+
 @dataclass(frozen=True)
 class Learner:
     """Who a row is about: the account's name, and the LMS course they came from, if any."""
@@ -109,6 +161,8 @@ class ItemResult:
     status: str
     tries: int
     misconception: str = ""
+    # Time on the item (item_times); None when no answer was saved to it.
+    time: timedelta | None = None
 
 
 @dataclass
@@ -157,12 +211,17 @@ def _item_results(
     *,
     attempt: Attempt,
     items: list[QuizItem],
-    tries: dict[int, list[Response]],
+    saved: list[Response],
     overrides: dict[int, float],
 ) -> list[ItemResult]:
-    """Each item's result in the attempt, by grading.scores' rules (counting try, overrides)."""
+    """Each item's result in the attempt, by grading.scores' rules (counting try, overrides),
+    and the time on it, from every answer `saved` (in the order saved)."""
     immediate = policy.immediate_feedback(attempt.quiz)
-    every = [response for item_tries in tries.values() for response in item_tries]
+    every = [response for response in saved if response.counts_as_try]
+    tries: dict[int, list[Response]] = defaultdict(list)
+    for response in every:
+        tries[response.quiz_item_id].append(response)
+    times = item_times(started_at=attempt.started_at, answers=saved)
     item_scores = scores.item_scores(attempt=attempt, responses=every, overrides=overrides)
     results = []
     for item in items:
@@ -180,6 +239,7 @@ def _item_results(
                 status=status,
                 tries=len(item_tries),
                 misconception=counting.misconception if counting is not None else "",
+                time=times.get(item.pk),
             )
         )
     return results
@@ -221,17 +281,18 @@ def quiz_results(*, quiz: Quiz, rule: AttemptRule, per_item: bool = True) -> Qui
         for user in get_user_model().objects.filter(pk__in=missing):
             learners[user.pk] = learner_of(user, contexts[user.pk])
     counted = {user_id: attempts_counted(rule, by_user.get(user_id, [])) for user_id in learners}
-    tries: dict[int, dict[int, list[Response]]] = defaultdict(lambda: defaultdict(list))
+    saved: dict[int, list[Response]] = defaultdict(list)
     overrides: dict[int, dict[int, float]] = {}
     if per_item:
-        answers = Response.objects.filter(attempt__quiz=quiz, counts_as_try=True)
+        # Every answer, invalid ones too: they score nothing but take the learner's time.
+        answers = Response.objects.filter(attempt__quiz=quiz)
         if rule is not AttemptRule.ALL:
             answers = answers.filter(attempt__status=Attempt.Status.SUBMITTED)
         fields = ("id", "attempt_id", "quiz_item_id", "status", "score", "counts_as_try")
         for response in answers.only(*fields, "misconception", "created_at").order_by(
             "created_at", "id"
         ):
-            tries[response.attempt_id][response.quiz_item_id].append(response)
+            saved[response.attempt_id].append(response)
         overrides = scores.quiz_item_overrides(quiz=quiz)
     rows = []
     for user_id, learner in sorted(
@@ -246,7 +307,7 @@ def quiz_results(*, quiz: Quiz, rule: AttemptRule, per_item: bool = True) -> Qui
                 results = _item_results(
                     attempt=attempt,
                     items=items,
-                    tries=tries.get(attempt.pk, {}),
+                    saved=saved.get(attempt.pk, []),
                     overrides=overrides.get(attempt.pk, {}),
                 )
             rows.append(ResultRow(learner, made, attempt, results))

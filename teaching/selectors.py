@@ -15,7 +15,7 @@ from grading.models import Attempt, Response
 from grading.templatetags.grading_display import choice_letter
 from teaching.access import courses_taught
 from teaching.models import CourseRole
-from teaching.results import time_taken
+from teaching.results import item_times, time_taken
 
 
 def courses_with_roles(*, user: AbstractBaseUser) -> list[Course]:
@@ -106,11 +106,14 @@ class Try:
 
 @dataclass
 class ReviewItem:
-    """One item of an attempt as its learner saw it (grading.selectors.ItemRow) and every
-    response to it."""
+    """One item of an attempt as its learner saw it (grading.selectors.ItemRow, numbered in the
+    learner's order), every response to it, its number in the quiz's order (the results grid's
+    column) and the time on it (teaching.results.item_times; None without an answer)."""
 
     row: selectors.ItemRow
     tries: list[Try]
+    quiz_number: int
+    time: timedelta | None
 
 
 @dataclass
@@ -122,13 +125,20 @@ class AttemptReview:
 
 
 def attempt_review(*, attempt: Attempt) -> AttemptReview:
-    """The attempt item by item (grading.selectors.attempt_sheet: the attempt's own order and
-    every response, invalid ones too), each response marked with the letters it picked and
-    whether it counts (grading.scores.counting_try). Six queries."""
+    """The attempt item by item (grading.selectors.attempt_sheet: the order its learner saw,
+    items and choices, and every response, invalid ones too), each response marked with the
+    letters it picked in that order and whether it counts (grading.scores.counting_try).
+    Seven queries."""
     immediate = policy.immediate_feedback(attempt.quiz)
     rows = selectors.attempt_sheet(attempt=attempt)
     misconceptions = selectors.misconceptions_by_code(
         response.misconception for row in rows for response in row.responses
+    )
+    quiz_order = sorted(rows, key=lambda row: (row.item.order, row.item.pk))
+    quiz_numbers = {row.item.pk: number for number, row in enumerate(quiz_order, start=1)}
+    times = item_times(
+        started_at=attempt.started_at,
+        answers=[response for row in rows for response in row.responses],
     )
     items = []
     for row in rows:
@@ -145,5 +155,12 @@ def attempt_review(*, attempt: Attempt) -> AttemptReview:
             )
             for response in row.responses
         ]
-        items.append(ReviewItem(row=row, tries=tries))
+        items.append(
+            ReviewItem(
+                row=row,
+                tries=tries,
+                quiz_number=quiz_numbers[row.item.pk],
+                time=times.get(row.item.pk),
+            )
+        )
     return AttemptReview(items=items, misconceptions=misconceptions, time_taken=time_taken(attempt))

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET
 from grading import policy
 from teaching import access, results, score_changes, selectors
 from teaching.gradebook import RULES, gradebook_lines
-from teaching.results import AttemptRule
+from teaching.results import ITEM_TIME_DEFINITION, AttemptRule
 
 GROUPS = ("", "lms")
 
@@ -70,6 +70,7 @@ def quiz_results(request: HttpRequest, slug: str) -> HttpResponse:
         "rules": list(AttemptRule),
         "export_rule": rule if rule in RULES else AttemptRule.BEST,
         "immediate": policy.immediate_feedback(quiz),
+        "item_time_definition": ITEM_TIME_DEFINITION,
     }
     return render(request, "teaching/quiz_results.html", context)
 
@@ -105,5 +106,6 @@ def attempt_review(request: HttpRequest, pk: int) -> HttpResponse:
         # Each item's overrides and regrades; the override forms for those who may use them.
         "score_changes": score_changes.attempt_score_changes(attempt=attempt),
         "may_change_scores": access.may_change_scores(user=request.user, quiz=attempt.quiz),
+        "item_time_definition": ITEM_TIME_DEFINITION,
     }
     return render(request, "teaching/attempt_review.html", context)

@@ -242,6 +242,20 @@ def test_changing_the_settings_never_reorders_an_attempt_already_started():
 # --- every surface shows the one order -------------------------------------------------------
 
 
+def attempt_in_a_new_order(quiz: Quiz) -> tuple[Attempt, list[tuple[int, list[int]]]]:
+    """A new learner's attempt whose order differs from the stored one in both items and
+    choices, and that order. Not luck: the first of a few learners, so a comparison with the
+    order a page shows cannot pass on the stored order."""
+    stored = stored_order(quiz)
+    for _ in range(5):
+        attempt = attempt_start(user=UserFactory(), quiz=quiz)
+        shown = shown_order(attempt)
+        items_moved = [item for item, _ in shown] != [item for item, _ in stored]
+        if items_moved and any(choices != dict(stored)[item] for item, choices in shown if choices):
+            return attempt, shown
+    pytest.fail("five learners in a row were shown the stored order")
+
+
 def take_order(html: str) -> list[tuple[int, list[int]]]:
     """Items and choice ids in the order the attempt page shows them."""
     sections = re.split(r'<section class="card item[^"]*" id="item-(\d+)"', html)[1:]
@@ -265,18 +279,8 @@ def api_order(items: list[dict]) -> list[tuple[int, list[int]]]:
 
 def test_the_pages_and_the_api_show_the_same_order(client: Client):
     quiz = quiz_of_questions(questions=5, problems=2)
-    # Not luck: take the first of a few learners whose order differs from the stored one in
-    # both items and choices, so the comparisons below cannot pass on the stored order.
-    stored = stored_order(quiz)
-    for _ in range(5):
-        learner = UserFactory()
-        attempt = attempt_start(user=learner, quiz=quiz)
-        shown = shown_order(attempt)
-        items_moved = [item for item, _ in shown] != [item for item, _ in stored]
-        if items_moved and any(choices != dict(stored)[item] for item, choices in shown if choices):
-            break
-    else:
-        pytest.fail("five learners in a row were shown the stored order")
+    attempt, shown = attempt_in_a_new_order(quiz)
+    learner = attempt.user
 
     client.force_login(learner)
     api = session_client(learner)

@@ -4,6 +4,8 @@ the learner (grading.policy.staff_visibility). The learner's own pages stay as t
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -11,8 +13,16 @@ from courses.models import Quiz
 from grading.models import Variant
 from grading.services.attempts import attempt_start, attempt_submit
 from grading.services.responses import response_submit
+from teaching.models import CourseRole
 from tests.factories import UserFactory
 from tests.grading.exam_records import sit
+from tests.grading.test_ordering import (
+    attempt_in_a_new_order,
+    quiz_of_questions,
+    results_order,
+    stored_order,
+    take_order,
+)
 from tests.grading.test_services import answer_of
 
 pytestmark = pytest.mark.django_db
@@ -94,3 +104,43 @@ def test_an_attempt_in_progress_shows_its_saved_answers_graded(client, exam, peo
     assert "That the answer was saved" in page
     assert "<td>Incorrect</td>" in page
     assert "<td>Correct</td>" in page
+
+
+def test_a_shuffled_attempt_opens_in_the_order_its_learner_saw(client, people):
+    """Items and choices in the learner's own order (grading.ordering, the one that orders the
+    learner's pages), lettered as the learner read them, each item with its column in the grid."""
+    quiz = quiz_of_questions(questions=4, problems=1)
+    CourseRole.objects.create(
+        course=quiz.lesson.course, user=people.assistant, role=CourseRole.Role.TEACHING_ASSISTANT
+    )
+    stored = stored_order(quiz)
+    attempt, shown = attempt_in_a_new_order(quiz)
+    learner = attempt.user
+
+    client.force_login(learner)
+    take = client.get(reverse("attempt-take", args=[attempt.pk])).content.decode()
+    assert take_order(take) == shown
+    # The learner picks the third choice they see ("C") in every question.
+    picked = {item: choices[2] for item, choices in shown if choices}
+    for item in quiz.items.all():
+        if item.pk in picked:
+            response_submit(attempt=attempt, item=item, choice_ids=[picked[item.pk]])
+    attempt_submit(attempt=attempt)
+    # Lettered by the stored order, some pick would read other than "C".
+    assert any(dict(stored)[item].index(choice) != 2 for item, choice in picked.items())
+
+    client.force_login(people.assistant)
+    page = staff_page(client, attempt)
+    assert results_order(page) == shown
+    assert re.findall(r'class="item-heading">Item (\d+)', page) == ["1", "2", "3", "4", "5"]
+    sections = re.split(r'<section class="card item" id="item-(\d+)"', page)[1:]
+    quiz_numbers = {item: number for number, (item, _) in enumerate(stored, start=1)}
+    for number, (item, body) in enumerate(zip(sections[::2], sections[1::2], strict=True), 1):
+        moved = re.search(r"<span class=\"meta\" data-quiz-number>item (\d+) in the quiz", body)
+        if quiz_numbers[int(item)] == number:
+            assert moved is None
+        else:
+            assert int(moved.group(1)) == quiz_numbers[int(item)]
+        if int(item) in picked:
+            # The try's answer cell: the letter the learner saw.
+            assert "<td>C</td>" in body

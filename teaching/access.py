@@ -40,9 +40,17 @@ def courses_taught(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Course]:
     return Course.objects.filter(teaching_roles__user=user)
 
 
+def teaches_some_course(user: AbstractBaseUser | AnonymousUser) -> bool:
+    """Does the user teach any course: an active superuser always does (no query), an anonymous
+    or inactive user never (no query), anyone else when they hold a role in one (one EXISTS)."""
+    if not user.is_authenticated or not user.is_active:
+        return False
+    return user.is_superuser or courses_taught(user).exists()
+
+
 def teaching_or_404(user: AbstractBaseUser) -> None:
     """Raise a 404 unless the user teaches some course (a superuser always does)."""
-    if not user.is_superuser and not courses_taught(user).exists():
+    if not teaches_some_course(user):
         raise Http404(NOT_TAUGHT)
 
 

@@ -65,6 +65,8 @@ TEMPLATES = [
                 "django.template.context_processors.csp",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                # Whether to show the "Teaching" link in the site's navigation.
+                "teaching.context_processors.teaching_navigation",
             ],
         },
     },

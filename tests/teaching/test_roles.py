@@ -79,3 +79,22 @@ def test_roles_are_managed_in_the_admin_and_an_edit_makes_the_role_the_admin_s(c
     )
     assert added.status_code == 302
     assert CourseRole.objects.filter(user=user).count() == 2
+
+
+def test_a_launch_with_no_course_role_takes_away_only_a_launch_s_role():
+    user, course, other = UserFactory(), CourseFactory(), CourseFactory()
+    course_role_from_lms(user=user, course=course, role="instructor")
+    course_role_from_lms(user=user, course=other, role="teaching_assistant")
+    assert course_role_from_lms(user=user, course=course, role=None) is None
+    assert list(CourseRole.objects.values_list("course", flat=True)) == [other.pk]
+    # Nothing to take away: nothing happens.
+    assert course_role_from_lms(user=user, course=course, role=None) is None
+    assert CourseRole.objects.count() == 1
+
+
+def test_a_launch_with_no_course_role_leaves_an_administrator_s_role():
+    user, course = UserFactory(), CourseFactory()
+    CourseRole.objects.create(user=user, course=course, role=ASSISTANT)
+    kept = course_role_from_lms(user=user, course=course, role=None)
+    assert (kept.role, kept.source) == (ASSISTANT, CourseRole.Source.ADMIN)
+    assert CourseRole.objects.get() == kept

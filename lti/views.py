@@ -33,6 +33,7 @@ from lti.content import CUSTOM_MASTERY_PASSBACK, CUSTOM_PRACTICE, CUSTOM_QUIZ
 from lti.deep_linking import LtiServiceError, deep_linking_respond
 from lti.launch.accept import launch_accept
 from lti.launch.login import NONCE_LIFETIME, login_initiate, state_cookie_name
+from lti.launch.roles import launch_teaching_landing
 from lti.launch.verify import launch_verify
 from lti.middleware import SESSION_FRAME_ANCESTORS, platform_origin
 from lti.models import LinkTarget
@@ -146,8 +147,9 @@ def oidc_login(request: HttpRequest, registration_uuid: str | None = None) -> Ht
 @require_POST
 def launch(request: HttpRequest) -> HttpResponse:
     """Step two: the LMS posts the signed id_token; softgrade checks it, signs the learner in
-    and sends them to the link's quiz or practice set (instructors to the link's instructor
-    view, deep linking to the picker). Never to a URL the request names."""
+    and sends them to the link's quiz or practice set (the course's instructors and teaching
+    assistants to that content's instructor page, other instructor roles to the link's
+    instructor view, deep linking to the picker). Never to a URL the request names."""
     state = request.POST.get("state", "")
     cookie_name = state_cookie_name(state) if state else ""
     try:
@@ -176,6 +178,10 @@ def launch(request: HttpRequest) -> HttpResponse:
         pending[token] = result.deep_linking
         request.session[SESSION_DEEP_LINKING] = pending
         response = redirect("lti:deep-linking", token=token)
+    elif result.course_role is not None and (
+        landing := launch_teaching_landing(user=result.user, target=result.target)
+    ):
+        response = redirect(landing)
     elif result.teaching:
         response = redirect("lti:link-instructor", pk=result.target.pk)
     elif result.target.kind == LinkTarget.Kind.QUIZ:

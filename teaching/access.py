@@ -54,6 +54,13 @@ def teaching_or_404(user: AbstractBaseUser) -> None:
         raise Http404(NOT_TAUGHT)
 
 
+def teaches_quiz(*, user: AbstractBaseUser | AnonymousUser, quiz: Quiz) -> bool:
+    """May the user see the quiz's instructor pages (one query at most)."""
+    if not user.is_authenticated or not user.is_active:
+        return False
+    return user.is_superuser or courses_taught(user).filter(lessons__quizzes=quiz).exists()
+
+
 def course_for_staff_or_404(*, user: AbstractBaseUser, slug: str) -> Course:
     """A course the user teaches, by slug."""
     found = courses_taught(user).filter(slug=slug).first()

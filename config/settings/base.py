@@ -253,7 +253,12 @@ SOFTGRADE_MASTERY_CHANGED_HOOKS = ["lti.passback.mastery_passback_enqueue"]
 # The instructor pages (teaching/) and LTI know each other only through these dotted paths.
 # A launch of an LMS course's instructor or teaching assistant gives them that role in the
 # softgrade course (called inside the launch's transaction with user, course and role):
+# Every other launch of a link (role None) takes away the role earlier launches gave, never one
+# set in the admin.
 SOFTGRADE_LAUNCH_COURSE_ROLE_HOOKS = ["teaching.services.course_role_from_lms"]
+# Where such a launch lands (called with user, quiz and lesson; returns a path, or None to land
+# on the learner's page): the instructor page of the link's quiz, or of its lesson's course.
+SOFTGRADE_LAUNCH_TEACHING_LANDING = "teaching.launch_landing.teaching_landing_url"
 # The LMS course each learner launched a quiz from, {user id: course name} for a quiz, so the
 # results grid groups learners by it and lists those an LMS sent who made no attempt yet:
 SOFTGRADE_LEARNER_LMS_CONTEXTS = ["lti.selectors.quiz_learner_contexts"]

@@ -51,6 +51,8 @@ class LaunchResult:
 
     user: AbstractBaseUser
     teaching: bool
+    # The course role the launch gave (instructor or teaching_assistant), None for a learner.
+    course_role: str | None
     registration: LtiRegistration
     deployment: LtiDeployment
     context: LtiContext | None
@@ -144,7 +146,7 @@ def launch_accept(*, request, launch: VerifiedLaunch) -> LaunchResult:
     user = lti_account(lti_user=lti_user)
     teaching = is_teaching(launch.claims[ROLES])
     context = lti_launch.context
-    target = deep_linking = None
+    target = deep_linking = course_role = None
     if launch.message_type == DEEP_LINKING_REQUEST:
         if not teaching:
             raise LaunchRefused(
@@ -159,10 +161,11 @@ def launch_accept(*, request, launch: VerifiedLaunch) -> LaunchResult:
         )
         _line_item_from_launch(target=target, claims=launch.claims)
         link_launch_record(target=target, lti_user=lti_user, user=user)
-        launch_course_role_grant(user=user, roles=launch.claims[ROLES], target=target)
+        course_role = launch_course_role_grant(user=user, roles=launch.claims[ROLES], target=target)
     return LaunchResult(
         user=user,
         teaching=teaching,
+        course_role=course_role,
         registration=launch.registration,
         deployment=launch.deployment,
         context=context,

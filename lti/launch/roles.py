@@ -1,9 +1,12 @@
 """The course role a launch gives: an LMS course's instructors and teaching assistants get that
-role in the softgrade course of the content their link opens.
+role in the softgrade course of the content their link opens, keep it while the LMS says so,
+lose it when a later launch no longer does, and land on that content's instructor page.
 
 The roles live in the teaching app, which lti never imports: the launch calls the functions
 SOFTGRADE_LAUNCH_COURSE_ROLE_HOOKS names (teaching.services.course_role_from_lms), inside its
-transaction, for the account the launch signed in (lti.identity: never one found by name).
+transaction, for the account the launch signed in (lti.identity: never one found by name); and
+it lands where SOFTGRADE_LAUNCH_TEACHING_LANDING (teaching.launch_landing.teaching_landing_url)
+says.
 """
 
 from __future__ import annotations
@@ -46,16 +49,34 @@ def course_role(roles: list[str]) -> str | None:
 
 def launch_course_role_grant(
     *, user: AbstractBaseUser, roles: list[str], target: LinkTarget
-) -> None:
+) -> str | None:
     """Give the launch's instructor or teaching assistant their role in the course of the
-    link's quiz or practice set (nothing for learners and other roles)."""
+    link's quiz or practice set, and return it (None for learners and other roles).
+
+    Every launch of a link asks the hooks, learners' too: a person the LMS no longer calls an
+    instructor or teaching assistant of the course loses the role earlier launches gave (the
+    hooks get role None), and an instructor the LMS now calls a teaching assistant becomes one.
+    Which roles a launch may change (never an administrator's) is the hooks' decision."""
     role = course_role(roles)
     hooks = getattr(settings, "SOFTGRADE_LAUNCH_COURSE_ROLE_HOOKS", ())
-    if role is None or not hooks:
-        return
+    if not hooks:
+        return role
     if target.quiz_id:
         course = Course.objects.get(lessons__quizzes=target.quiz_id)
     else:
         course = Course.objects.get(lessons=target.lesson_id)
     for path in hooks:
         import_string(path)(user=user, course=course, role=role)
+    return role
+
+
+def launch_teaching_landing(*, user: AbstractBaseUser, target: LinkTarget) -> str | None:
+    """Where a launch that gave a course role lands: the path the function
+    SOFTGRADE_LAUNCH_TEACHING_LANDING names returns for the link's quiz or practice set's lesson
+    (teaching.launch_landing: the instructor page of that content), or None to land as before."""
+    path = getattr(settings, "SOFTGRADE_LAUNCH_TEACHING_LANDING", "")
+    if not path:
+        return None
+    quiz = target.quiz if target.quiz_id else None
+    lesson = target.lesson if target.lesson_id else None
+    return import_string(path)(user=user, quiz=quiz, lesson=lesson)

@@ -18,6 +18,7 @@ from grading.services.attempts import attempt_start, attempt_submit
 from lti import selectors
 from lti.launch.roles import INSTRUCTOR as INSTRUCTOR_ROLE
 from lti.launch.roles import TEACHING_ASSISTANT, course_role
+from lti.models import LinkTarget
 from teaching import services
 from teaching.models import CourseRole
 from tests.factories import UserFactory
@@ -193,10 +194,9 @@ def test_the_lms_courses_of_a_quiz_s_learners_cost_one_query(
 
 
 def test_the_lti_instructor_view_links_the_results_grid(client, platform, quiz):
-    response = launch_as(
-        client, platform, sub="teacher-1", roles=(INSTRUCTOR,), custom=quiz_custom(quiz)
-    )
-    page = client.get(response["Location"]).content.decode()
+    launch_as(client, platform, sub="teacher-1", roles=(INSTRUCTOR,), custom=quiz_custom(quiz))
+    target = LinkTarget.objects.get()
+    page = client.get(reverse("lti:link-instructor", args=[target.pk])).content.decode()
     grid = reverse("teaching:quiz-results", args=[quiz.slug])
     assert f'href="{grid}"' in page
     assert client.get(grid).status_code == 200

@@ -141,9 +141,13 @@ def test_the_same_sub_launching_again_is_the_same_user(client, platform, quiz):
     assert get_user_model().objects.filter(lti_users__isnull=False).distinct().count() == 2
 
 
-def test_instructor_launch_lands_on_the_instructor_view(client, platform, quiz):
+def test_an_lms_administrator_launch_lands_on_the_link_s_instructor_view(client, platform, quiz):
+    # An LMS administrator gets no course role (the course's instructors and teaching
+    # assistants land on its instructor pages: tests/lti/test_course_roles.py), but the link's
+    # own view: its learners, roster and scores sent.
+    administrator = "http://purl.imsglobal.org/vocab/lis/v2/membership#Administrator"
     response = launch_as(
-        client, platform, custom=quiz_custom(quiz), sub="teacher-1", roles=(INSTRUCTOR,)
+        client, platform, custom=quiz_custom(quiz), sub="admin-1", roles=(administrator,)
     )
     target = LinkTarget.objects.get()
     assert response.status_code == 302

@@ -43,7 +43,10 @@ def test_an_assistant_walks_from_their_courses_to_a_learner_s_attempt(
     page, live_server, taught, learner_account
 ):
     log_in(page, live_server, learner_account)
-    page.goto(live_server.url + "/teach/")
+    # A teaching assistant finds the instructor pages in the site's navigation.
+    page.goto(live_server.url + "/")
+    page.get_by_role("navigation", name="Main").get_by_role("link", name="Teaching").click()
+    expect(page).to_have_url(f"{live_server.url}/teach/")
     assert serious_violations(page) == [], "courses"
     page.get_by_role("link", name=taught.lesson.course.title).click()
     assert serious_violations(page) == [], "course"
@@ -51,6 +54,8 @@ def test_an_assistant_walks_from_their_courses_to_a_learner_s_attempt(
     expect(page.get_by_role("heading", level=1)).to_contain_text(taught.title)
     assert serious_violations(page) == [], "results"
     expect(page.locator("td[data-score]")).to_have_count(2)
+    learner_view = page.get_by_role("link", name="Open as a learner sees it")
+    expect(learner_view).to_have_attribute("href", f"/quizzes/{taught.slug}/")
 
     page.get_by_label("Attempts", exact=True).select_option("all")
     page.get_by_label("Group by LMS course").check()

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q
+from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q, QuerySet
+from django.urls import reverse
 from lti_tool.models import LtiMembership, LtiRegistration
 
 from courses.models import Lesson, Quiz
@@ -20,15 +21,10 @@ from lti.models import LinkLaunch, LinkTarget, PassbackOutcome, RosterSync, Scor
 TEACHING = Q(is_instructor=True) | Q(is_administrator=True) | Q(is_content_developer=True)
 
 
-def link_target_for_teacher(*, user: AbstractBaseUser, pk: int) -> LinkTarget:
-    """A link, if this user teaches its course in the LMS or is softgrade staff; else
-    LinkTarget.DoesNotExist (the page answers 404, never revealing other courses' links)."""
-    targets = LinkTarget.objects.select_related(
-        "quiz__lesson",
-        "lesson",
-        "line_item",
-        "resource_link__context__deployment__registration",
-    )
+def _targets_taught(user: AbstractBaseUser) -> QuerySet[LinkTarget]:
+    """The links whose instructor view the user may open: those of the LMS courses they teach
+    (instructor, administrator or content developer there), or every link for softgrade staff."""
+    targets = LinkTarget.objects.all()
     if not user.is_staff:
         teaches = LtiMembership.objects.filter(
             TEACHING,
@@ -36,7 +32,47 @@ def link_target_for_teacher(*, user: AbstractBaseUser, pk: int) -> LinkTarget:
             user__auth_user=user,
         )
         targets = targets.filter(Exists(teaches))
-    return targets.get(pk=pk)
+    return targets
+
+
+def link_target_for_teacher(*, user: AbstractBaseUser, pk: int) -> LinkTarget:
+    """A link, if this user teaches its course in the LMS or is softgrade staff; else
+    LinkTarget.DoesNotExist (the page answers 404, never revealing other courses' links)."""
+    return (
+        _targets_taught(user)
+        .select_related(
+            "quiz__lesson",
+            "lesson",
+            "line_item",
+            "resource_link__context__deployment__registration",
+        )
+        .get(pk=pk)
+    )
+
+
+def quiz_link_views(*, user: AbstractBaseUser, quiz: Quiz) -> list[tuple[str, str]]:
+    """The LMS links to the quiz whose instructor view (members, roster sync, scores sent) the
+    user may open, as (name, path) pairs; one query. The results grid (teaching) lists them,
+    through SOFTGRADE_QUIZ_LMS_LINK_VIEWS, since an LMS instructor's launch lands there."""
+    links = (
+        _targets_taught(user)
+        .filter(quiz=quiz)
+        .order_by("pk")
+        .values_list(
+            "pk",
+            "resource_link__title",
+            "resource_link__id_on_platform",
+            "resource_link__context__title",
+            "resource_link__context__label",
+        )
+    )
+    return [
+        (
+            f"{context_title or context_label or 'An LMS course'}: {title or id_on_platform}",
+            reverse("lti:link-instructor", args=[pk]),
+        )
+        for pk, title, id_on_platform, context_title, context_label in links
+    ]
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, OuterRef, Prefetch, QuerySet, Subquery, Sum
+from django.utils.module_loading import import_string
 
 from courses.models import Course, Lesson, Misconception, Quiz
 from grading import policy, scores, selectors
@@ -16,6 +18,15 @@ from grading.templatetags.grading_display import choice_letter
 from teaching.access import courses_taught
 from teaching.models import CourseRole
 from teaching.results import item_times, time_taken
+
+
+def quiz_lms_link_views(*, user: AbstractBaseUser, quiz: Quiz) -> list[tuple[str, str]]:
+    """The LMS links to the quiz whose own instructor view (the LMS course's members, roster
+    sync, scores sent) the user may open, as (name, path): asked of the function
+    SOFTGRADE_QUIZ_LMS_LINK_VIEWS names (the lti app, which teaching never imports); none
+    without it."""
+    path = getattr(settings, "SOFTGRADE_QUIZ_LMS_LINK_VIEWS", "")
+    return import_string(path)(user=user, quiz=quiz) if path else []
 
 
 def courses_with_roles(*, user: AbstractBaseUser) -> list[Course]:

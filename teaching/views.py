@@ -71,6 +71,7 @@ def quiz_results(request: HttpRequest, slug: str) -> HttpResponse:
         "export_rule": rule if rule in RULES else AttemptRule.BEST,
         "immediate": policy.immediate_feedback(quiz),
         "item_time_definition": ITEM_TIME_DEFINITION,
+        "lms_links": selectors.quiz_lms_link_views(user=request.user, quiz=quiz),
     }
     return render(request, "teaching/quiz_results.html", context)
 

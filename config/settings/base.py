@@ -262,6 +262,9 @@ SOFTGRADE_LAUNCH_TEACHING_LANDING = "teaching.launch_landing.teaching_landing_ur
 # The LMS course each learner launched a quiz from, {user id: course name} for a quiz, so the
 # results grid groups learners by it and lists those an LMS sent who made no attempt yet:
 SOFTGRADE_LEARNER_LMS_CONTEXTS = ["lti.selectors.quiz_learner_contexts"]
+# The LMS links to a quiz whose own instructor view (members, roster sync, scores sent) a user
+# may open, [(name, path)], listed on the results grid where an instructor's launch lands:
+SOFTGRADE_QUIZ_LMS_LINK_VIEWS = "lti.selectors.quiz_link_views"
 # Who may override and regrade a quiz's scores (grading.overrides asks it, with user and quiz):
 # the instructors of the quiz's course and superusers; teaching assistants only look.
 SOFTGRADE_SCORE_CHANGE_RULE = "teaching.access.may_change_scores"

@@ -148,9 +148,7 @@ def test_learners_and_other_courses_teachers_get_404_on_the_instructor_view(clie
 
 
 def test_roster_sync_stores_members_and_roles_across_pages(client, platform, quiz, lms):
-    response = launch_as(
-        client, platform, custom={"softgrade_quiz": quiz.slug}, sub="t", roles=(INSTRUCTOR,)
-    )
+    launch_as(client, platform, custom={"softgrade_quiz": quiz.slug}, sub="t", roles=(INSTRUCTOR,))
     lms.add(responses.POST, platform.token_url, json={"access_token": "tok", "expires_in": 60})
     page_two = platform.memberships_url + "?page=2"
     lms.add(
@@ -183,7 +181,8 @@ def test_roster_sync_stores_members_and_roles_across_pages(client, platform, qui
     assert nrps_calls[0].request.headers["Accept"] == (
         "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
     )
-    page = client.get(response["Location"]).content.decode()
+    assert sync_response["Location"] == reverse("lti:link-instructor", args=[target.pk])
+    page = client.get(sync_response["Location"]).content.decode()
     assert "Sam One" in page
     assert "Roster synced" in page
 

@@ -418,7 +418,10 @@ def test_instructor_launch_sees_passbacks_and_outcomes(
     response = launch_as(
         client, platform, custom={"softgrade_quiz": quiz.slug}, sub="t", roles=(INSTRUCTOR,)
     )
-    page = client.get(response["Location"]).content.decode()
+    # The launch lands on the quiz's results grid, which links the LMS link's own view.
+    link_view = reverse("lti:link-instructor", args=[ScorePassback.objects.get().target_id])
+    assert f'href="{link_view}"' in client.get(response["Location"]).content.decode()
+    page = client.get(link_view).content.decode()
     assert "Failed, will retry (HTTP 503)" in page
     assert "Ada Lovelace" in page
 

@@ -55,6 +55,27 @@ def test_an_instructor_or_assistant_lands_on_the_quiz_s_results_with_the_learner
     assert client.get(learner_page).status_code == 200
 
 
+def test_an_lms_instructor_s_landing_links_the_link_s_own_instructor_view(client, platform, quiz):
+    response = launch_as(
+        client, platform, sub="teacher-1", roles=(INSTRUCTOR,), custom=quiz_custom(quiz)
+    )
+    page = client.get(response["Location"]).content.decode()
+    link_view = reverse("lti:link-instructor", args=[LinkTarget.objects.get().pk])
+    assert f'<a href="{link_view}">Machine learning 101: Week 1 quiz</a>' in page
+    assert client.get(link_view).status_code == 200
+
+
+def test_an_assistant_s_landing_lists_no_link_view_they_cannot_open(client, platform, quiz):
+    # The LMS link's view is for the LMS course's instructors (lti.selectors): a teaching
+    # assistant there gets a 404 from it, so the results grid does not offer it.
+    response = launch_as(client, platform, sub="ta-1", roles=(TA_ROLE,), custom=quiz_custom(quiz))
+    page = client.get(response["Location"]).content.decode()
+    link_view = reverse("lti:link-instructor", args=[LinkTarget.objects.get().pk])
+    assert link_view not in page
+    assert "In the LMS" not in page
+    assert client.get(link_view).status_code == 404
+
+
 def test_a_learner_still_lands_on_the_quiz_itself(client, platform, quiz):
     response = launch_as(client, platform, sub="learner-1", custom=quiz_custom(quiz))
     assert response["Location"] == reverse("quiz-detail", args=[quiz.slug])

@@ -62,6 +62,7 @@ bench: $(STAMP)
 	$(PY) bench/engine_bench.py
 	$(PY) bench/pages_bench.py
 	$(PY) bench/discovery_bench.py
+	$(PY) bench/reports_bench.py
 	$(PY) bench/api_bench.py
 
 # Exam day (docs/performance.md): 3,000 learners by default, released at one instant, on

@@ -14,6 +14,9 @@ Run as `.venv/bin/python bench/reports_bench.py` (`make bench` does). It:
    (bench/reports_pages.py): one untimed request, then --repeats timed ones each;
 4. prints the median and 95th percentile of each against its goal, PASS or MISS (the p95 must
    be under the goal), with the machine's load average, and writes bench-results/reports.json.
+   Beside them the median CPU time of this process per request: on a shared, loaded machine
+   the wall clock swings with the neighbours, the CPU a request costs Python much less (the
+   database server's work is not in it).
 
 `--learners 30 --attempts 2` makes a quick run; `--only statistics` times the requests whose
 name contains the word.
@@ -136,6 +139,7 @@ def main() -> None:
             t.request.name: {
                 "median_s": round(t.median, 3),
                 "p95_s": round(t.p95, 3),
+                "cpu_s": round(t.cpu, 3),
                 "goal_s": t.request.goal,
                 "passed": t.passed,
                 "bytes": t.size,

@@ -42,6 +42,7 @@ class Timing:
     request: Request
     median: float
     p95: float
+    cpu: float  # median CPU seconds of this process (the database server's work is not in it)
     size: int  # bytes of the last response
 
     @property
@@ -151,16 +152,18 @@ def clients(data: ReportsData) -> tuple[Client, Client]:
     return staff, key
 
 
-def _get(client: Client, request: Request) -> tuple[float, int]:
+def _get(client: Client, request: Request) -> tuple[float, float, int]:
     if request.cold:
         cache.clear()
+    cpu = time.process_time()
     start = time.perf_counter()
     response = client.get(request.url)
     body = b"".join(response.streaming_content) if response.streaming else response.content
     elapsed = time.perf_counter() - start
+    cpu = time.process_time() - cpu
     if response.status_code != 200:
         raise BenchError(f"{request.name}: {request.url} answered {response.status_code}")
-    return elapsed, len(body)
+    return elapsed, cpu, len(body)
 
 
 def percentile(samples: list[float], share: float) -> float:
@@ -178,19 +181,24 @@ def measure(data: ReportsData, *, repeats: int, only: str = "") -> list[Timing]:
             continue
         client = key if request.api else staff
         _get(client, request)
-        samples, size = [], 0
+        samples, cpus, size = [], [], 0
         for _ in range(repeats):
-            elapsed, size = _get(client, request)
+            elapsed, cpu, size = _get(client, request)
             samples.append(elapsed)
-        timings.append(Timing(request, statistics.median(samples), percentile(samples, 0.95), size))
+            cpus.append(cpu)
+        median, p95 = statistics.median(samples), percentile(samples, 0.95)
+        timings.append(Timing(request, median, p95, statistics.median(cpus), size))
     return timings
 
 
 def table(timings: list[Timing]) -> str:
-    lines = [f"{'report':<36} {'median s':>9} {'p95 s':>7} {'goal s':>7} {'KiB':>7}  result"]
+    lines = [
+        f"{'report':<36} {'median s':>9} {'p95 s':>7} {'CPU s':>7} {'goal s':>7} {'KiB':>7}  result"
+    ]
     for timing in timings:
         lines.append(
             f"{timing.request.name:<36} {timing.median:>9.3f} {timing.p95:>7.3f} "
+            f"{timing.cpu:>7.3f} "
             f"{timing.request.goal:>7.1f} {timing.size / 1024:>7.0f}  "
             f"{'PASS' if timing.passed else 'MISS'}"
         )

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from django.db.models import TextField, Value
+from django.db.models import Exists, OuterRef, QuerySet, TextField, Value
 from django.db.models.fields.json import KT
 from django.db.models.functions import NullIf
 
@@ -113,7 +113,7 @@ class QuizData:
     def item_responses(self) -> tuple[ItemResponses, ...]:
         """Each item's response analysis, in quiz order. One more query (the choices the
         responses picked) when the quiz has a question: the statistics page needs none."""
-        picked = _picked(quiz=self.quiz, item=None) if self.choices else {}
+        picked = _picked(quiz=self.quiz, rule=self.rule, item=None) if self.choices else {}
         return analyse_responses(self.item_specs(), _rows(self.answers, picked))
 
 
@@ -128,14 +128,29 @@ def item_guess(item: QuizItem, choices: Sequence[Choice]) -> float | None:
     return quiz_statistics.random_guess_score(item.question.kind, len(choices), correct)
 
 
+def _counted(*, quiz: Quiz, rule: AttemptRule) -> QuerySet[Attempt]:
+    """The submitted attempts `rule` counts, as a query the responses' reads filter by too, so
+    the database never hands over the answers of attempts the statistics leave out (two thirds
+    of them for first attempts when learners make three). First: no earlier submitted attempt of
+    the same learner, the rule of teaching.results.attempts_counted, which still picks from what
+    this returns (one attempt per learner, so it agrees by construction)."""
+    if rule not in RULES:
+        raise ValueError(f"Statistics count first or all submitted attempts, not {rule!r}.")
+    submitted = Attempt.objects.filter(scores.SUBMITTED, quiz=quiz)
+    if rule is AttemptRule.ALL:
+        return submitted
+    earlier = Attempt.objects.filter(
+        scores.SUBMITTED, quiz=quiz, user=OuterRef("user"), number__lt=OuterRef("number")
+    )
+    return submitted.filter(~Exists(earlier))
+
+
 def counted_attempts(*, quiz: Quiz, rule: AttemptRule) -> list[Attempt]:
     """The submitted attempts `rule` counts, by learner and number, each with its learner and
     its quiz set (no query per attempt). One query."""
-    if rule not in RULES:
-        raise ValueError(f"Statistics count first or all submitted attempts, not {rule!r}.")
-    submitted = Attempt.objects.filter(scores.SUBMITTED, quiz=quiz).select_related("user")
     by_user: dict[int, list[Attempt]] = defaultdict(list)
-    for attempt in submitted.order_by("user_id", "number"):
+    found = _counted(quiz=quiz, rule=rule).select_related("user")
+    for attempt in found.order_by("user_id", "number"):
         attempt.quiz = quiz  # the scoring rules read the quiz's settings
         by_user[attempt.user_id].append(attempt)
     if rule is AttemptRule.ALL:
@@ -162,15 +177,15 @@ def quiz_items(*, quiz: Quiz) -> tuple[list[QuizItem], dict[int, list[Choice]]]:
     return items, choices
 
 
-def _responses(*, quiz: Quiz, item: QuizItem | None) -> list[Any]:
-    """Every response to the quiz's submitted attempts (to one item when given), oldest first,
+def _responses(*, quiz: Quiz, rule: AttemptRule, item: QuizItem | None) -> list[Any]:
+    """Every response to the attempts `rule` counts (to one item when given), oldest first,
     as rows of the fields the scoring rules (grading.scores.Scored) and the response analysis
     read, the diagnosis read out of `detail` by the database. One query.
 
     Named rows, not model instances: a quiz of 3,000 learners has tens of thousands of
     responses, and building a model instance for each costs ten times the query itself.
     """
-    rows = Response.objects.filter(attempt__quiz=quiz, attempt__status=Attempt.Status.SUBMITTED)
+    rows = Response.objects.filter(attempt__in=_counted(quiz=quiz, rule=rule).values("pk"))
     if item is not None:
         rows = rows.filter(quiz_item=item)
     # The key as text, with no JSON to decode per row; SQLite gives a JSON null as "null".
@@ -183,12 +198,11 @@ def _responses(*, quiz: Quiz, item: QuizItem | None) -> list[Any]:
     )
 
 
-def _picked(*, quiz: Quiz, item: QuizItem | None) -> dict[int, tuple[int, ...]]:
-    """Response id -> the ids of the choices it picked, ascending, for the same responses. One
-    query."""
-    links = Response.choices.through.objects.filter(
-        response__attempt__quiz=quiz, response__attempt__status=Attempt.Status.SUBMITTED
-    )
+def _picked(*, quiz: Quiz, rule: AttemptRule, item: QuizItem | None) -> dict[int, tuple[int, ...]]:
+    """Response id -> the ids of the choices it picked, ascending, for the same responses as
+    _responses. One query."""
+    counted = _counted(quiz=quiz, rule=rule).values("pk")
+    links = Response.choices.through.objects.filter(response__attempt__in=counted)
     if item is not None:
         links = links.filter(response__quiz_item=item)
     picked: dict[int, tuple[int, ...]] = {}
@@ -220,8 +234,12 @@ def quiz_data(*, quiz: Quiz, rule: AttemptRule = AttemptRule.FIRST) -> QuizData:
     Five queries: items, choices, attempts, responses, overrides."""
     items, choices = quiz_items(quiz=quiz)
     attempts = counted_attempts(quiz=quiz, rule=rule)
+    # The database filters by the same rule; an attempt submitted between the two reads is
+    # left out of the answers too.
     counted = {attempt.pk for attempt in attempts}
-    answers = [row for row in _responses(quiz=quiz, item=None) if row.attempt_id in counted]
+    answers = [
+        row for row in _responses(quiz=quiz, rule=rule, item=None) if row.attempt_id in counted
+    ]
     overrides = scores.quiz_item_overrides(quiz=quiz)
     by_attempt: dict[int, list[Any]] = defaultdict(list)
     for response in answers:
@@ -272,8 +290,10 @@ def item_data(*, quiz: Quiz, rule: AttemptRule, item_id: int) -> ItemData | None
     if item is None:
         return None
     attempts = {attempt.pk: attempt for attempt in counted_attempts(quiz=quiz, rule=rule)}
-    responses = [row for row in _responses(quiz=quiz, item=item) if row.attempt_id in attempts]
-    picked = _picked(quiz=quiz, item=item) if item.question_id else {}
+    responses = [
+        row for row in _responses(quiz=quiz, rule=rule, item=item) if row.attempt_id in attempts
+    ]
+    picked = _picked(quiz=quiz, rule=rule, item=item) if item.question_id else {}
     spec = ItemSpec(item.pk, tuple(choice.pk for choice in choices.get(item.pk, [])))
     (analysis,) = analyse_responses([spec], _rows(responses, picked))
     return ItemData(

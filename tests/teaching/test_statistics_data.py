@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from courses.models import Question
+from grading.deletions import attempt_delete
 from grading.services.attempts import attempt_start, attempt_submit
 from teaching.results import AttemptRule
 from teaching.statistics_data import (
@@ -133,6 +134,19 @@ def test_every_attempt_adds_ann_s_second_answers(worked):
     assert found[1]["choices"] == [3, 1, 1, 1]
     assert found[1]["misconceptions"] == {"picked-c-or-d": 2, "picked-b": 1}
     assert (found[2]["responses"], found[2]["unexplained"]) == (6, 2)
+
+
+def test_a_first_attempt_is_the_earliest_submitted_one_left(worked):
+    """With Ann's first attempt gone (deleted by an administrator), her second is her first
+    submitted one: its answers, not nobody's, are counted (the database reads by the rule)."""
+    attempt_delete(attempt=worked.first["Ann"], by=InstructorFactory(), reason="a test sitting")
+
+    data = quiz_data(quiz=worked.quiz)
+    ann = next(attempt for attempt in data.attempts if attempt.user.first_name == "Ann")
+    assert ann.pk == worked.ann_second.pk
+    assert {row.attempt_id for row in data.answers} == {attempt.pk for attempt in data.attempts}
+    problem = item_data(quiz=worked.quiz, rule=AttemptRule.FIRST, item_id=worked.items[2].pk)
+    assert worked.ann_second.pk in set(problem.attempt_of_response.values())
 
 
 def test_one_item_s_responses_and_their_attempts(worked):

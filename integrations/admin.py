@@ -8,7 +8,7 @@ from django.template.response import TemplateResponse
 from django.utils import timezone
 
 from integrations import services
-from integrations.models import ApiKey, Integration, Learner
+from integrations.models import ApiKey, Integration, Learner, LtiTie
 
 
 class ApiKeyInline(admin.TabularInline):
@@ -24,11 +24,19 @@ class ApiKeyInline(admin.TabularInline):
         return False
 
 
+class LtiTieInline(admin.TabularInline):
+    """Tie the integration to the LTI registration of the same LMS, so its grades API shows the
+    LMS `sub` of the learners that LMS launched in (docs/api.md)."""
+
+    model = LtiTie
+    extra = 0
+
+
 @admin.register(Integration)
 class IntegrationAdmin(admin.ModelAdmin):
     list_display = ["name", "key_count", "learner_count", "created_at"]
     search_fields = ["name", "notes"]
-    inlines = [ApiKeyInline]
+    inlines = [ApiKeyInline, LtiTieInline]
 
     def get_queryset(self, request):
         return (

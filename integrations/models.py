@@ -78,6 +78,28 @@ class ApiKey(models.Model):
         return self.revoked_at is not None
 
 
+class LtiTie(models.Model):
+    """An LTI registration of the same LMS as the integration: learners that LMS launched in
+    through this registration are the integration's too, so its keys get their LMS `sub` with
+    their grades (teaching.api.grade_rows). A registration is tied to one integration at most,
+    so no other integration ever reads its users' ids."""
+
+    integration = models.ForeignKey(Integration, on_delete=models.CASCADE, related_name="lti_ties")
+    registration = models.OneToOneField(
+        "lti_tool.LtiRegistration",
+        on_delete=models.CASCADE,
+        related_name="+",
+        help_text="The LTI registration this integration's LMS launches learners through.",
+    )
+
+    class Meta:
+        verbose_name = "LTI registration of the same LMS"
+        verbose_name_plural = "LTI registrations of the same LMS"
+
+    def __str__(self) -> str:
+        return f"{self.integration} ↔ {self.registration}"
+
+
 class Learner(models.Model):
     """A learner as an integration knows them; their records hang off an ordinary Django user."""
 

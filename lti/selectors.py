@@ -6,6 +6,7 @@ size of the course.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -16,7 +17,14 @@ from lti_tool.models import LtiMembership, LtiRegistration
 from courses.models import Lesson, Quiz
 from grading import scores
 from grading.models import Attempt, PracticeStreak
-from lti.models import LinkLaunch, LinkTarget, PassbackOutcome, RosterSync, ScorePassback
+from lti.models import (
+    LinkLaunch,
+    LinkTarget,
+    LtiIdentity,
+    PassbackOutcome,
+    RosterSync,
+    ScorePassback,
+)
 
 TEACHING = Q(is_instructor=True) | Q(is_administrator=True) | Q(is_content_developer=True)
 
@@ -201,6 +209,19 @@ def quiz_learner_contexts(*, quiz: Quiz) -> dict[int, str]:
         # Later launches replace earlier ones: the latest is the course the learner is in now.
         found[user_id] = title or label or id_on_platform or "An LMS course"
     return found
+
+
+def learner_lms_subjects(*, user_ids: Collection[int]) -> dict[int, tuple[int, str]]:
+    """The LMS identity of each of these accounts that an LTI launch made, by user id: the
+    registration (which LMS) and the LMS's `sub` for the user; one query.
+
+    The grades API (teaching) calls it through SOFTGRADE_LEARNER_LMS_SUBJECTS, to tell LTI
+    learners apart and to give their `sub` to the LMS whose registration launched them only.
+    """
+    identities = LtiIdentity.objects.filter(user_id__in=user_ids).values_list(
+        "user_id", "registration_id", "sub"
+    )
+    return {user_id: (registration_id, sub) for user_id, registration_id, sub in identities}
 
 
 def deep_linking_choices() -> tuple[list[Quiz], list[Lesson]]:

@@ -1,10 +1,10 @@
 """A quiz's gradebook as CSV: one line per learner (site sign-ups, integrations' learners and
 LMS learners alike) with the score of the attempt the chosen rule counts.
 
-The lines are made as the response is sent (a generator), from teaching.results, so the file
-and the results grid agree. A cell a spreadsheet would read as a formula (starting with = + - @,
-a tab or a carriage return: names and emails come from learners, LMSs and integrations) is
-prefixed with an apostrophe.
+The lines are made as the response is sent (a generator), from teaching.grades, so the file,
+the results grid and the grades API agree. A cell a spreadsheet would read as a formula
+(starting with = + - @, a tab or a carriage return: names and emails come from learners, LMSs
+and integrations) is prefixed with an apostrophe.
 """
 
 from __future__ import annotations
@@ -13,9 +13,8 @@ import csv
 from collections.abc import Iterator
 
 from courses.models import Quiz
-from teaching.results import AttemptRule, quiz_results
-
-RULES = (AttemptRule.FIRST, AttemptRule.BEST, AttemptRule.LAST)
+from teaching.grades import quiz_grades
+from teaching.results import AttemptRule
 
 COLUMNS = [
     "learner",
@@ -49,22 +48,19 @@ class _Line:
 def gradebook_lines(*, quiz: Quiz, rule: AttemptRule) -> Iterator[str]:
     """The CSV's lines, header first: per learner by name, the attempt `rule` counts (first,
     best or last submitted) with its score, or empty cells when none is submitted."""
-    if rule not in RULES:
-        raise ValueError(f"A gradebook counts one attempt per learner, not {rule!r}.")
+    grades = quiz_grades(quiz=quiz, rule=rule)
     writer = csv.writer(_Line())
     yield writer.writerow(COLUMNS)
-    results = quiz_results(quiz=quiz, rule=rule, per_item=False)
-    for row in results.rows:
-        attempt = row.attempt
+    for learner, grade in grades:
         cells = [
-            row.learner.username,
-            row.learner.name,
-            row.learner.email,
-            row.learner.lms_context,
-            row.attempts_made,
-            attempt.number if attempt else None,
-            attempt.score if attempt else None,
-            attempt.max_score if attempt else float(results.max_score),
-            attempt.submitted_at.isoformat() if attempt else None,
+            learner.username,
+            learner.name,
+            learner.email,
+            learner.lms_context,
+            grade.attempts,
+            grade.attempt_number,
+            grade.score,
+            grade.max_score,
+            grade.submitted_at.isoformat() if grade.submitted_at else None,
         ]
         yield writer.writerow([spreadsheet_safe(cell) for cell in cells])

@@ -18,15 +18,18 @@ from django.views.decorators.http import require_GET
 
 from grading import policy
 from teaching import access, results, score_changes, selectors
-from teaching.gradebook import RULES, gradebook_lines
+from teaching.gradebook import gradebook_lines
+from teaching.grades import GRADE_RULES, default_rule
 from teaching.results import ITEM_TIME_DEFINITION, AttemptRule
 
 GROUPS = ("", "lms")
 
 
-def _rule(request: HttpRequest, *, allowed: tuple[AttemptRule, ...]) -> AttemptRule:
-    """The `attempts` query parameter (best when absent); anything else is a 400."""
-    value = request.GET.get("attempts", AttemptRule.BEST)
+def _rule(
+    request: HttpRequest, *, allowed: tuple[AttemptRule, ...], default: AttemptRule
+) -> AttemptRule:
+    """The `attempts` query parameter (`default` when absent); anything else is a 400."""
+    value = request.GET.get("attempts", default)
     if value not in allowed:
         choices = ", ".join(rule.value for rule in allowed)
         raise BadRequest(f"attempts must be one of {choices}.")
@@ -56,7 +59,7 @@ def course_detail(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def quiz_results(request: HttpRequest, slug: str) -> HttpResponse:
     quiz = access.quiz_for_staff_or_404(user=request.user, slug=slug)
-    rule = _rule(request, allowed=tuple(AttemptRule))
+    rule = _rule(request, allowed=tuple(AttemptRule), default=default_rule(quiz))
     group = request.GET.get("group", "")
     if group not in GROUPS:
         raise BadRequest("group must be lms, or left out.")
@@ -68,7 +71,7 @@ def quiz_results(request: HttpRequest, slug: str) -> HttpResponse:
         "groups": found.groups() if group else [("", found.rows)],
         "group": group,
         "rules": list(AttemptRule),
-        "export_rule": rule if rule in RULES else AttemptRule.BEST,
+        "export_rule": rule if rule in GRADE_RULES else default_rule(quiz),
         "immediate": policy.immediate_feedback(quiz),
         "item_time_definition": ITEM_TIME_DEFINITION,
         "lms_links": selectors.quiz_lms_link_views(user=request.user, quiz=quiz),
@@ -81,7 +84,7 @@ def quiz_results(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def quiz_gradebook(request: HttpRequest, slug: str) -> StreamingHttpResponse:
     quiz = access.quiz_for_staff_or_404(user=request.user, slug=slug)
-    rule = _rule(request, allowed=RULES)
+    rule = _rule(request, allowed=GRADE_RULES, default=default_rule(quiz))
     lines = gradebook_lines(quiz=quiz, rule=rule)
     response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
     filename = f"softgrade-{quiz.slug}-{rule.value}.csv"

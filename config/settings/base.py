@@ -265,6 +265,9 @@ SOFTGRADE_LEARNER_LMS_CONTEXTS = ["lti.selectors.quiz_learner_contexts"]
 # The LMS links to a quiz whose own instructor view (members, roster sync, scores sent) a user
 # may open, [(name, path)], listed on the results grid where an instructor's launch lands:
 SOFTGRADE_QUIZ_LMS_LINK_VIEWS = "lti.selectors.quiz_link_views"
+# The LMS identity an LTI launch gave each of some accounts, {user id: (registration id, sub)},
+# so the grades API tells LTI learners apart and gives a `sub` only to the LMS that sent them:
+SOFTGRADE_LEARNER_LMS_SUBJECTS = ["lti.selectors.learner_lms_subjects"]
 # Who may override and regrade a quiz's scores (grading.overrides asks it, with user and quiz):
 # the instructors of the quiz's course and superusers; teaching assistants only look.
 SOFTGRADE_SCORE_CHANGE_RULE = "teaching.access.may_change_scores"

@@ -6,14 +6,12 @@ queries whatever the page size; tests/api pins those counts.
 
 from __future__ import annotations
 
-from datetime import datetime
-
-from django.db.models import Count, F, Max, QuerySet
+from django.db.models import QuerySet
 
 from api.scope import Scope
 from courses.markup import MarkupError, render_markup
 from courses.models import Problem, Quiz, QuizItem
-from grading import engine, scores
+from grading import engine
 from grading.models import Attempt, PracticeStreak, Variant
 
 
@@ -76,39 +74,6 @@ def streaks(*, scope: Scope) -> QuerySet[PracticeStreak]:
     return scope.courses(scope.owned(rows), "problem__lesson__course").order_by(
         "problem__lesson__order", "problem__order", "problem_id", "user_id"
     )
-
-
-def grades(*, scope: Scope, since: datetime | None = None) -> QuerySet:
-    """One row per learner and quiz: the best submitted score, attempts, and the last change.
-
-    In-progress attempts count as attempts but never give a score: an exam's saved answers are
-    graded before submission, and a running score would tell which of them are right.
-    """
-    rows = (
-        attempts(scope=scope)
-        .order_by()  # the model's default ordering would join the GROUP BY
-        .values(
-            "user_id",
-            "quiz_id",
-            learner=F("user__integration_learner__external_id"),
-            learner_name=F("user__integration_learner__name"),
-            learner_email=F("user__integration_learner__email"),
-            course=F("quiz__lesson__course__slug"),
-            quiz_slug=F("quiz__slug"),
-            quiz_title=F("quiz__title"),
-        )
-        .annotate(
-            attempts=Count("id"),
-            submitted_attempts=Count("id", filter=scores.SUBMITTED),
-            best_score=scores.best_score(),
-            out_of=Max("max_score"),
-            last_submitted_at=Max("submitted_at"),
-            changed_at=Max("updated_at"),
-        )
-    )
-    if since is not None:
-        rows = rows.filter(changed_at__gte=since)
-    return rows
 
 
 def variant_prompt(*, variant: Variant, problem: Problem) -> str:

@@ -102,17 +102,6 @@ class StreakQuerySerializer(StrictSerializer):
     course = serializers.SlugField(required=False)
 
 
-class GradeQuerySerializer(StrictSerializer):
-    learner = _learner_field()
-    quiz = serializers.SlugField(required=False)
-    course = serializers.SlugField(required=False)
-    updated_since = serializers.DateTimeField(
-        required=False,
-        help_text="Only grades that changed at or after this time (ISO 8601): pass the largest "
-        "updated_at of your last sync.",
-    )
-
-
 # --- output -----------------------------------------------------------------------------------
 
 
@@ -361,20 +350,3 @@ class ResultSerializer(serializers.Serializer):
     feedback_released = serializers.BooleanField()
     answers_released = serializers.BooleanField()
     items = ResultItemSerializer(many=True)
-
-
-class GradeSerializer(serializers.Serializer):
-    learner = serializers.CharField(help_text="external_id")
-    learner_name = serializers.CharField()
-    learner_email = serializers.CharField()
-    course = serializers.CharField()
-    quiz = serializers.CharField(source="quiz_slug")
-    quiz_title = serializers.CharField()
-    attempts = serializers.IntegerField()
-    submitted_attempts = serializers.IntegerField()
-    score = serializers.FloatField(
-        source="best_score", allow_null=True, help_text="Best submitted attempt; null if none."
-    )
-    max_score = serializers.FloatField(source="out_of")
-    last_submitted_at = serializers.DateTimeField(allow_null=True)
-    updated_at = serializers.DateTimeField(source="changed_at")

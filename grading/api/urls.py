@@ -1,6 +1,6 @@
 from django.urls import path
 
-from grading.api.views import answers, attempts, grades, practice
+from grading.api.views import answers, attempts, practice
 
 urlpatterns = [
     path("attempts/", attempts.AttemptList.as_view(), name="attempt-list"),
@@ -27,6 +27,4 @@ urlpatterns = [
         "variants/<int:variant_id>/answers/", answers.VariantAnswer.as_view(), name="variant-answer"
     ),
     path("streaks/", practice.StreakList.as_view(), name="streak-list"),
-    path("grades/", grades.GradeList.as_view(), name="grade-list"),
-    path("grades.csv", grades.GradeCsv.as_view(), name="grade-csv"),
 ]

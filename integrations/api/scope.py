@@ -58,7 +58,17 @@ class KeyScope(Scope):
         return learner.user
 
     def learner_filter(self, queryset: QuerySet, external_id: str | None, user_path="user"):
-        """Narrow to one of the integration's learners by external id, or leave as is."""
+        """Narrow to one of the integration's learners by external id, or leave as is.
+
+        The integration is named too: a queryset that is not narrowed to its learners (grades
+        list every learner of the key's courses) must not match another integration's learner
+        who happens to have the same external id."""
         if not external_id:
             return queryset
-        return queryset.filter(**{f"{user_path}__integration_learner__external_id": external_id})
+        learner = f"{user_path}__integration_learner"
+        return queryset.filter(
+            **{
+                f"{learner}__integration_id": self.key.integration_id,
+                f"{learner}__external_id": external_id,
+            }
+        )

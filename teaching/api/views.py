@@ -7,14 +7,13 @@ from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics
-from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
 from api.errors import not_found
+from api.renderers import CsvEndpoint
 from api.scope import request_scope
 from api.validation import query_params
 from courses.models import Quiz
-from grading.api.views.grades import CsvRenderer
 from integrations.api.scope import ApiKeyRequired
 from teaching.api.serializers import QuizStatisticsSerializer, StatisticsQuerySerializer
 from teaching.results import AttemptRule
@@ -65,15 +64,7 @@ class QuizStatistics(_QuizStatistics):
     "diagnoses as `id=count; …` cells.",
     responses={(200, "text/csv"): OpenApiTypes.STR},
 )
-class QuizStatisticsCsv(_QuizStatistics):
-    renderer_classes = [JSONRenderer, CsvRenderer]
-
-    def handle_exception(self, exc):
-        # Errors are JSON in the one error shape, even when the client asked for CSV.
-        self.request.accepted_renderer = JSONRenderer()
-        self.request.accepted_media_type = JSONRenderer.media_type
-        return super().handle_exception(exc)
-
+class QuizStatisticsCsv(CsvEndpoint, _QuizStatistics):
     def get(self, request, slug: str):
         # `format` picks the CSV renderer (?format=csv), as an Accept header would.
         data = self.statistics(request, slug, paging=("format",))

@@ -78,11 +78,17 @@ def test_the_cursor_walks_every_row_once(lms, exam):
     assert (bad.status_code, bad.json()["field"]) == (404, "cursor")
 
 
-def test_grades_of_other_integrations_and_site_learners_stay_out(lms, other_lms, exam, learner_a):
+def test_site_learners_come_without_an_external_id_and_other_courses_stay_out(
+    lms, other_lms, exam, learner_a
+):
+    """Every learner of the key's courses has a grade (tests/teaching/test_grades_api.py has
+    each origin and what each key may know of them); another course's key sees none of them."""
     submitted(learner_a, exam)
     submitted(provisioned(lms, "mine"), exam)
-    assert [row["learner"] for row in lms.client().get("/api/v1/grades/").json()["results"]] == [
-        "mine"
+    rows = lms.client().get("/api/v1/grades/").json()["results"]
+    assert sorted((row["learner"] or "", row["origin"], row["username"]) for row in rows) == [
+        ("", "site", "learner-a"),
+        ("mine", "api", Learner.objects.get(external_id="mine").user.username),
     ]
     assert other_lms.client().get("/api/v1/grades/").json()["results"] == []
 

@@ -1,8 +1,8 @@
 """The REST API for LMS integrations, mounted at /api/v1/ by config/urls.py.
 
 Content comes from courses.api, attempts and practice from grading.api, learners and keys from
-integrations.api, grades and quiz statistics from teaching.api, and the API's plumbing (errors, scope,
-paging, throttles) from api/; docs/api.md walks through a whole integration.
+integrations.api, grades and quiz statistics from teaching.api, and the API's plumbing (errors,
+scope, paging, throttles, CSV) from api/; docs/api.md walks through a whole integration.
 """
 
 from django.urls import include, path, re_path

@@ -45,11 +45,16 @@ class _Line:
         return line
 
 
+def line_writer():
+    """A csv.writer whose writerow hands back the line, for a response made as it is sent."""
+    return csv.writer(_Line())
+
+
 def gradebook_lines(*, quiz: Quiz, rule: AttemptRule) -> Iterator[str]:
     """The CSV's lines, header first: per learner by name, the attempt `rule` counts (first,
     best or last submitted) with its score, or empty cells when none is submitted."""
     grades = quiz_grades(quiz=quiz, rule=rule)
-    writer = csv.writer(_Line())
+    writer = line_writer()
     yield writer.writerow(COLUMNS)
     for learner, grade in grades:
         cells = [

@@ -4,7 +4,6 @@ numbers (teaching.grades)."""
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterator
 
 from django.http import StreamingHttpResponse
@@ -19,7 +18,7 @@ from api.validation import paging_params, query_params
 from integrations.api.scope import ApiKeyRequired
 from teaching.api.grade_rows import grade_index, grade_rows
 from teaching.api.grade_serializers import GradeQuerySerializer, GradeSerializer
-from teaching.gradebook import spreadsheet_safe
+from teaching.gradebook import line_writer, spreadsheet_safe
 from teaching.results import AttemptRule
 
 ORDERING = ("changed_at", "user_id", "quiz_id")
@@ -77,15 +76,8 @@ CSV_COLUMNS = list(GradeSerializer().fields)
 CHUNK = 1000  # pairs per read: a fixed few queries per thousand rows, never one per learner
 
 
-class _Line:
-    """A file-like sink for csv.writer that hands back each line it is given."""
-
-    def write(self, line: str) -> str:
-        return line
-
-
 def _csv_lines(index, key, rule: AttemptRule | None) -> Iterator[str]:
-    writer = csv.writer(_Line())
+    writer = line_writer()
     yield writer.writerow(CSV_COLUMNS)
     pairs = list(index.order_by(*ORDERING))
     for start in range(0, len(pairs), CHUNK):

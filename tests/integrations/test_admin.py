@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+import uuid
 
 import pytest
 from django.urls import reverse
+from lti_tool.models import LtiRegistration
 
 from integrations import services
-from integrations.models import ApiKey, Integration
+from integrations.models import ApiKey, Integration, LtiTie
 from tests.factories import CourseFactory, InstructorFactory
 
 pytestmark = pytest.mark.django_db
@@ -71,3 +73,33 @@ def test_admin_pages_render(admin_client):
         == 200
     )
     assert admin_client.get(reverse("admin:integrations_learner_add")).status_code == 403
+
+
+def _tie_form(integration: Integration, registration_id: int) -> dict[str, str]:
+    """The integration's change form with one LTI registration tied in its inline."""
+    return {
+        "name": integration.name,
+        "notes": "",
+        "api_keys-TOTAL_FORMS": "0",
+        "api_keys-INITIAL_FORMS": "0",
+        "lti_ties-TOTAL_FORMS": "1",
+        "lti_ties-INITIAL_FORMS": "0",
+        "lti_ties-0-registration": str(registration_id),
+    }
+
+
+def test_an_lti_registration_is_tied_to_one_integration_at_most(admin_client):
+    registration = LtiRegistration.objects.create(
+        name="Campus LMS (LTI)", uuid=uuid.uuid4(), issuer="https://lms.example.edu"
+    )
+    campus = Integration.objects.create(name="Campus LMS")
+    other = Integration.objects.create(name="Other LMS")
+    for integration in (campus, other):
+        admin_client.post(
+            reverse("admin:integrations_integration_change", args=[integration.pk]),
+            _tie_form(integration, registration.pk),
+        )
+    # The second integration's form is refused: the registration's users' ids stay with one.
+    assert list(LtiTie.objects.values_list("integration__name", "registration_id")) == [
+        ("Campus LMS", registration.pk)
+    ]

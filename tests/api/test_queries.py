@@ -53,8 +53,8 @@ LISTS = {
     "/api/v1/learners/": 3,
     "/api/v1/attempts/": 2,
     "/api/v1/streaks/": 3,
-    # The key, the page of (learner, quiz) pairs, their attempts, the quizzes' maximum scores,
-    # the LMS identities and the key's LTI ties (tests/teaching/test_grades_api.py).
+    # The key, the page of (learner, quiz) pairs, their attempts, the quizzes with their
+    # maximum scores, the LMS identities and the key's LTI ties (tests/teaching/test_grades_api.py).
     "/api/v1/grades/": 6,
 }
 

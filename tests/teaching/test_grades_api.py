@@ -256,8 +256,8 @@ def crowd(exam, registration, course_a):
     return key_for(campus, course_a)
 
 
-# The key, the page of (learner, quiz) pairs, their attempts with learners and quizzes, the
-# quizzes' maximum scores, the LMS identities and the key's LTI ties.
+# The key, the page of (learner, quiz) pairs, their attempts with learners, the quizzes with
+# their maximum scores, the LMS identities and the key's LTI ties.
 GRADE_QUERIES = 6
 
 

@@ -15,11 +15,11 @@ keeps: softgrade does not know when a learner looks at an item, only when they s
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -189,14 +189,6 @@ class QuizResults:
     def max_score(self) -> int:
         return sum(item.points for item in self.items)
 
-    def groups(self) -> list[tuple[str, list[ResultRow]]]:
-        """The rows by the LMS course their learners came from, LMS courses by name first."""
-        grouped: dict[str, list[ResultRow]] = defaultdict(list)
-        for row in self.rows:
-            grouped[row.learner.lms_context].append(row)
-        named = sorted((label, rows) for label, rows in grouped.items() if label)
-        return [*named, *([(NOT_FROM_AN_LMS, grouped[""])] if "" in grouped else [])]
-
 
 def lms_contexts(*, quiz: Quiz) -> dict[int, str]:
     """User id -> the LMS course they launched the quiz from, from every provider that
@@ -207,18 +199,32 @@ def lms_contexts(*, quiz: Quiz) -> dict[int, str]:
     return found
 
 
+class SavedRow(NamedTuple):
+    """One saved answer as the grid reads it: the fields the scoring rules (grading.scores.Scored)
+    and the grid's cells use, read as plain rows rather than Response instances."""
+
+    id: int
+    attempt_id: int
+    quiz_item_id: int
+    status: str
+    score: float
+    counts_as_try: bool
+    misconception: str
+    created_at: datetime
+
+
 def _item_results(
     *,
     attempt: Attempt,
     items: list[QuizItem],
-    saved: list[Response],
+    saved: Sequence[SavedRow],
     overrides: dict[int, float],
 ) -> list[ItemResult]:
     """Each item's result in the attempt, by grading.scores' rules (counting try, overrides),
     and the time on it, from every answer `saved` (in the order saved)."""
     immediate = policy.immediate_feedback(attempt.quiz)
     every = [response for response in saved if response.counts_as_try]
-    tries: dict[int, list[Response]] = defaultdict(list)
+    tries: dict[int, list[SavedRow]] = defaultdict(list)
     for response in every:
         tries[response.quiz_item_id].append(response)
     times = item_times(started_at=attempt.started_at, answers=saved)
@@ -245,30 +251,14 @@ def _item_results(
     return results
 
 
-def quiz_results(*, quiz: Quiz, rule: AttemptRule, per_item: bool = True) -> QuizResults:
-    """Every learner of a quiz with the attempts `rule` counts (one row per counted attempt; a
-    learner without one gets a row with no attempt), by name.
-
-    Learners are those who made an attempt, whichever way they came (site sign-up, an
-    integration, an LMS), and those an LMS launched into the quiz who made none yet and hold
-    no role in its course. Without `per_item` the answers are not read (the gradebook needs
-    only each attempt's score).
-    """
-    items = list(
-        QuizItem.objects.filter(quiz=quiz)
-        .select_related("question", "problem")
-        .order_by("order", "id")
-    )
-    attempts = list(Attempt.objects.filter(quiz=quiz).select_related("user").order_by("number"))
-    by_user: dict[int, list[Attempt]] = defaultdict(list)
-    for attempt in attempts:
-        attempt.quiz = quiz  # the rules read the quiz's settings: no query per attempt
-        by_user[attempt.user_id].append(attempt)
+def _learners_by_id(*, quiz: Quiz) -> dict[int, Learner]:
+    """Every learner of the quiz by user id: those who made an attempt, and those an LMS
+    launched into it who made none yet and hold no role in its course (two to four queries)."""
     contexts = lms_contexts(quiz=quiz)
-    learners = {
-        user_id: learner_of(rows[0].user, contexts.get(user_id, ""))
-        for user_id, rows in by_user.items()
-    }
+    users = get_user_model().objects.filter(
+        pk__in=Attempt.objects.filter(quiz=quiz).values("user_id")
+    )
+    learners = {user.pk: learner_of(user, contexts.get(user.pk, "")) for user in users}
     missing = set(contexts) - set(learners)
     if missing:
         # The course's instructors and assistants launch its links too: they are no learners.
@@ -280,28 +270,84 @@ def quiz_results(*, quiz: Quiz, rule: AttemptRule, per_item: bool = True) -> Qui
     if missing:
         for user in get_user_model().objects.filter(pk__in=missing):
             learners[user.pk] = learner_of(user, contexts[user.pk])
-    counted = {user_id: attempts_counted(rule, by_user.get(user_id, [])) for user_id in learners}
-    saved: dict[int, list[Response]] = defaultdict(list)
+    return learners
+
+
+def by_name(learner: Learner) -> tuple[str, str, int]:
+    """The grid's order of learners: by name, then user name, then id (names repeat)."""
+    return (learner.name.casefold(), learner.username, learner.user_id)
+
+
+def quiz_learners(*, quiz: Quiz) -> list[Learner]:
+    """Every learner of a quiz (see quiz_results), by_name."""
+    return sorted(_learners_by_id(quiz=quiz).values(), key=by_name)
+
+
+def _saved_answers(*, attempt_ids: list[int]) -> dict[int, list[SavedRow]]:
+    """Every answer of the attempts, invalid ones too (they score nothing but take the
+    learner's time), by attempt id in the order saved: one query."""
+    saved: dict[int, list[SavedRow]] = defaultdict(list)
+    rows = (
+        Response.objects.filter(attempt_id__in=attempt_ids)
+        .order_by("created_at", "id")
+        .values_list(*SavedRow._fields)
+    )
+    for row in rows:
+        answer = SavedRow._make(row)
+        saved[answer.attempt_id].append(answer)
+    return saved
+
+
+def quiz_results(
+    *,
+    quiz: Quiz,
+    rule: AttemptRule,
+    per_item: bool = True,
+    learners: Sequence[Learner] | None = None,
+) -> QuizResults:
+    """The quiz's `learners` (all of them, by_name, when None) with the attempts `rule` counts
+    (one row per counted attempt; a learner without one gets a row with no attempt), in the
+    order given.
+
+    Learners are those who made an attempt, whichever way they came (site sign-up, an
+    integration, an LMS), and those an LMS launched into the quiz who made none yet and hold
+    no role in its course (quiz_learners). Only the given learners' attempts and answers are
+    read, so a page of the grid costs the same whatever the quiz's size. Without `per_item`
+    the answers are not read (the gradebook needs only each attempt's score).
+    """
+    items = list(
+        QuizItem.objects.filter(quiz=quiz)
+        .select_related("question", "problem")
+        .order_by("order", "id")
+    )
+    if learners is None:
+        learners = quiz_learners(quiz=quiz)
+        attempts = Attempt.objects.filter(quiz=quiz)
+    else:
+        attempts = Attempt.objects.filter(
+            quiz=quiz, user_id__in=[learner.user_id for learner in learners]
+        )
+    by_user: dict[int, list[Attempt]] = defaultdict(list)
+    for attempt in attempts.order_by("number"):
+        attempt.quiz = quiz  # the rules read the quiz's settings: no query per attempt
+        by_user[attempt.user_id].append(attempt)
+    counted = {
+        learner.user_id: attempts_counted(rule, by_user.get(learner.user_id, []))
+        for learner in learners
+    }
+    saved: dict[int, list[SavedRow]] = {}
     overrides: dict[int, dict[int, float]] = {}
     if per_item:
-        # Every answer, invalid ones too: they score nothing but take the learner's time.
-        answers = Response.objects.filter(attempt__quiz=quiz)
-        if rule is not AttemptRule.ALL:
-            answers = answers.filter(attempt__status=Attempt.Status.SUBMITTED)
-        fields = ("id", "attempt_id", "quiz_item_id", "status", "score", "counts_as_try")
-        for response in answers.only(*fields, "misconception", "created_at").order_by(
-            "created_at", "id"
-        ):
-            saved[response.attempt_id].append(response)
+        saved = _saved_answers(
+            attempt_ids=[attempt.pk for rows in counted.values() for attempt in rows]
+        )
         overrides = scores.quiz_item_overrides(quiz=quiz)
     rows = []
-    for user_id, learner in sorted(
-        learners.items(), key=lambda pair: (pair[1].name.casefold(), pair[1].username)
-    ):
-        made = len(by_user.get(user_id, []))
-        if not counted[user_id]:
+    for learner in learners:
+        made = len(by_user.get(learner.user_id, []))
+        if not counted[learner.user_id]:
             rows.append(ResultRow(learner=learner, attempts_made=made, attempt=None))
-        for attempt in counted[user_id]:
+        for attempt in counted[learner.user_id]:
             results = []
             if per_item:
                 results = _item_results(

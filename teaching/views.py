@@ -10,17 +10,19 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import BadRequest
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.core.paginator import InvalidPage
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from grading import policy
-from teaching import access, results, score_changes, selectors
+from teaching import access, score_changes, selectors
 from teaching.gradebook import gradebook_lines
 from teaching.grades import GRADE_RULES, default_rule
 from teaching.results import ITEM_TIME_DEFINITION, AttemptRule
+from teaching.results_pages import SEARCH_MAX_LENGTH, results_page
 
 GROUPS = ("", "lms")
 
@@ -63,12 +65,28 @@ def quiz_results(request: HttpRequest, slug: str) -> HttpResponse:
     group = request.GET.get("group", "")
     if group not in GROUPS:
         raise BadRequest("group must be lms, or left out.")
-    found = results.quiz_results(quiz=quiz, rule=rule)
+    search = request.GET.get("q", "").strip()
+    if len(search) > SEARCH_MAX_LENGTH:
+        raise BadRequest(f"A search is at most {SEARCH_MAX_LENGTH} characters.")
+    try:
+        found = results_page(
+            quiz=quiz,
+            rule=rule,
+            grouped=bool(group),
+            search=search,
+            number=int(request.GET.get("page", 1)),
+        )
+    except (ValueError, InvalidPage):
+        raise Http404("No such page of learners.") from None
+    # The page links keep the filters and the search: only the page number changes.
+    kept = request.GET.copy()
+    kept.pop("page", None)
     context = {
         "quiz": quiz,
         "course": quiz.lesson.course,
-        "results": found,
-        "groups": found.groups() if group else [("", found.rows)],
+        "results": found.results,
+        "grid": found,
+        "page_query": kept.urlencode(),
         "group": group,
         "rules": list(AttemptRule),
         "export_rule": rule if rule in GRADE_RULES else default_rule(quiz),

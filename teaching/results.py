@@ -3,10 +3,11 @@ score per item, and the LMS course each learner came from. The results grid and 
 export both read `quiz_results`, so the page and the file never disagree.
 
 A fixed number of queries whatever the number of learners, attempts and items: the items, the
-attempts with their learners, the learners an LMS sent to the quiz (one query per provider that
-settings name), the learners among those who made no attempt, and, for the grid, the answers
-(every save: the counted ones score, all of them time the items) and the overrides of the quiz's
-attempts.
+learners (those with an attempt; the learners an LMS sent to the quiz, one query per provider
+that settings name; the course's roles and the learners among those who made no attempt), the
+given learners' attempts and, for the grid, their answers (every save, as plain rows: the
+counted ones score, all of them time the items) and the overrides of the quiz's attempts. The
+grid reads a page of learners at a time (teaching/results_pages.py); the gradebook reads all.
 
 Time on an item (`item_times`) is read off the answers' timestamps, the only clock an attempt
 keeps: softgrade does not know when a learner looks at an item, only when they save an answer.

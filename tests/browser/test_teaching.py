@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 from courses.models import Quiz
 from grading.services.attempts import attempt_start, attempt_submit
 from grading.services.responses import response_submit
+from teaching import results_pages
 from teaching.models import CourseRole
 from tests.browser.conftest import log_in
 from tests.browser.test_accessibility import screenshot, serious_violations
@@ -61,7 +62,7 @@ def test_an_assistant_walks_from_their_courses_to_a_learner_s_attempt(
     page.get_by_label("Group by LMS course").check()
     page.get_by_role("button", name="Show").click()
     expect(page).to_have_url(
-        f"{live_server.url}/teach/quizzes/{taught.slug}/?attempts=all&group=lms"
+        f"{live_server.url}/teach/quizzes/{taught.slug}/?attempts=all&group=lms&q="
     )
     expect(page.get_by_role("heading", name="Not from an LMS", exact=False)).to_be_visible()
     screenshot(page, "desktop-teach-results")
@@ -74,7 +75,36 @@ def test_an_assistant_walks_from_their_courses_to_a_learner_s_attempt(
     screenshot(page, "desktop-teach-attempt")
 
 
-def test_the_instructor_pages_fit_a_phone_width(phone_page, live_server, taught, learner_account):
+def test_an_assistant_pages_through_the_grid_and_finds_a_learner(
+    page, live_server, taught, learner_account, monkeypatch
+):
+    monkeypatch.setattr(results_pages, "LEARNERS_PER_PAGE", 1)
+    log_in(page, live_server, learner_account)
+    page.goto(f"{live_server.url}/teach/quizzes/{taught.slug}/?attempts=first")
+    expect(page.get_by_role("heading", name="Learners 1–1 of 2")).to_be_visible()
+    expect(page.get_by_role("row", name="Alan Learner", exact=False)).to_be_visible()
+    page.get_by_role("navigation", name="Pages of learners").first.get_by_role(
+        "link", name="Next"
+    ).click()
+    expect(page).to_have_url(
+        f"{live_server.url}/teach/quizzes/{taught.slug}/?attempts=first&page=2"
+    )
+    expect(page.get_by_role("heading", name="Learners 2–2 of 2")).to_be_visible()
+    expect(page.get_by_role("row", name="Grace Learner", exact=False)).to_be_visible()
+    assert serious_violations(page) == [], "results, page 2"
+
+    page.get_by_label("Learner's name or user name").fill("alan")
+    page.get_by_role("button", name="Show").click()
+    expect(page.get_by_role("heading", name="Learners 1–1 of 1")).to_be_visible()
+    expect(page.get_by_role("row", name="Alan Learner", exact=False)).to_be_visible()
+    expect(page.get_by_label("Attempts", exact=True)).to_have_value("first")
+    assert serious_violations(page) == [], "results, searched"
+
+
+def test_the_instructor_pages_fit_a_phone_width(
+    phone_page, live_server, taught, learner_account, monkeypatch
+):
+    monkeypatch.setattr(results_pages, "LEARNERS_PER_PAGE", 1)  # the page links shown too
     log_in(phone_page, live_server, learner_account)
     attempt = taught.attempts.order_by("pk").first()
     for name, path in {

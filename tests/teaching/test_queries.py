@@ -24,6 +24,7 @@ from tests.factories import (
     QuizItemFactory,
     UserFactory,
 )
+from tests.teaching.bulk_learners import learners_bulk
 
 pytestmark = pytest.mark.django_db
 
@@ -90,10 +91,11 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 # The most queries each page may take, whatever the size: the session and the user (2), then
 # - courses: the courses taught with the role and counts (1), whether any (1);
 # - course: the course (1), its lessons (1), their quizzes with item counts (1), attempt counts (1);
-# - results: the quiz (1), items (1), attempts with learners (1), LMS courses (1 with the lti
-#   app's provider, pinned in tests/lti/test_course_roles.py; none with this file's stand-in),
-#   the course's roles and the LMS learners without an attempt (2), answers (1), overrides (1);
-# - gradebook: the same without answers and overrides;
+# - results: the quiz (1), items (1), the learners with an attempt (1), LMS courses (1 with the
+#   lti app's provider, pinned in tests/lti/test_course_roles.py; none with this file's
+#   stand-in), the course's roles and the LMS learners without an attempt (2), the page's
+#   attempts (1), their answers (1), overrides (1);
+# - gradebook: the same for every learner, without answers and overrides;
 # - attempt: the attempt (1), grading.selectors.attempt_sheet (items, choices, variants,
 #   responses, their choices, overrides: 6), the misconceptions named (1), its score changes (1),
 #   whether the user may change scores (1);
@@ -226,3 +228,20 @@ def test_every_page_costs_a_fixed_number_of_queries(
             # Each learner's submitted attempt: "not a number", then a number.
             invalid = body[body.index('<tr data-key="invalid">') :]
             assert re.search(r"<td data-count>(\d+)</td>", invalid).group(1) == str(learners)
+
+
+@pytest.mark.parametrize("query", ["", "?page=3", "?attempts=all&group=lms&page=2", "?q=learner"])
+def test_a_page_of_the_grid_costs_the_same_at_many_learners(
+    client, exam, people, lms_contexts, django_assert_max_num_queries, query
+):
+    """At 120 learners (three pages of 50), half from LMS courses, a page takes the queries of
+    the small quiz above: no query per learner, attempt or answer."""
+    users = learners_bulk(quiz=exam.quiz, names=[f"Many{index:03d}" for index in range(120)])
+    lms_contexts.update(
+        {user.pk: f"LMS course {index % 3}" for index, user in enumerate(users[::2])}
+    )
+    client.force_login(people.assistant)
+    url = reverse("teaching:quiz-results", args=[exam.quiz.slug]) + query
+    with django_assert_max_num_queries(PAGES["results"]):
+        body = client.get(url).content.decode()
+    assert body.count("<td data-score>") == (20 if query == "?page=3" else 50)

@@ -149,3 +149,17 @@ def test_a_teaching_assistant_of_another_course_gets_a_404_on_any_page(client, e
     client.force_login(people.other_assistant)
     for query in ("", "?page=2", "?q=ada", "?group=lms&page=3"):
         grid(client, exam.quiz, query, status=404)
+
+
+def test_the_search_is_shown_back_as_text(client, exam, people, seven):
+    client.force_login(people.assistant)
+    page = grid(client, exam.quiz, "?q=%3Cscript%3Ealert(1)%3C/script%3E")
+    assert "<script>alert(1)" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_the_gradebook_lists_every_learner_whatever_the_page_size(client, exam, people, seven):
+    client.force_login(people.assistant)
+    response = client.get(reverse("teaching:quiz-gradebook", args=[exam.quiz.slug]))
+    lines = b"".join(response.streaming_content).decode().splitlines()
+    assert [line.split(",")[0] for line in lines[1:]] == sorted(name.lower() for name in NAMES)

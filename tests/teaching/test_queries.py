@@ -94,7 +94,8 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 # - results: the quiz (1), items (1), the learners with an attempt (1), LMS courses (1 with the
 #   lti app's provider, pinned in tests/lti/test_course_roles.py; none with this file's
 #   stand-in), the course's roles and the LMS learners without an attempt (2), the page's
-#   attempts (1), their answers (1), overrides (1);
+#   attempts (1), their answers (1), overrides (1), the quiz's LMS links the user may open
+#   (1, lti.selectors.quiz_link_views);
 # - gradebook: the same for every learner, without answers and overrides;
 # - attempt: the attempt (1), grading.selectors.attempt_sheet (items, choices, variants,
 #   responses, their choices, overrides: 6), the misconceptions named (1), its score changes (1),
@@ -124,8 +125,8 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 PAGES = {
     "courses": 4,
     "course": 6,
-    "results": 10,
-    "results, every attempt grouped": 10,
+    "results": 11,
+    "results, every attempt grouped": 11,
     "gradebook": 8,
     "attempt": 12,
     "override": 8,

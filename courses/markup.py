@@ -39,17 +39,17 @@ from markdown.extensions.tables import TableExtension
 from markdown.treeprocessors import Treeprocessor
 
 from .memo import BoundedMemo
+from .typesetting import MATHML_NAMESPACE, serialize, typeset
 
 # Part of every memo key: raise it with any change that renders the same text differently (the
 # allowlist, the extensions, the placeholders), so no worker serves HTML made the old way.
-RENDERER_VERSION = 1
+RENDERER_VERSION = 2
 
 MATH_SPAN = re.compile(r"\$\$(?P<display>.+?)\$\$|(?<![\\$])\$(?P<inline>[^$\n]+?)\$", re.DOTALL)
 TERM_LINK = re.compile(r"\[\[(?P<slug>[a-z0-9-]+)(?:\|(?P<text>[^\]]+))?\]\]")
 # Markdown leaves these brackets alone, and lesson text has no reason to contain them.
 _PLACEHOLDER = "⟦MATH{}⟧"
 _PLACEHOLDER_RE = re.compile(r"⟦MATH(\d+)⟧")
-MATHML_NAMESPACE = "http://www.w3.org/1998/Math/MathML"
 _MATHML_NS = "{" + MATHML_NAMESPACE + "}"
 # latex2mathml accepts anything; these element arities tell a broken \frac{1} from a good one.
 _ARITY = {"mfrac": 2, "msub": 2, "msup": 2, "msubsup": 3, "mroot": 2, "munder": 2, "mover": 2}
@@ -212,7 +212,7 @@ def latex_to_html(latex: str, *, display: bool = False) -> str:
             raise MarkupError(f"unknown command {element.text} in ${latex}$")
         if tag in _ARITY and len(element) != _ARITY[tag]:
             raise MarkupError(f"missing argument in ${latex}$ ({tag} needs {_ARITY[tag]} parts)")
-    return mathml
+    return serialize(typeset(root))
 
 
 def math_spans(text: str) -> list[MathSpan]:

@@ -37,15 +37,24 @@ class MarkupFieldsForm(forms.ModelForm):
         return cleaned
 
 
+class CourseForm(MarkupFieldsForm):
+    markup_fields = ("title", "summary")
+
+    class Meta:
+        model = Course
+        fields = "__all__"
+
+
 @admin.register(Course)
 class CourseAdmin(admin.ModelAdmin):
+    form = CourseForm
     list_display = ["title", "slug", "updated_at"]
     search_fields = ["title", "slug"]
     prepopulated_fields = {"slug": ["title"]}
 
 
 class KeyTermForm(MarkupFieldsForm):
-    markup_fields = ("definition",)
+    markup_fields = ("term", "definition")
 
     class Meta:
         model = KeyTerm
@@ -65,7 +74,7 @@ class KeyTermInline(admin.TabularInline):
 
 
 class LessonForm(MarkupFieldsForm):
-    markup_fields = ("body", "title")
+    markup_fields = ("title", "summary", "body")
 
     class Meta:
         model = Lesson
@@ -105,7 +114,7 @@ class KeyTermAdmin(admin.ModelAdmin):
 
 
 class MisconceptionForm(MarkupFieldsForm):
-    markup_fields = ("explanation",)
+    markup_fields = ("title", "explanation")
 
     class Meta:
         model = Misconception
@@ -248,7 +257,7 @@ class ShuffleSelect(forms.NullBooleanSelect):
 
 
 class QuizForm(MarkupFieldsForm):
-    markup_fields = ("description",)
+    markup_fields = ("title", "description")
 
     class Meta:
         model = Quiz

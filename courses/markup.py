@@ -188,6 +188,11 @@ def _check_mathml(element: ET.Element, latex: str) -> None:
 
 def latex_to_html(latex: str, *, display: bool = False) -> str:
     """Convert one formula to MathML, or raise MarkupError: `latex_to_html("d_k")`."""
+    return serialize(latex_to_tree(latex, display=display))
+
+
+def latex_to_tree(latex: str, *, display: bool = False) -> ET.Element:
+    """One formula as a checked, typeset MathML tree (its <math> element), or MarkupError."""
     latex = latex.strip()
     if not latex:
         raise MarkupError("empty formula")
@@ -212,7 +217,7 @@ def latex_to_html(latex: str, *, display: bool = False) -> str:
             raise MarkupError(f"unknown command {element.text} in ${latex}$")
         if tag in _ARITY and len(element) != _ARITY[tag]:
             raise MarkupError(f"missing argument in ${latex}$ ({tag} needs {_ARITY[tag]} parts)")
-    return serialize(typeset(root))
+    return typeset(root)
 
 
 def math_spans(text: str) -> list[MathSpan]:
@@ -280,6 +285,19 @@ def _escape_text(text: str) -> str:
     return html.escape(text, quote=False).replace("⟦", "&#x27E6;")
 
 
+def convert_title(text: str) -> SafeString:
+    """A title or a short label: its $math$ as MathML, everything else as escaped text (no
+    Markdown: "2. Softmax" stays a title, not a list); MarkupError on a bad formula."""
+    parts, position = [], 0
+    for match in MATH_SPAN.finditer(text):
+        display = match.group("display") is not None
+        latex = match.group("display") if display else match.group("inline")
+        parts += [html.escape(text[position : match.start()]), latex_to_html(latex)]
+        position = match.end()
+    parts.append(html.escape(text[position:]))
+    return mark_safe(sanitize_html("".join(parts)))
+
+
 def convert_markup(text: str, *, inline: bool = False) -> SafeString:
     """Markdown with $math$ and [[term]] links to sanitized HTML, rendered now (pure; every
     caller but the memo and its tests wants `render_markup`); MarkupError on a bad formula."""
@@ -335,14 +353,14 @@ def render_memo() -> BoundedMemo[SafeString | _Unrenderable]:
     return BoundedMemo(max_bytes=settings.MARKUP_MEMO_BYTES)
 
 
-def render_markup(text: str, *, inline: bool = False) -> SafeString:
-    """`convert_markup`, rendered once per (renderer version, inline, text) in this process."""
+def _render_once(kind: bool | str, text: str, convert) -> SafeString:
+    """`convert()`, done once per (renderer version, kind, text) in this process."""
     memo = render_memo()
-    key = (RENDERER_VERSION, inline, text)
+    key = (RENDERER_VERSION, kind, text)
     outcome = memo.get(key)
     if outcome is None:
         try:
-            outcome = convert_markup(text, inline=inline)
+            outcome = convert()
         except MarkupError as exc:
             outcome = _Unrenderable(str(exc))
         shown = outcome.message if isinstance(outcome, _Unrenderable) else outcome
@@ -350,6 +368,20 @@ def render_markup(text: str, *, inline: bool = False) -> SafeString:
     if isinstance(outcome, _Unrenderable):
         raise MarkupError(outcome.message)
     return outcome
+
+
+def render_markup(text: str, *, inline: bool = False) -> SafeString:
+    """`convert_markup`, rendered once per (renderer version, inline, text) in this process."""
+    return _render_once(inline, text, lambda: convert_markup(text, inline=inline))
+
+
+def render_title(text: str) -> SafeString:
+    """For titles, headings and short labels: `convert_title` once per text, or the source as
+    escaped text when it cannot render (as `render_markup_or_plain`)."""
+    try:
+        return _render_once("title", text, lambda: convert_title(text))
+    except MarkupError:
+        return format_html("{}", text)
 
 
 def render_markup_or_plain(text: str, *, inline: bool = False) -> SafeString:

@@ -20,7 +20,6 @@ def lesson_detail(request: HttpRequest, slug: str) -> HttpResponse:
     context = {
         "lesson": lesson,
         "body": render_markup_or_plain(lesson.body),
-        "title_html": render_markup_or_plain(lesson.title, inline=True),
         "key_terms": [
             (term, render_markup_or_plain(term.definition)) for term in lesson.key_terms.all()
         ],

@@ -34,7 +34,7 @@ PREVIEW_SEEDS = (1, 2, 3)
 
 
 class ProblemForm(MarkupFieldsForm):
-    markup_fields = ("prompt",)
+    markup_fields = ("title", "prompt")
     family = forms.ChoiceField(choices=())
 
     class Meta:

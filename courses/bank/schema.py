@@ -220,7 +220,11 @@ def required(name: str, kind: Kind, **options: Any) -> Field:
 
 COURSE = Entity(
     "course",
-    (required("slug", Slug()), required("title", Text()), Field("summary", Text())),
+    (
+        required("slug", Slug()),
+        required("title", Text(), markup=True),
+        Field("summary", Text(), markup=True),
+    ),
     key="slug",
 )
 LESSON = Entity(
@@ -228,7 +232,7 @@ LESSON = Entity(
     (
         required("slug", Slug()),
         required("title", Text(), markup=True),
-        Field("summary", Text()),
+        Field("summary", Text(), markup=True),
         Field("order", Whole(minimum=1), default=1),
         Field("minutes", Whole(minimum=1), default=20),
         required("body", Text(), markup=True, term_links=True),
@@ -239,7 +243,7 @@ KEY_TERM = Entity(
     "key term",
     (
         required("slug", Slug()),
-        required("term", Text()),
+        required("term", Text(), markup=True),
         required("definition", Text(), markup=True),
     ),
     key="slug",
@@ -248,7 +252,7 @@ MISCONCEPTION = Entity(
     "misconception",
     (
         required("code", Slug()),
-        required("title", Text()),
+        required("title", Text(), markup=True),
         required("explanation", Text(), markup=True),
     ),
     key="code",
@@ -283,7 +287,7 @@ PROBLEM = Entity(
     "problem",
     (
         required("slug", Slug()),
-        required("title", Text()),
+        required("title", Text(), markup=True),
         required("family", Text()),
         Field("params", Params()),
         Field("prompt", Text(), markup=True),
@@ -308,7 +312,7 @@ QUIZ = Entity(
     "quiz",
     (
         required("slug", Slug()),
-        required("title", Text()),
+        required("title", Text(), markup=True),
         Field("description", Text(), markup=True),
         Field("mode", OneOf(Quiz.Mode), default=Quiz.Mode.PRACTICE),
         Field("time_limit_minutes", Whole(minimum=1)),  # none: no limit

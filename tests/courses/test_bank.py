@@ -64,7 +64,7 @@ def write_bank(tmp_path: Path, document: dict, name: str = "broken.yaml") -> Pat
 
 def test_shipped_bank_holds_the_whole_lesson(shipped_bank):
     lesson = Lesson.objects.get(slug="scaled-dot-product-attention")
-    assert "√d_k" in lesson.title
+    assert r"$\sqrt{d_k}$" in lesson.title
     assert [t.slug for t in lesson.key_terms.all()] == [
         "variance",
         "standard-deviation",

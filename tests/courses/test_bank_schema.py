@@ -80,15 +80,22 @@ def test_the_markup_checked_fields_are_the_documented_ones():
         (entity.noun, spec.name) for entity, _, _ in ENTITIES for spec in entity if spec.markup
     }
     assert checked == {
+        ("course", "title"),
+        ("course", "summary"),
         ("lesson", "title"),
+        ("lesson", "summary"),
         ("lesson", "body"),
+        ("key term", "term"),
         ("key term", "definition"),
+        ("misconception", "title"),
         ("misconception", "explanation"),
         ("question", "prompt"),
         ("question", "explanation"),
         ("choice", "text"),
         ("choice", "feedback"),
+        ("problem", "title"),
         ("problem", "prompt"),
+        ("quiz", "title"),
         ("quiz", "description"),
     }
     links = {(e.noun, spec.name) for e, _, _ in ENTITIES for spec in e if spec.term_links}

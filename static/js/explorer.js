@@ -149,7 +149,7 @@
     var jacobian = largestJacobianEntry(p);
 
     widthOut.textContent = String(width);
-    slider.setAttribute("aria-valuetext", "d_k = " + width);
+    slider.setAttribute("aria-valuetext", "dₖ = " + width);
     for (var j = 0; j < bars.length; j++) {
       bars[j].style.height = (100 * p[j]).toFixed(2) + "%";
       bars[j].parentNode.classList.toggle("bar-top", p[j] === top);
@@ -166,7 +166,7 @@
       ? "saturated: typically nearly one-hot, so the gradients through the softmax vanish"
       : "not saturated: the weights are typically spread and the gradients stay alive";
     readout.textContent =
-      "d_k = " + width + ", " + (scaled ? "scores divided by √d_k" : "raw scores") +
+      "dₖ = " + width + ", " + (scaled ? "scores divided by √dₖ" : "raw scores") +
       ": logit standard deviation " + show(std) + ", largest probability " + show(top) +
       " (median over " + QUERIES + " queries " + show(typical) + "), largest Jacobian entry " +
       show(jacobian) + ". The softmax is " + state + ".";

@@ -61,14 +61,14 @@ def test_the_explorer_shows_saturation_without_scaling_and_none_with_it(
     middle = largest_probability(page)
     page.keyboard.press("End")
     expect(page.locator("#explorer-width-value")).to_have_text("1024")
-    expect(slider).to_have_attribute("aria-valuetext", "d_k = 1024")
+    expect(slider).to_have_attribute("aria-valuetext", "dₖ = 1024")
     unscaled = largest_probability(page)
     assert at_one < unscaled
     assert middle <= unscaled
     assert unscaled > 0.95
     readout = page.locator("#explorer-readout")
     expect(readout).to_have_attribute("aria-live", "polite")
-    expect(readout).to_contain_text("d_k = 1024, raw scores")
+    expect(readout).to_contain_text("dₖ = 1024, raw scores")
     expect(readout).to_contain_text("saturated")
 
     page.keyboard.press("Tab")  # the switch comes next in the focus order
@@ -77,7 +77,7 @@ def test_the_explorer_shows_saturation_without_scaling_and_none_with_it(
     expect(page.get_by_role("switch")).to_be_checked()
     scaled = largest_probability(page)
     assert scaled < 0.7
-    expect(readout).to_contain_text("scores divided by √d_k")
+    expect(readout).to_contain_text("scores divided by √dₖ")
     expect(readout).to_contain_text("not saturated")
     assert "theory: 1" in page.locator("#explorer-std").inner_text()
 

@@ -75,3 +75,128 @@ def test_function_names_and_unary_minus_sit_close_as_in_tex(page, live_server, s
     subtraction = page.evaluate(GAP_IN_EM, ["mi", "a", "−"])
     assert subtraction
     assert min(subtraction) > 0.15, subtraction
+
+
+# Every text node a learner can see, outside code: a "$", a "\command" or a "d_k" there is
+# LaTeX that reached the page without the renderer. The page's <title> is checked too.
+RAW_LATEX = r"""() => {
+  const raw = /\$|\\[a-zA-Z]+|[A-Za-z]_[A-Za-z0-9{]/;
+  const found = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const element = walker.currentNode.parentElement;
+    if (!element || element.closest("code, pre, script, style, textarea")) continue;
+    if (!element.checkVisibility()) continue;
+    const text = walker.currentNode.textContent;
+    if (raw.test(text)) found.push(text.trim().slice(0, 160));
+  }
+  if (raw.test(document.title)) found.push("<title> " + document.title);
+  return found;
+}"""
+
+
+def _scan(page, where: str, seen: dict[str, list[str]]) -> None:
+    found = page.evaluate(RAW_LATEX)
+    if found:
+        seen[where] = found
+
+
+def test_no_learner_page_shows_raw_latex_after_any_answer(
+    page, live_server, shipped_bank, learner_account
+):
+    from courses.models import Problem, Quiz
+    from grading import engine
+    from grading.models import Attempt, Variant
+    from grading.services.attempts import attempt_start, attempt_submit
+    from grading.services.responses import response_submit
+    from tests.browser.conftest import log_in
+
+    seen: dict[str, list[str]] = {}
+    log_in(page, live_server, learner_account)
+    for path in ("/", LESSON, "/lessons/scaled-dot-product-attention/practice/", "/history/"):
+        page.goto(live_server.url + path)
+        _scan(page, path, seen)
+
+    # Practice: a wrong, an unreadable and a right answer on every problem.
+    for problem in Problem.objects.for_practice():
+        path = f"/practice/{problem.slug}/"
+        page.goto(live_server.url + path)
+        for label, text in (("wrong", "12345"), ("invalid", "9^9^9")):
+            page.get_by_label("Your answer").fill(text)
+            page.get_by_role("button", name="Check answer").click()
+            page.locator("#verdict").wait_for()
+            _scan(page, f"{path} after a {label} answer", seen)
+        variant = Variant.objects.filter(user=learner_account, problem=problem, attempt=None)
+        variant = variant.order_by("-counter").first()
+        family = engine.get_family(variant.family)
+        right = engine.format_answer(family.solve(variant.givens, variant.grading_key).answer)
+        page.get_by_label("Your answer").fill(right)
+        page.get_by_role("button", name="Check answer").click()
+        page.locator(".verdict-correct").wait_for()
+        _scan(page, f"{path} after a right answer", seen)
+
+    # A practice quiz: every wrong choice's feedback (each question with a wrong choice, then a
+    # right one), problems answered wrongly; then its results and an exam's.
+    quiz = Quiz.objects.get(slug="attention-practice")
+    page.goto(live_server.url + f"/quizzes/{quiz.slug}/")
+    _scan(page, "practice quiz page", seen)
+    attempt = attempt_start(user=learner_account, quiz=quiz)
+    for item in quiz.items.all():
+        if item.question_id:
+            wrong = item.question.choices.filter(is_correct=False).first()
+            response_submit(attempt=attempt, item=item, choice_ids=[wrong.pk])
+            right = item.question.choices.filter(is_correct=True).first()
+            response_submit(attempt=attempt, item=item, choice_ids=[right.pk])
+        else:
+            response_submit(attempt=attempt, item=item, text="12345")
+    page.goto(live_server.url + f"/attempts/{attempt.pk}/")
+    _scan(page, "practice quiz attempt", seen)
+    attempt_submit(attempt=attempt)
+    page.goto(live_server.url + f"/attempts/{attempt.pk}/results/")
+    _scan(page, "practice quiz results", seen)
+
+    exam = Quiz.objects.get(slug="attention-exam")
+    page.goto(live_server.url + f"/quizzes/{exam.slug}/")
+    _scan(page, "exam page", seen)
+    sitting = attempt_start(user=learner_account, quiz=exam)
+    page.goto(live_server.url + f"/attempts/{sitting.pk}/")
+    _scan(page, "exam attempt", seen)
+    for item in exam.items.all():
+        if item.question_id:
+            wrong = item.question.choices.filter(is_correct=False).first()
+            response_submit(attempt=sitting, item=item, choice_ids=[wrong.pk])
+        else:
+            response_submit(attempt=sitting, item=item, text="3")
+    attempt_submit(attempt=sitting)
+    assert Attempt.objects.get(pk=sitting.pk).status != Attempt.Status.IN_PROGRESS
+    page.goto(live_server.url + f"/attempts/{sitting.pk}/results/")
+    _scan(page, "exam results", seen)
+    page.goto(live_server.url + "/history/")
+    _scan(page, "history after both", seen)
+
+    assert seen == {}
+
+
+def test_the_raw_latex_scan_finds_what_it_looks_for(page, live_server, shipped_bank):
+    """Positive control for the scan above: it reports formulas left as source in text and
+    in the title, and passes over code and hidden text."""
+    page.goto(live_server.url + LESSON)
+    assert page.evaluate(RAW_LATEX) == []
+    page.evaluate(
+        r"""() => {
+          const main = document.querySelector("main");
+          for (const text of ["Feedback $q \\cdot k$", "Divide by \\sqrt{8}", "by √d_k"]) {
+            main.append(Object.assign(document.createElement("p"), {textContent: text}));
+          }
+          main.append(Object.assign(document.createElement("code"), {textContent: "$x$"}));
+          const hidden = {textContent: "$y$", hidden: true};
+          main.append(Object.assign(document.createElement("p"), hidden));
+          document.title = "Why $\\sqrt{d_k}$";
+        }"""
+    )
+    assert page.evaluate(RAW_LATEX) == [
+        r"Feedback $q \cdot k$",
+        r"Divide by \sqrt{8}",
+        "by √d_k",
+        r"<title> Why $\sqrt{d_k}$",
+    ]

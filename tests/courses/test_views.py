@@ -26,6 +26,20 @@ def test_lesson_page_renders_math_and_glossary(client, shipped_bank):
     assert 'href="#term-variance"' in html
 
 
+def test_lesson_title_shows_math_on_the_page_and_as_text_in_the_title_bar(client, shipped_bank):
+    url = reverse("lesson-detail", kwargs={"slug": "scaled-dot-product-attention"})
+    html = client.get(url).content.decode()
+    title = re.search(r"<title>(.*?)</title>", html).group(1)
+    assert title == "Scaled dot-product attention: why we divide by √dₖ · softgrade"
+    heading = re.search(r"<h1>(.*?)</h1>", html, re.S).group(1)
+    assert heading.startswith("Scaled dot-product attention: why we divide by <math")
+    assert "<msqrt><mrow><msub><mi>d</mi><mi>k</mi></msub></mrow></msqrt>" in heading
+    # The summary's formulas too; no source left anywhere on the page outside code.
+    assert "variance <math" in html
+    assert "$" not in re.sub(r"<code>.*?</code>", "", html, flags=re.S)
+    assert "d_k" not in html
+
+
 def test_unknown_lesson_is_404(client):
     assert client.get(reverse("lesson-detail", kwargs={"slug": "nope"})).status_code == 404
 

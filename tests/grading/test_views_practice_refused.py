@@ -51,7 +51,9 @@ def test_the_practice_page_says_why_and_until_the_exams_deadline(
     assert page.status_code == 403
     html = page.content.decode()
     exam = Quiz.objects.get(slug=EXAM)
-    assert f"paused while your exam “{exam.title}” is in progress" in html
+    assert "paused while your exam “Check: why we divide by <math" in html
+    assert "</math>” is in progress" in html
+    assert exam.title not in html  # its formula is shown as math, not as source
     assert f"until {attempt.deadline:%Y-%m-%d %H:%M} UTC" in html
     assert "or until you submit it" in html
     assert 'name="answer"' not in html

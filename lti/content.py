@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from courses.models import Lesson, Quiz
+from courses.plain_math import plain_math
 
 # Custom parameters a link carries (set by deep linking, or typed by an LMS administrator).
 CUSTOM_QUIZ = "softgrade_quiz"
@@ -25,15 +26,16 @@ class ContentLineItem:
 
 def content_line_item(content: Quiz | Lesson) -> ContentLineItem:
     """A quiz is scored out of its items' points; a lesson's practice set out of its problems
-    (one point per problem mastered)."""
+    (one point per problem mastered). The label is plain text, so a title's $math$ is written
+    out in Unicode ("√dₖ"): an LMS shows it as it is."""
     if isinstance(content, Quiz):
         return ContentLineItem(
-            label=content.title,
+            label=plain_math(content.title),
             resource_id=f"quiz:{content.slug}",
             score_maximum=float(sum(item.points for item in content.items.all())),
         )
     return ContentLineItem(
-        label=f"Practice: {content.title}",
+        label=f"Practice: {plain_math(content.title)}",
         resource_id=f"practice:{content.slug}",
         score_maximum=float(content.problems.for_practice().count()),
     )

@@ -36,6 +36,23 @@ def test_the_lesson_loads_the_math_font_and_every_formula_uses_it(page, live_ser
     )
 
 
+def test_at_phone_width_the_math_font_is_used_and_formulas_stay_in_the_page(
+    phone_page, live_server, shipped_bank
+):
+    phone_page.goto(live_server.url + LESSON)
+    phone_page.evaluate("() => document.fonts.ready")
+    assert phone_page.evaluate(f"() => document.fonts.check('16px \"{MATH_FONT}\"', '∑√𝑥')")
+    family = phone_page.evaluate(
+        "() => getComputedStyle(document.querySelector('h1 math')).fontFamily"
+    )
+    assert family.split(",")[0].strip().strip('"') == MATH_FONT
+    # A wide display formula scrolls inside its own box, never the page sideways.
+    overflow = phone_page.evaluate(
+        "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
+    assert overflow <= 0
+
+
 # The horizontal gap, in em of the formula's font size, between two elements of a formula.
 GAP_IN_EM = """([leftSelector, leftText, rightText]) => {
   const gaps = [];

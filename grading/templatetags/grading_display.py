@@ -27,7 +27,7 @@ def markup(text: str) -> SafeString:
 
 @register.filter
 def markup_inline(text: str) -> SafeString:
-    """Short instructor text (a choice, a title) without its paragraph."""
+    """Short instructor text (a choice) without its paragraph; titles use inline_math."""
     return render_markup_or_plain(text or "", inline=True)
 
 

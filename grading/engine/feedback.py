@@ -105,12 +105,12 @@ _POWER_SLIPS = tuple(("power-of-ten", _power_sentence(k), 10.0**k) for k in _POW
 
 @lru_cache(maxsize=256)
 def _width_slips(width: int) -> tuple[tuple[str, str, float], ...]:
-    advice = ": check where d_k enters the formula and whether it is under a root."
+    advice = ": check where dₖ enters the formula and whether it is under a root."
     slips = []
     root = math.sqrt(width)
     for code, factor, label in (
-        ("factor-sqrt-dk", root, f"√d_k = {format_number(root, 4)}"),
-        ("factor-dk", float(width), f"d_k = {width}"),
+        ("factor-sqrt-dk", root, f"√dₖ = {format_number(root, 4)}"),
+        ("factor-dk", float(width), f"dₖ = {width}"),
     ):
         slips.append((code, f"Your value is too large by a factor of {label}{advice}", factor))
         slips.append((code, f"Your value is too small by a factor of {label}{advice}", 1 / factor))

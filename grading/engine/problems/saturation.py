@@ -27,7 +27,7 @@ def _scale_spec(default: tuple[float, ...]) -> ParamSpec:
         "c_choices",
         "float_list",
         default,
-        "Factors c that multiply the logits, like the √d_k growth of unscaled scores.",
+        "Factors c that multiply the logits, like the √dₖ growth of unscaled scores.",
         min=0.01,
         max=1000.0,
     )
@@ -121,7 +121,7 @@ class SaturatedSlope(_ScaledLogits):
         ),
         "probability-not-slope": (
             "That is the largest probability of softmax(c·z), not a slope: the slopes are "
-            "the entries p_i(δ_ij − p_j) of its Jacobian."
+            "the entries pᵢ(δᵢⱼ − pⱼ) of its Jacobian."
         ),
     }
 

@@ -33,8 +33,8 @@ class ScaledDot(Family):
     version = 2
     title = "Computing a scaled score"
     param_specs = (
-        ParamSpec("min_length", "int", 4, "Fewest entries in q and k (d_k).", min=2, max=64),
-        ParamSpec("max_length", "int", 16, "Most entries in q and k (d_k).", min=2, max=64),
+        ParamSpec("min_length", "int", 4, "Fewest entries in q and k (dₖ).", min=2, max=64),
+        ParamSpec("max_length", "int", 16, "Most entries in q and k (dₖ).", min=2, max=64),
         ParamSpec(
             "entry_max",
             "float",
@@ -46,9 +46,9 @@ class ScaledDot(Family):
     )
     default_tolerance = Tolerance(atol=0.01, rtol=0.01)
     mistakes = {
-        "unscaled": "That is the raw dot product q·k: divide it by √d_k.",
-        "divided-by-width": "You divided by d_k; the scaling divides q·k by √d_k.",
-        "scale-direction": "You multiplied by √d_k; the scaling divides q·k by √d_k.",
+        "unscaled": "That is the raw dot product q·k: divide it by √dₖ.",
+        "divided-by-width": "You divided by dₖ; the scaling divides q·k by √dₖ.",
+        "scale-direction": "You multiplied by √dₖ; the scaling divides q·k by √dₖ.",
     }
 
     def check_params(self, params: dict[str, Any]) -> dict[str, str]:

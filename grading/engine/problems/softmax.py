@@ -32,7 +32,7 @@ def softmax(z: npt.ArrayLike) -> FloatArray:
 
 
 def jacobian(p: FloatArray) -> FloatArray:
-    """J_ij = ∂p_i/∂z_j = p_i(δ_ij − p_j), i.e. diag(p) − p pᵀ."""
+    """J_ij = ∂pᵢ/∂zⱼ = p_i(δ_ij − p_j), i.e. diag(p) − p pᵀ."""
     return np.diag(p) - np.outer(p, p)
 
 
@@ -77,7 +77,7 @@ class Softmax(_Logits):
     default_tolerance = Tolerance(atol=0.002, rtol=0.01)
     mistakes = {
         "no-normalisation": (
-            "Those are exp(z_i) before normalising: divide each by the sum of the "
+            "Those are exp(zᵢ) before normalising: divide each by the sum of the "
             "exponentials so that the probabilities add up to 1."
         ),
         "linear-normalisation": (
@@ -116,7 +116,7 @@ class Softmax(_Logits):
 
 
 class SoftmaxSlope(_Logits):
-    """One entry ∂p_i/∂z_j = p_i(δ_ij − p_j) of the softmax Jacobian."""
+    """One entry ∂pᵢ/∂zⱼ = p_i(δ_ij − p_j) of the softmax Jacobian."""
 
     key = "softmax-slope"
     version = 1
@@ -135,11 +135,11 @@ class SoftmaxSlope(_Logits):
     default_tolerance = SLOPE_TOLERANCE
     mistakes = {
         "kronecker-dropped": (
-            "You dropped the Kronecker delta: for i = j the slope is p_i(1 − p_i), not −p_i p_j."
+            "You dropped the Kronecker delta: for i = j the slope is pᵢ(1 − pᵢ), not −pᵢ pⱼ."
         ),
-        "sign-flipped": "The sign is flipped: ∂p_i/∂z_j = p_i(δ_ij − p_j).",
-        "diagonal-formula": ("p_i(1 − p_i) is the slope only for i = j; for i ≠ j it is −p_i p_j."),
-        "probability-not-slope": ("That is the probability p_i itself, not its slope ∂p_i/∂z_j."),
+        "sign-flipped": "The sign is flipped: ∂pᵢ/∂zⱼ = pᵢ(δᵢⱼ − pⱼ).",
+        "diagonal-formula": ("pᵢ(1 − pᵢ) is the slope only for i = j; for i ≠ j it is −pᵢ pⱼ."),
+        "probability-not-slope": ("That is the probability pᵢ itself, not its slope ∂pᵢ/∂zⱼ."),
     }
 
     def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> dict[str, Any]:
@@ -196,23 +196,23 @@ class SoftmaxJacobian(_Logits):
     mistakes = {
         "diagonal-dropped": (
             "You left out diag(p): the Jacobian is diag(p) − p pᵀ, so each diagonal entry "
-            "is p_i(1 − p_i)."
+            "is pᵢ(1 − pᵢ)."
         ),
         "sign-flipped": (
             "The signs are flipped: the Jacobian is diag(p) − p pᵀ, positive on the diagonal "
             "and negative off it."
         ),
         "off-diagonal-sign": (
-            "The diagonal is right, but the off-diagonal signs are flipped: raising z_j takes "
-            "probability away from every other entry, so ∂p_i/∂z_j = −p_i p_j < 0 for i ≠ j."
+            "The diagonal is right, but the off-diagonal signs are flipped: raising zⱼ takes "
+            "probability away from every other entry, so ∂pᵢ/∂zⱼ = −pᵢ pⱼ < 0 for i ≠ j."
         ),
         "cross-slopes-ignored": (
-            "The off-diagonal slopes are not 0: every p_i shares the normalising sum with "
-            "all the logits, so it moves when any z_j moves, with slope −p_i p_j."
+            "The off-diagonal slopes are not 0: every pᵢ shares the normalising sum with "
+            "all the logits, so it moves when any zⱼ moves, with slope −pᵢ pⱼ."
         ),
         "kronecker-dropped": (
-            "Off the diagonal the entries are −p_i p_j: the Kronecker delta in "
-            "p_i(δ_ij − p_j) is 1 only for i = j."
+            "Off the diagonal the entries are −pᵢ pⱼ: the Kronecker delta in "
+            "pᵢ(δᵢⱼ − pⱼ) is 1 only for i = j."
         ),
     }
 

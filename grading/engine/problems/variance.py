@@ -16,7 +16,7 @@ D_K_CHOICES = ParamSpec(
     "d_k_choices",
     "int_list",
     (16, 32, 64, 128, 256, 512),
-    "Head widths d_k to draw from.",
+    "Head widths dₖ to draw from.",
     min=1,
     max=1_000_000,
 )
@@ -73,11 +73,11 @@ class DotVariance(_WidthAndSigmas):
     mistakes = {
         "std-for-variance": "That is the standard deviation of q·k, not its variance: square it.",
         "width-ignored": (
-            "That is the variance of one product q_i k_i: q·k adds up d_k of them, "
+            "That is the variance of one product qᵢkᵢ: q·k adds up dₖ of them, "
             "and the variances of independent terms add."
         ),
         "width-squared": (
-            "The variances of the d_k independent terms add, giving a factor d_k, not d_k²."
+            "The variances of the dₖ independent terms add, giving a factor dₖ, not dₖ²."
         ),
         "variances-added": (
             "The variance of a product of independent zero-mean factors is the product "
@@ -85,16 +85,16 @@ class DotVariance(_WidthAndSigmas):
         ),
         "sigma-not-squared": (
             "Each σ is a standard deviation: the variance of a component is σ², so every "
-            "product q_i k_i has variance σq²σk², not σqσk."
+            "product qᵢkᵢ has variance σq²σk², not σqσk."
         ),
         "unit-variance-assumed": (
             "That would be the variance if every component had variance 1; here the "
             "components have the standard deviations σq and σk, and they enter squared."
         ),
         "root-width-for-width": (
-            "√d_k is how the standard deviation of q·k grows when the components have "
-            "variance 1; the variance grows like d_k itself, and with these scales it is "
-            "d_k σq²σk²."
+            "√dₖ is how the standard deviation of q·k grows when the components have "
+            "variance 1; the variance grows like dₖ itself, and with these scales it is "
+            "dₖ σq²σk²."
         ),
     }
 
@@ -131,19 +131,19 @@ class DotStd(_WidthAndSigmas):
             "That is the variance of q·k, not its standard deviation: take the square root."
         ),
         "width-ignored": (
-            "That is the standard deviation of one product q_i k_i: q·k adds up d_k of them, "
-            "so its standard deviation carries a factor √d_k."
+            "That is the standard deviation of one product qᵢkᵢ: q·k adds up dₖ of them, "
+            "so its standard deviation carries a factor √dₖ."
         ),
         "width-for-root-width": (
-            "The variance of q·k grows like d_k, so its standard deviation grows like √d_k: "
-            "the factor for the width is √d_k, not d_k."
+            "The variance of q·k grows like dₖ, so its standard deviation grows like √dₖ: "
+            "the factor for the width is √dₖ, not dₖ."
         ),
         "unit-variance-assumed": (
-            "√d_k is the standard deviation only when every component has variance 1; "
+            "√dₖ is the standard deviation only when every component has variance 1; "
             "here it is scaled by σq and σk."
         ),
         "sigma-squared-in-std": (
-            "The standard deviation of one product q_i k_i is σqσk: the squares belong "
+            "The standard deviation of one product qᵢkᵢ is σqσk: the squares belong "
             "in its variance, not in its standard deviation."
         ),
     }
@@ -177,14 +177,14 @@ class ScaleForUnitVariance(_WidthAndSigmas):
     mistakes = {
         "variance-as-divisor": (
             "Dividing by the variance overshoots: dividing by s divides the variance by s², "
-            "so s must be the standard deviation √d_k σq σk."
+            "so s must be the standard deviation √dₖ σq σk."
         ),
         "width-only": (
-            "√d_k is the right divisor only when the components have variance 1; "
-            "here the standard deviation of q·k is √d_k σq σk."
+            "√dₖ is the right divisor only when the components have variance 1; "
+            "here the standard deviation of q·k is √dₖ σq σk."
         ),
         "width-for-root-width": (
-            "The spread of q·k grows like √d_k, not d_k: the divisor is √d_k σq σk."
+            "The spread of q·k grows like √dₖ, not dₖ: the divisor is √dₖ σq σk."
         ),
     }
 
@@ -219,7 +219,7 @@ class ScaledVariance(Family):
             "d_k_choices",
             "int_list",
             (16, 64, 256, 1024),
-            "Head widths d_k to draw from.",
+            "Head widths dₖ to draw from.",
             min=1,
             max=1_000_000,
         ),
@@ -236,7 +236,7 @@ class ScaledVariance(Family):
     mistakes = {
         "divisor-not-squared": "Dividing a score by s divides its variance by s², not by s.",
         "std-for-variance": (
-            "That is the standard deviation of the scaled score, √d_k / s: the question asks "
+            "That is the standard deviation of the scaled score, √dₖ / s: the question asks "
             "for its variance, the square of that."
         ),
         "divisor-ignored": (
@@ -296,11 +296,11 @@ class WidthForStd(Family):
     default_tolerance = RELATIVE_1_PERCENT
     mistakes = {
         "std-for-variance": (
-            "The standard deviation of q·k is √d_k, so d_k is the square of the target "
+            "The standard deviation of q·k is √dₖ, so dₖ is the square of the target "
             "standard deviation, not the target itself."
         ),
         "doubled-not-squared": (
-            "d_k is the square of the target standard deviation, the target times itself, "
+            "dₖ is the square of the target standard deviation, the target times itself, "
             "not twice the target."
         ),
     }

@@ -271,6 +271,7 @@ class QuizForm(MarkupFieldsForm):
             show_feedback=cleaned.get("show_feedback"),
             release_answers=cleaned.get("release_answers"),
             has_close=cleaned.get("closes_at") is not None,
+            extra_try_penalty=cleaned.get("extra_try_penalty") or 0.0,
         ):
             raise forms.ValidationError(problem[0].upper() + problem[1:] + ".")
         return cleaned
@@ -290,7 +291,17 @@ class QuizAdmin(admin.ModelAdmin):
             None,
             {"fields": ["lesson", "title", "slug", "description", "description_preview", "mode"]},
         ),
-        ("Limits", {"fields": ["time_limit_minutes", "attempts_allowed", "tries_per_item"]}),
+        (
+            "Limits",
+            {
+                "fields": [
+                    "time_limit_minutes",
+                    "attempts_allowed",
+                    "tries_per_item",
+                    "extra_try_penalty",
+                ]
+            },
+        ),
         ("Availability", {"fields": ["opens_at", "closes_at"]}),
         ("Policy", {"fields": ["show_feedback", "release_answers"]}),
         (

@@ -7,7 +7,7 @@ app checks that key against the engine registry.
 
 from __future__ import annotations
 
-from django.core.validators import MinValueValidator
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
@@ -221,6 +221,14 @@ class Quiz(models.Model):
         null=True, blank=True, validators=[MinValueValidator(1)], help_text="Empty: unlimited."
     )
     tries_per_item = models.PositiveIntegerField(default=1, validators=[MinValueValidator(1)])
+    # A fraction of the item's points, so it reads the same for a 1-point and a 3-point item.
+    extra_try_penalty = models.FloatField(
+        default=0.0,
+        validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="What each try after the first costs, as a fraction of the item's points "
+        "(0.5 for half; 0.3333 for a third). An item never scores below 0. Only quizzes with "
+        "feedback per item count tries. 0: no penalty.",
+    )
     show_feedback = models.CharField(
         max_length=20, choices=Feedback.choices, default=Feedback.IMMEDIATELY
     )
@@ -262,6 +270,17 @@ class Quiz(models.Model):
                 condition=Q(tries_per_item__gte=1),
                 name="quiz_tries_per_item_positive",
                 violation_error_message="Each item needs at least one try.",
+            ),
+            models.CheckConstraint(
+                condition=Q(extra_try_penalty__gte=0) & Q(extra_try_penalty__lte=1),
+                name="quiz_extra_try_penalty_fraction",
+                violation_error_message="The penalty per extra try is a fraction from 0 to 1.",
+            ),
+            models.CheckConstraint(
+                condition=Q(extra_try_penalty=0) | Q(show_feedback="immediately"),
+                name="quiz_penalty_needs_immediate_feedback",
+                violation_error_message="Only a quiz with feedback per item counts tries, so "
+                "only it can have a penalty per extra try.",
             ),
             models.CheckConstraint(
                 condition=Q(opens_at__isnull=True)

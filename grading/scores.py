@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
@@ -59,18 +60,56 @@ def tries_left(*, quiz: Quiz, tries: Sequence[Response]) -> int | None:
     return max(0, quiz.tries_per_item - sum(1 for r in tries if r.counts_as_try))
 
 
-def counting_try[T: Scored](*, immediate: bool, tries: Sequence[T]) -> T | None:
-    """Of an item's counted tries in order, the one whose score is the item's: the best with
-    immediate feedback (the first of equals), else the latest saved answer; None when none."""
+@dataclass(frozen=True)
+class ScoringRule:
+    """How a quiz scores an item from its tries: the best try with immediate feedback (less
+    `extra_try_penalty` of the item for each try before it), else the latest saved answer."""
+
+    immediate: bool
+    extra_try_penalty: float = 0.0
+
+
+def scoring_rule(quiz: Quiz) -> ScoringRule:
+    """The quiz's ScoringRule. Only tries with immediate feedback are counted, so only they
+    are penalised (the quiz's constraints refuse a penalty elsewhere; this holds regardless)."""
+    immediate = policy.immediate_feedback(quiz)
+    return ScoringRule(
+        immediate=immediate, extra_try_penalty=quiz.extra_try_penalty if immediate else 0.0
+    )
+
+
+def try_score(*, rule: ScoringRule, score: float, earlier_tries: int) -> float:
+    """What a counted try scores (0 to 1) after `earlier_tries` counted tries on its item:
+    its own score less the penalty for each of them, never below 0."""
+    return max(0.0, score - rule.extra_try_penalty * earlier_tries)
+
+
+def _scored_tries[T: Scored](rule: ScoringRule, tries: Sequence[T]) -> list[tuple[float, T]]:
+    return [
+        (try_score(rule=rule, score=row.score, earlier_tries=index), row)
+        for index, row in enumerate(tries)
+    ]
+
+
+def counting_try[T: Scored](*, rule: ScoringRule, tries: Sequence[T]) -> T | None:
+    """Of an item's counted tries in order, the one whose score is the item's: the best after
+    the penalty with immediate feedback (the first of equals), else the latest saved answer;
+    None when none."""
     if not tries:
         return None
-    return max(tries, key=lambda row: row.score) if immediate else tries[-1]
+    if not rule.immediate:
+        return tries[-1]
+    return max(_scored_tries(rule, tries), key=lambda pair: pair[0])[1]
 
 
-def item_score(*, immediate: bool, tries: Sequence[Scored]) -> float:
-    """An item's score (0 to 1) from its counted tries in order: counting_try's, 0 when none."""
-    counting = counting_try(immediate=immediate, tries=tries)
-    return counting.score if counting is not None else 0.0
+def item_score(*, rule: ScoringRule, tries: Sequence[Scored]) -> float:
+    """An item's score (0 to 1) from its counted tries in order: counting_try's, after the
+    penalty for the tries before it; 0 when none. The one place a try becomes an item's score."""
+    if not tries:
+        return 0.0
+    if not rule.immediate:
+        return tries[-1].score
+    return max(score for score, _ in _scored_tries(rule, tries))
 
 
 def item_scores(
@@ -82,14 +121,12 @@ def item_scores(
     """Score per quiz item id from the attempt's responses (0 to 1, before points), each as
     item_score has it. An instructor's override (`overrides`, from item_overrides) is its item's
     score whatever the responses say."""
-    immediate = policy.immediate_feedback(attempt.quiz)
+    rule = scoring_rule(attempt.quiz)
     counted: dict[int, list[Scored]] = defaultdict(list)
     for response in sorted(responses, key=lambda r: (r.created_at, r.id)):
         if response.counts_as_try:
             counted[response.quiz_item_id].append(response)
-    scores = {
-        item_id: item_score(immediate=immediate, tries=tries) for item_id, tries in counted.items()
-    }
+    scores = {item_id: item_score(rule=rule, tries=tries) for item_id, tries in counted.items()}
     scores.update(overrides or {})
     return scores
 

@@ -17,7 +17,7 @@ from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 
 from courses.models import Course, Problem, Quiz
-from grading import policy, scores
+from grading import scores
 from grading.models import Attempt, Response, Variant
 from teaching.misconception_discovery import numeric_givens
 from teaching.parameter_facility import VariantScore, list_measures
@@ -145,6 +145,7 @@ def variant_scores(*, course: Course, problem: Problem, source: Source) -> list[
             "attempt_id",
             "attempt__quiz__mode",
             "attempt__quiz__show_feedback",
+            "attempt__quiz__extra_try_penalty",
             "givens",
         )
     )
@@ -156,15 +157,15 @@ def variant_scores(*, course: Course, problem: Problem, source: Source) -> list[
     ):
         tries[response.variant_id].append(response)
     found = []
-    for variant_id, user_id, attempt_id, mode, show_feedback, givens in rows:
+    for variant_id, user_id, attempt_id, mode, show_feedback, penalty, givens in rows:
         counted = tries.get(variant_id)
         if not counted:
             continue
         if attempt_id is None:
             score = counted[0].score
         else:
-            immediate = policy.immediate_feedback(Quiz(mode=mode, show_feedback=show_feedback))
-            score = scores.item_score(immediate=immediate, tries=counted)
+            quiz = Quiz(mode=mode, show_feedback=show_feedback, extra_try_penalty=penalty)
+            score = scores.item_score(rule=scores.scoring_rule(quiz), tries=counted)
         found.append(
             VariantScore(
                 variant=variant_id,

@@ -28,7 +28,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.utils.module_loading import import_string
 
 from courses.models import Quiz, QuizItem
-from grading import policy, scores
+from grading import scores
 from grading.models import Attempt, Response
 from teaching.models import CourseRole
 
@@ -209,7 +209,7 @@ def _item_results(
 ) -> list[ItemResult]:
     """Each item's result in the attempt, by grading.scores' rules (counting try, overrides),
     and the time on it, from every answer `saved` (in the order saved)."""
-    immediate = policy.immediate_feedback(attempt.quiz)
+    rule = scores.scoring_rule(attempt.quiz)
     every = [response for response in saved if response.counts_as_try]
     tries: dict[int, list[Response]] = defaultdict(list)
     for response in every:
@@ -219,7 +219,7 @@ def _item_results(
     results = []
     for item in items:
         item_tries = tries.get(item.pk, [])
-        counting = scores.counting_try(immediate=immediate, tries=item_tries)
+        counting = scores.counting_try(rule=rule, tries=item_tries)
         score = item_scores.get(item.pk)
         if item.pk in overrides:
             status = "override"

@@ -12,7 +12,7 @@ from django.db.models import Count, OuterRef, Prefetch, QuerySet, Subquery, Sum
 from django.utils.module_loading import import_string
 
 from courses.models import Course, Lesson, Misconception, Quiz
-from grading import policy, scores, selectors
+from grading import scores, selectors
 from grading.models import Attempt, Response
 from grading.templatetags.grading_display import choice_letter
 from teaching.access import courses_taught
@@ -140,7 +140,7 @@ def attempt_review(*, attempt: Attempt) -> AttemptReview:
     items and choices, and every response, invalid ones too), each response marked with the
     letters it picked in that order and whether it counts (grading.scores.counting_try).
     Seven queries."""
-    immediate = policy.immediate_feedback(attempt.quiz)
+    rule = scores.scoring_rule(attempt.quiz)
     rows = selectors.attempt_sheet(attempt=attempt)
     misconceptions = selectors.misconceptions_by_code(
         response.misconception for row in rows for response in row.responses
@@ -156,7 +156,7 @@ def attempt_review(*, attempt: Attempt) -> AttemptReview:
         letters = {
             choice.pk: choice_letter(number) for number, choice in enumerate(row.choices, start=1)
         }
-        counting = scores.counting_try(immediate=immediate, tries=row.counted)
+        counting = scores.counting_try(rule=rule, tries=row.counted)
         tries = [
             Try(
                 response=response,

@@ -34,7 +34,12 @@ def choice_set_problems(kind: str, correct: list[bool]) -> list[str]:
 
 
 def quiz_policy_problems(
-    *, mode: str, show_feedback: str, release_answers: str, has_close: bool
+    *,
+    mode: str,
+    show_feedback: str,
+    release_answers: str,
+    has_close: bool,
+    extra_try_penalty: float = 0.0,
 ) -> list[str]:
     """Policy combinations that make no sense (shared with the admin form)."""
     problems = []
@@ -42,6 +47,11 @@ def quiz_policy_problems(
         problems.append("an exam cannot give feedback per item before submission")
     if release_answers == Quiz.AnswerRelease.AFTER_CLOSE and not has_close:
         problems.append("releasing answers after the quiz closes needs closes_at")
+    if extra_try_penalty and show_feedback != Quiz.Feedback.IMMEDIATELY:
+        problems.append(
+            "a penalty per extra try needs feedback per item (show_feedback: immediately): "
+            "only then are tries counted"
+        )
     return problems
 
 
@@ -86,6 +96,7 @@ def quiz_window_and_policy(quiz: dict, position: int) -> Iterator[Finding]:
         show_feedback=quiz["show_feedback"],
         release_answers=quiz["release_answers"],
         has_close=quiz["closes_at"] is not None,
+        extra_try_penalty=quiz["extra_try_penalty"],
     ):
         yield "", problem
 

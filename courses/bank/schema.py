@@ -88,6 +88,20 @@ class Number(Kind):
         return value, None
 
 
+class Share(Kind):
+    """A share of something from 0 to 1: a number, or a fraction written "1/3" so a third is
+    exact rather than 0.33 (a quiz's penalty per extra try)."""
+
+    def clean(self, value: Any, default: Any) -> Cleaned:
+        if isinstance(value, str) and value.count("/") == 1:
+            top, bottom = (part.strip() for part in value.split("/"))
+            if top.isdigit() and bottom.isdigit() and int(bottom) > 0:
+                value = int(top) / int(bottom)
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+            return default, f"must be a number from 0 to 1 or a fraction such as 1/3, got {value!r}"
+        return float(value), None
+
+
 class Flag(Kind):
     def clean(self, value: Any, default: Any) -> Cleaned:
         if not isinstance(value, bool):
@@ -318,6 +332,7 @@ QUIZ = Entity(
         Field("time_limit_minutes", Whole(minimum=1)),  # none: no limit
         Field("attempts_allowed", Whole(minimum=1)),  # none: unlimited
         Field("tries_per_item", Whole(minimum=1), default=1),
+        Field("extra_try_penalty", Share(), default=0.0, sparse=True),
         Field("show_feedback", OneOf(Quiz.Feedback), default=Quiz.Feedback.IMMEDIATELY),
         Field("release_answers", OneOf(Release), default=Release.AFTER_SUBMISSION),
         Field("opens_at", Moment(), sparse=True),

@@ -223,8 +223,9 @@ def _answer_decide(
     )
     if not response.counts_as_try:
         return _Decided(response, new=True)
-    before = scores.item_score(immediate=immediate, tries=earlier)
-    after = scores.item_score(immediate=immediate, tries=[*earlier, response])
+    rule = scores.scoring_rule(attempt.quiz)
+    before = scores.item_score(rule=rule, tries=earlier)
+    after = scores.item_score(rule=rule, tries=[*earlier, response])
     return _Decided(
         response, new=True, points=item.points * (after - before), picked=frozenset(choice_ids)
     )

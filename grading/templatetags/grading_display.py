@@ -32,6 +32,13 @@ def markup_inline(text: str) -> SafeString:
 
 
 @register.filter
+def points_of(score: float | None, points: int) -> float:
+    """An item's points earned from its score (0 to 1): fractional when a penalty for extra
+    tries or an override makes it so, 0 when unanswered."""
+    return (score or 0.0) * points
+
+
+@register.filter
 def choice_letter(number: int) -> str:
     """A, B, C… for the 1st, 2nd, 3rd choice: a name for a choice that is only a formula."""
     return chr(ord("A") + int(number) - 1) if 1 <= int(number) <= 26 else str(number)

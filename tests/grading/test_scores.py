@@ -55,12 +55,60 @@ def test_an_exam_counts_no_tries():
 
 def test_the_counting_try_is_the_best_with_feedback_and_the_latest_without():
     first, best, last = tried("incorrect", 0.2), tried("correct", 1.0), tried("incorrect", 0.5)
-    assert scores.counting_try(immediate=True, tries=[first, best, last]) is best
-    assert scores.counting_try(immediate=False, tries=[first, best, last]) is last
-    assert scores.counting_try(immediate=True, tries=[]) is None
-    assert scores.item_score(immediate=True, tries=[first, best, last]) == 1.0
-    assert scores.item_score(immediate=False, tries=[first, best, last]) == 0.5
-    assert scores.item_score(immediate=False, tries=[]) == 0.0
+    with_feedback, without = scores.ScoringRule(immediate=True), scores.ScoringRule(immediate=False)
+    assert scores.counting_try(rule=with_feedback, tries=[first, best, last]) is best
+    assert scores.counting_try(rule=without, tries=[first, best, last]) is last
+    assert scores.counting_try(rule=with_feedback, tries=[]) is None
+    assert scores.item_score(rule=with_feedback, tries=[first, best, last]) == 1.0
+    assert scores.item_score(rule=without, tries=[first, best, last]) == 0.5
+    assert scores.item_score(rule=without, tries=[]) == 0.0
+
+
+THIRD = scores.ScoringRule(immediate=True, extra_try_penalty=1 / 3)
+
+
+@pytest.mark.parametrize(
+    ("tries", "expected"),
+    [
+        # Right at once: no penalty.
+        ([tried("correct", 1.0)], 1.0),
+        # Right at the second try: 1 - 1/3.
+        ([tried("incorrect"), tried("correct", 1.0)], 2 / 3),
+        # Right at the third: 1 - 2/3.
+        ([tried("incorrect"), tried("incorrect"), tried("correct", 1.0)], 1 / 3),
+        # Right at the fourth: 1 - 3/3 = 0, and never below 0 at the fifth.
+        ([tried("incorrect")] * 3 + [tried("correct", 1.0)], 0.0),
+        ([tried("incorrect")] * 4 + [tried("correct", 1.0)], 0.0),
+        # Half right at once (0.5) beats right at the third (1/3): the best after the penalty.
+        ([tried("incorrect", 0.5), tried("incorrect"), tried("correct", 1.0)], 0.5),
+        # 0.9 at the second try is 0.9 - 1/3 = 0.5667, below 0.6 at the first.
+        ([tried("incorrect", 0.6), tried("incorrect", 0.9)], 0.6),
+    ],
+)
+def test_each_extra_try_costs_the_penalty_and_the_item_scores_its_best_try(tries, expected):
+    assert scores.item_score(rule=THIRD, tries=tries) == pytest.approx(expected)
+    counting = scores.counting_try(rule=THIRD, tries=tries)
+    index = tries.index(counting)
+    assert scores.try_score(rule=THIRD, score=counting.score, earlier_tries=index) == pytest.approx(
+        expected
+    )
+
+
+def test_the_first_of_equal_tries_after_the_penalty_counts():
+    first, second = tried("incorrect", 0.5), tried("correct", 1.0)
+    rule = scores.ScoringRule(immediate=True, extra_try_penalty=0.5)
+    assert scores.counting_try(rule=rule, tries=[first, second]) is first
+
+
+def test_only_a_quiz_that_counts_tries_penalises_them():
+    quiz = practice()
+    quiz.extra_try_penalty = 0.25
+    assert scores.scoring_rule(quiz) == scores.ScoringRule(immediate=True, extra_try_penalty=0.25)
+    exam = Quiz(mode=Quiz.Mode.EXAM, show_feedback=Quiz.Feedback.AFTER_SUBMISSION)
+    exam.extra_try_penalty = 0.25  # refused by the quiz's constraints; ignored here regardless
+    assert scores.scoring_rule(exam) == scores.ScoringRule(immediate=False)
+    saved = [tried("incorrect"), tried("incorrect"), tried("correct", 1.0)]
+    assert scores.item_score(rule=scores.scoring_rule(exam), tries=saved) == 1.0
 
 
 @pytest.mark.django_db

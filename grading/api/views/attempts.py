@@ -175,13 +175,13 @@ def _picked(row: sheets.ItemRow, response) -> list[int]:
 
 def _result(attempt: Attempt, *, now: datetime) -> dict:
     shown = policy.attempt_visibility(attempt=attempt, now=now)
-    immediate = policy.immediate_feedback(attempt.quiz)
+    rule = scores.scoring_rule(attempt.quiz)
     items = []
     for row in sheets.attempt_sheet(attempt=attempt):
         item = row.item
         counted = row.counted
         # The response whose score counts: the best try, or the latest saved answer in an exam.
-        counting = scores.counting_try(immediate=immediate, tries=counted)
+        counting = scores.counting_try(rule=rule, tries=counted)
         if counting is None:
             shown_status = "unanswered"
         elif shown.verdicts:

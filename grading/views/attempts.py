@@ -11,10 +11,11 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from courses.models import QuizItem
-from grading import policy, selectors
+from grading import policy, quiz_rules, selectors
 from grading.forms import ItemAnswerForm, SheetForm, submission_token
 from grading.models import Attempt
 
@@ -50,6 +51,8 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "immediate": policy.immediate_feedback(quiz),
         "feedback_summary": policy.feedback_summary(quiz),
         "answers_summary": policy.answers_summary(quiz),
+        "tries_rule": quiz_rules.tries_rule(quiz),
+        "time_rule": quiz_rules.time_rule(quiz),
     }
     return render(request, "grading/quiz_detail.html", context)
 
@@ -91,7 +94,10 @@ def attempt_take(request: HttpRequest, pk: int) -> HttpResponse:
     rows = selectors.attempt_sheet(attempt=attempt)
     now = timezone.now()
     immediate = policy.immediate_feedback(attempt.quiz)
-    codes = [row.latest.misconception for row in rows if row.latest] if immediate else []
+    # The verdict shown is the latest answer's, or the latest counted one's when the latest
+    # could not be read (its message sits by the box instead).
+    shown_tries = [try_ for row in rows for try_ in (row.latest, row.latest_counted) if try_]
+    codes = [try_.misconception for try_ in shown_tries] if immediate else []
     seconds_left = None
     if attempt.deadline:
         seconds_left = max(0, math.ceil((attempt.deadline - now).total_seconds()))
@@ -108,6 +114,7 @@ def attempt_take(request: HttpRequest, pk: int) -> HttpResponse:
         "token": submission_token(),
         "seconds_left": seconds_left,
         "misconceptions": selectors.misconceptions_by_code(codes),
+        "tries_rule": quiz_rules.tries_rule(attempt.quiz),
     }
     return render(request, "grading/attempt_take.html", context)
 
@@ -206,8 +213,12 @@ def attempt_sheet_save(request: HttpRequest, pk: int) -> HttpResponse:
     saved = len(recorded) - unreadable
     if autosave:
         message = (
-            f"{unreadable} answer{'s' if unreadable != 1 else ''} could not be read; "
-            "press Save answers to see why."
+            ngettext(
+                "%(count)d answer could not be read; press Save answers to see why.",
+                "%(count)d answers could not be read; press Save answers to see why.",
+                unreadable,
+            )
+            % {"count": unreadable}
             if unreadable
             else ""
         )
@@ -217,14 +228,20 @@ def attempt_sheet_save(request: HttpRequest, pk: int) -> HttpResponse:
     if unreadable:
         messages.error(
             request,
-            f"{unreadable} answer{'s' if unreadable != 1 else ''} could not be read and "
-            f"{'were' if unreadable != 1 else 'was'} not saved; see the message next to "
-            f"{'each box' if unreadable != 1 else 'the box'}.",
+            ngettext(
+                "%(count)d answer could not be read and was not saved; see the message next "
+                "to the box.",
+                "%(count)d answers could not be read and were not saved; see the message next "
+                "to each box.",
+                unreadable,
+            )
+            % {"count": unreadable},
         )
     if saved or not unreadable:
         messages.success(
             request,
-            f"Saved {saved} answer{'s' if saved != 1 else ''}."
+            ngettext("Saved %(count)d answer.", "Saved %(count)d answers.", saved)
+            % {"count": saved}
             if saved
             else "Nothing new to save.",
         )

@@ -105,8 +105,9 @@ def layout(text: str, spaces_separate: bool) -> list[list[str]]:
     return [_row_entries(row, spaces_separate) for row in rows]
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+def _plural(count: int, one: str, many: str) -> str:
+    """'1 entry', '2 entries': both forms written out, as English plurals are not all '+s'."""
+    return f"{count} {one if count == 1 else many}"
 
 
 def arrange(rows: list[list[str]], shape: tuple[int, ...], text: str) -> list[str]:
@@ -133,8 +134,10 @@ def arrange(rows: list[list[str]], shape: tuple[int, ...], text: str) -> list[st
     n_rows, n_cols = shape
     label = f"a {n_rows}×{n_cols} matrix"
     if len(rows) != n_rows:
-        raise ParseError(f"expected {label}, got {_plural(len(rows), 'row')}")
+        raise ParseError(f"expected {label}, got {_plural(len(rows), 'row', 'rows')}")
     for index, row in enumerate(rows, start=1):
         if len(row) != n_cols:
-            raise ParseError(f"expected {label}, but row {index} has {_plural(len(row), 'entry')}")
+            raise ParseError(
+                f"expected {label}, but row {index} has {_plural(len(row), 'entry', 'entries')}"
+            )
     return [entry for row in rows for entry in row]

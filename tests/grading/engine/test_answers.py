@@ -114,6 +114,8 @@ def test_single_row_matrix():
         ("0.1, 0.2, 0.7", (4,), "expected 4 numbers, got 3"),
         ("1, 2; 3, 4", (3, 3), "expected a 3×3 matrix, got 2 rows"),
         ("1, 2; 3", (2, 2), "expected a 2×2 matrix, but row 2 has 1 entry"),
+        ("1, 2; 3, 4, 5", (2, 2), "expected a 2×2 matrix, but row 2 has 3 entries"),
+        ("1, 2, 3; 4, 5", (2, 2), "expected a 2×2 matrix, but row 1 has 3 entries"),
         ("1, 2, 3, 4", (2, 2), "expected a 2×2 matrix, got 1 row"),
         ("1 2; 3 4", (4,), "expected 4 numbers in a single list, got 2 rows"),
         ("1, 2", (), "expected a single number, got 2"),

@@ -1,0 +1,63 @@
+"""A quiz's rules in the words learners read, derived from its settings in one place.
+
+The quiz page's facts and the attempt page's lead both say them from here, so neither can
+disagree with the other or with the quiz's settings. A quiz's description is the author's
+account of what the quiz covers; the bank's own test keeps settings out of it.
+"""
+
+from __future__ import annotations
+
+import math
+
+from django.utils.translation import ngettext
+
+from courses.models import Quiz
+from grading import policy
+
+# Shares a teacher would name in words; any other reads as a percentage.
+SHARE_WORDS = {
+    1 / 2: "half",
+    1 / 3: "a third",
+    2 / 3: "two thirds",
+    1 / 4: "a quarter",
+    3 / 4: "three quarters",
+    1 / 5: "a fifth",
+    1.0: "all",
+}
+
+
+def share_words(share: float) -> str:
+    """A share of an item's points in words: 'a third', 'half', else '20%'. A share entered
+    as 0.3333 in the admin reads as a third too."""
+    for value, words in SHARE_WORDS.items():
+        if math.isclose(share, value, abs_tol=5e-4):
+            return words
+    return f"{share:.0%}"
+
+
+def tries_rule(quiz: Quiz) -> str:
+    """What the quiz's tries per item are and how they score, as one or two sentences."""
+    if not policy.immediate_feedback(quiz):
+        return "One answer per item, which you can change as often as you like until you submit."
+    tries = quiz.tries_per_item
+    if tries == 1:
+        return "One try per item."
+    if not quiz.extra_try_penalty:
+        return f"{tries} tries per item; your best try counts."
+    return (
+        f"{tries} tries per item. Each try after the first costs "
+        f"{share_words(quiz.extra_try_penalty)} of the item's points (an item never scores "
+        "below 0), and your best try counts."
+    )
+
+
+def time_rule(quiz: Quiz) -> str:
+    """The time limit, or that there is none."""
+    minutes = quiz.time_limit_minutes
+    if not minutes:
+        return "None"
+    return ngettext(
+        "%(count)d minute, from when you start an attempt",
+        "%(count)d minutes, from when you start an attempt",
+        minutes,
+    ) % {"count": minutes}

@@ -85,6 +85,9 @@ class ItemAnswerForm(TokenForm):
 
 
 class SheetForm(TokenForm):
-    """The whole answer sheet of an exam: save progress, or save and submit."""
+    """The whole answer sheet of an exam: save progress, save and review before submitting
+    (the confirmation page), or save and submit (the confirmation's own button)."""
 
-    action = forms.ChoiceField(choices=[("save", "Save"), ("submit", "Submit")])
+    action = forms.ChoiceField(
+        choices=[("save", "Save"), ("review", "Review and submit"), ("submit", "Submit")]
+    )

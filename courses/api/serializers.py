@@ -117,6 +117,7 @@ class QuizSerializer(serializers.ModelSerializer):
             "time_limit_minutes",
             "attempts_allowed",
             "tries_per_item",
+            "extra_try_penalty",
             "show_feedback",
             "release_answers",
             "opens_at",

@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import ngettext
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courses.models import QuizItem
 from grading import policy, quiz_rules, selectors
@@ -245,19 +245,46 @@ def attempt_sheet_save(request: HttpRequest, pk: int) -> HttpResponse:
             if saved
             else "Nothing new to save.",
         )
+    if form.cleaned_data["action"] == "review" and not unreadable:
+        # Saved first, so the confirmation lists what is unanswered after this save; an answer
+        # that could not be read sends the learner back to its box instead.
+        return redirect("attempt-submit", pk=attempt.pk)
     return redirect("attempt-take", pk=attempt.pk)
 
 
-@require_POST
+@require_http_methods(["GET", "POST"])
 @login_required
 def attempt_submit(request: HttpRequest, pk: int) -> HttpResponse:
+    """GET: the confirmation, naming the items still unanswered; POST: submit.
+
+    The attempt page's script asks the same question in a dialog and posts here (or the sheet
+    with action=submit) itself; this page is what a browser without the script shows. The
+    countdown never asks: at the deadline the server grades the saved answers whatever is open.
+    """
     attempt = _attempt_or_404(request, pk)
+    if request.method == "GET":
+        return _submit_confirmation(request, attempt)
     try:
         attempt_services.attempt_submit(attempt=attempt)
     except AttemptClosed as error:
         return _closed(request, attempt, error.message)
     messages.success(request, "Your attempt has been submitted.")
     return redirect("attempt-results", pk=attempt.pk)
+
+
+def _submit_confirmation(request: HttpRequest, attempt: Attempt) -> HttpResponse:
+    if attempt_services.attempt_expire_if_overdue(attempt=attempt):
+        return _closed(request, attempt, TIME_UP)
+    if attempt.status != Attempt.Status.IN_PROGRESS:
+        return redirect("attempt-results", pk=attempt.pk)
+    rows = selectors.attempt_sheet(attempt=attempt)
+    context = {
+        "attempt": attempt,
+        "quiz": attempt.quiz,
+        "unanswered": [row for row in rows if row.latest_counted is None],
+        "item_count": len(rows),
+    }
+    return render(request, "grading/attempt_submit.html", context)
 
 
 @require_GET

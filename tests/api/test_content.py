@@ -55,6 +55,7 @@ def test_quizzes_show_mode_limits_policy_and_item_metadata_only(lms):
     exam = client.get("/api/v1/quizzes/attention-exam/").json()
     assert exam["mode"] == "exam"
     assert exam["time_limit_minutes"] == 20
+    assert exam["extra_try_penalty"] == 0.0
     assert exam["attempts_allowed"] == 2
     assert exam["show_feedback"] == "after_submission"
     assert exam["max_score"] == sum(item["points"] for item in exam["items"])

@@ -74,8 +74,10 @@ def test_save_answers_stays_on_the_page_and_says_what_it_saved(
     assert navigated == []
     assert Response.objects.filter(attempt=attempt).count() == len(entered)
 
-    # Submit is the browser's own request: the results page.
+    # Submit asks first (tests/browser/test_submit_confirm.py), then is the browser's own
+    # request: the results page.
     page.get_by_role("button", name="Submit attempt").click()
+    page.get_by_role("dialog").get_by_role("button", name="Submit now").click()
     expect(page.get_by_role("heading", name=re.compile("Results"))).to_be_visible()
 
 

@@ -233,6 +233,7 @@ def test_practice_quiz_gives_feedback_per_item(page, live_server, shipped_bank, 
     expect(page.locator(f"#item-{item.pk} .verdict")).to_contain_text(wrong.misconception.title)
     expect(page.locator(f"#item-{item.pk}")).to_contain_text("1 of 3 tries used")
     page.get_by_role("button", name="Submit attempt").click()
+    page.get_by_role("dialog").get_by_role("button", name="Submit now").click()
     expect(page.get_by_role("heading", name=re.compile("Results"))).to_be_visible()
 
 

@@ -146,7 +146,7 @@ def answers_summary(quiz: QuizSettings) -> str:
     if quiz.release_answers == Quiz.AnswerRelease.AFTER_SUBMISSION:
         return "After the attempt is submitted"
     if quiz.release_answers == Quiz.AnswerRelease.AFTER_CLOSE and quiz.closes_at is not None:
-        return f"After the quiz closes, {quiz.closes_at:%Y-%m-%d %H:%M} UTC"
+        return "After the quiz closes"  # the quiz page gives the time beside it
     return "Never"
 
 

@@ -264,6 +264,14 @@ class QuizForm(MarkupFieldsForm):
         fields = "__all__"
         widgets = {"shuffle_items": ShuffleSelect, "shuffle_choices": ShuffleSelect}
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["extra_try_penalty"].required = False
+
+    def clean_extra_try_penalty(self) -> float:
+        # Left empty: no penalty, as a bank that leaves the field out.
+        return self.cleaned_data.get("extra_try_penalty") or 0.0
+
     def clean(self):
         cleaned = super().clean()
         for problem in quiz_policy_problems(

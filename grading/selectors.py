@@ -210,6 +210,8 @@ class ItemRow:
     choices: list[Choice] = field(default_factory=list)
     responses: list[Response] = field(default_factory=list)
     score: float | None = None
+    # The try whose score is the item's (grading.scores.counting_try); None when unanswered.
+    counting: Response | None = None
     # None when the quiz saves answers instead of counting tries (grading.scores.tries_left).
     tries_left: int | None = None
 
@@ -264,6 +266,7 @@ def attempt_sheet(*, attempt: Attempt) -> list[ItemRow]:
     item_scores = scores.item_scores(
         attempt=attempt, responses=responses, overrides=scores.item_overrides(attempt=attempt)
     )
+    rule = scores.scoring_rule(attempt.quiz)
     return [
         ItemRow(
             number=index,
@@ -272,6 +275,9 @@ def attempt_sheet(*, attempt: Attempt) -> list[ItemRow]:
             choices=choices,
             responses=by_item.get(item.pk, []),
             score=item_scores.get(item.pk),
+            counting=scores.counting_try(
+                rule=rule, tries=[r for r in by_item.get(item.pk, []) if r.counts_as_try]
+            ),
             tries_left=scores.tries_left(quiz=attempt.quiz, tries=by_item.get(item.pk, [])),
         )
         for index, (item, choices) in enumerate(

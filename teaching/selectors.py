@@ -140,7 +140,6 @@ def attempt_review(*, attempt: Attempt) -> AttemptReview:
     items and choices, and every response, invalid ones too), each response marked with the
     letters it picked in that order and whether it counts (grading.scores.counting_try).
     Seven queries."""
-    rule = scores.scoring_rule(attempt.quiz)
     rows = selectors.attempt_sheet(attempt=attempt)
     misconceptions = selectors.misconceptions_by_code(
         response.misconception for row in rows for response in row.responses
@@ -156,7 +155,7 @@ def attempt_review(*, attempt: Attempt) -> AttemptReview:
         letters = {
             choice.pk: choice_letter(number) for number, choice in enumerate(row.choices, start=1)
         }
-        counting = scores.counting_try(rule=rule, tries=row.counted)
+        counting = row.counting
         tries = [
             Try(
                 response=response,

@@ -127,6 +127,8 @@ def test_the_results_page_shows_the_penalised_points(client, quiz, attempt, lear
     # Per item: 3 - 1 and 3 - 2, and with a 1-point item a fraction, not a rounded whole.
     assert page.count("data-item-score>2 of 3 points<") == 1
     assert page.count("data-item-score>1 of 3 points<") == 1
+    # Right in the end, if not at once: marked so, whatever the penalty took off.
+    assert page.count('class="card item result-correct"') == 2
 
 
 def test_a_fraction_of_a_point_is_shown_as_such(client, quiz, learner):

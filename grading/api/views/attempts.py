@@ -13,7 +13,7 @@ from api.errors import not_found
 from api.pagination import SyncCursor
 from api.scope import request_scope
 from api.validation import paging_params, query_params
-from grading import policy, scores
+from grading import policy
 from grading import selectors as sheets
 from grading.api import selectors
 from grading.api.serializers import (
@@ -175,13 +175,11 @@ def _picked(row: sheets.ItemRow, response) -> list[int]:
 
 def _result(attempt: Attempt, *, now: datetime) -> dict:
     shown = policy.attempt_visibility(attempt=attempt, now=now)
-    rule = scores.scoring_rule(attempt.quiz)
     items = []
     for row in sheets.attempt_sheet(attempt=attempt):
         item = row.item
-        counted = row.counted
         # The response whose score counts: the best try, or the latest saved answer in an exam.
-        counting = scores.counting_try(rule=rule, tries=counted)
+        counting = row.counting
         if counting is None:
             shown_status = "unanswered"
         elif shown.verdicts:

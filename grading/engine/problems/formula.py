@@ -5,6 +5,7 @@ Params look like::
     {"variables": {"d_k": {"choices": [16, 64]}, "s": {"min": 0.5, "max": 2, "step": 0.5}},
      "answer": "d_k * s^2", "mistakes": {"std-for-variance": "sqrt(d_k) * s"},
      "prompt": "Components have standard deviation {s} and d_k = {d_k}. Var(q·k)?",
+     "solution": ["Var(q·k) = d_k s^2 = {d_k} · {s}^2."],   (optional worked-solution steps)
      "version": 1}
 
 A variant keeps what it needs to grade, so a stored variant grades the same way after the
@@ -12,11 +13,12 @@ instructor edits the problem; but only what the learner is shown goes into its g
 
     givens       {"values": {name: value the prompt shows}, "prompt": the instructor's text}
     grading key  {"answer": formula, "mistakes": {code: formula}, "version": 1,
-                  "hidden_values": {name: value the prompt does not show}}  (the last only if any)
+                  "hidden_values": {name: value the prompt does not show},  (only if any)
+                  "solution": [step template, ...]}  (only if the instructor wrote one)
 
 The formulas are the answer in disguise, so they live in the grading key, which no learner
-ever sees (not even once answers are released: then the answer's value may show, never how it
-is computed).
+sees until a worked solution is shown to them (grading.policy decides when): once answers are
+released the answer's value may show, and only a worked solution shows how it is computed.
 """
 
 from __future__ import annotations
@@ -51,7 +53,8 @@ MAX_PROMPT_LENGTH = 10_000
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _CODE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _PLACEHOLDER = re.compile(r"\{([A-Za-z][A-Za-z0-9_]*)\}")
-_KEYS = {"variables", "answer", "mistakes", "prompt", "version"}
+_KEYS = {"variables", "answer", "mistakes", "prompt", "solution", "version"}
+MAX_SOLUTION_STEPS = 20
 
 
 @lru_cache(maxsize=1024)
@@ -179,6 +182,17 @@ class FormulaFamily(Family):
             errors["prompt"] = "Give the prompt text; {name} shows a variable's value."
         elif len(prompt) > MAX_PROMPT_LENGTH:
             errors["prompt"] = f"The prompt may be at most {MAX_PROMPT_LENGTH:,} characters."
+        solution = params.get("solution", [])
+        if (
+            not isinstance(solution, list | tuple)
+            or not all(isinstance(step, str) and step.strip() for step in solution)
+            or len(solution) > MAX_SOLUTION_STEPS
+            or sum(len(step) for step in solution) > MAX_PROMPT_LENGTH
+        ):
+            errors["solution"] = (
+                f"Give the worked solution as a list of at most {MAX_SOLUTION_STEPS} steps of "
+                f"text, {MAX_PROMPT_LENGTH:,} characters in all; {{name}} shows a variable's value."
+            )
         version = params.get("version", 1)
         if isinstance(version, bool) or not isinstance(version, int) or version < 1:
             errors["version"] = "The version must be a whole number of at least 1."
@@ -189,6 +203,7 @@ class FormulaFamily(Family):
             "answer": answer,
             "mistakes": dict(mistakes),
             "prompt": prompt,
+            "solution": list(solution) if isinstance(solution, list | tuple) else [],
             "version": version,
         }
 
@@ -206,6 +221,7 @@ class FormulaFamily(Family):
             "answer": params["answer"],
             "mistakes": dict(params["mistakes"]),
             "prompt": params["prompt"],
+            "solution": list(params.get("solution", [])),
             "version": params["version"],
         }
 
@@ -249,16 +265,20 @@ class FormulaFamily(Family):
 
     def prompt(self, givens: Mapping[str, Any]) -> str:
         """The instructor's text with {name} replaced by the drawn value; other braces stay."""
-        values = givens["values"]
-
-        def _substitute(match: re.Match[str]) -> str:
-            name = match.group(1)
-            return fmt(values[name]) if name in values else match.group(0)
-
-        return _PLACEHOLDER.sub(_substitute, givens["prompt"])
+        return substitute_placeholders(givens["prompt"], givens["values"])
 
 
 FORMULA = FormulaFamily()
+
+
+def substitute_placeholders(text: str, values: Mapping[str, Any]) -> str:
+    """text with each {name} of a variable replaced by its value; other braces stay."""
+
+    def _substitute(match: re.Match[str]) -> str:
+        name = match.group(1)
+        return fmt(values[name]) if name in values else match.group(0)
+
+    return _PLACEHOLDER.sub(_substitute, text)
 
 
 def shown_names(prompt: str, names: Iterable[str]) -> set[str]:
@@ -278,6 +298,10 @@ def split_formula_draw(drawn: Mapping[str, Any]) -> Drawn:
     hidden = {name: value for name, value in values.items() if name not in shown}
     if hidden:
         grading_key["hidden_values"] = hidden
+    # The worked solution shows how the answer is computed: it is kept apart from the givens
+    # like the formulas, and shown only when the learner may see a solution (grading.policy).
+    if drawn.get("solution"):
+        grading_key["solution"] = list(drawn["solution"])
     givens = {
         "values": {name: value for name, value in values.items() if name in shown},
         "prompt": drawn["prompt"],

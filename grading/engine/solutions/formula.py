@@ -1,0 +1,53 @@
+"""Worked solutions for formula problems (problems/formula.py): the instructor's solution template
+with the learner's numbers, or, without one, the answer formula with the numbers substituted."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from grading.engine.answers import format_number
+from grading.engine.problems.formula import FORMULA, substitute_placeholders
+from grading.engine.solutions.writing import ANSWER_DIGITS, tex
+
+_NAME = re.compile(r"(?<![A-Za-z0-9_.])[A-Za-z][A-Za-z0-9_]*")
+
+
+def _literal(value: float) -> str:
+    text = format_number(value, 12)
+    return f"({text})" if float(value) < 0 else text
+
+
+def substituted_formula(formula: str, values: Mapping[str, Any]) -> str:
+    """The formula with each variable replaced by its value, e.g. 'd_k * s^2' → '64 * 0.5^2';
+    function names (sqrt, ln) and unknown names stay."""
+
+    def _value(match: re.Match[str]) -> str:
+        name = match.group(0)
+        return _literal(values[name]) if name in values else name
+
+    return _NAME.sub(_value, formula)
+
+
+def formula_solution(givens: Mapping[str, Any], grading_key: Mapping[str, Any]) -> tuple[str, ...]:
+    """The template's steps with {name} filled in, or the generic steps; then the answer."""
+    values = {**givens["values"], **grading_key.get("hidden_values", {})}
+    results, failures = FORMULA.evaluate(givens, grading_key)
+    answer = (
+        f"${tex(results[''], ANSWER_DIGITS)}$."
+        if "" not in failures
+        else "not a finite number for these values."
+    )
+    template = grading_key.get("solution")
+    if template:
+        steps = [substitute_placeholders(step, values) for step in template]
+        return (*steps, f"For your numbers the answer is {answer}")
+    named = ", ".join(f"`{name} = {format_number(values[name], 12)}`" for name in sorted(values))
+    formula = grading_key["answer"]
+    return (
+        f"The answer is given by the formula `{formula}`.",
+        f"Your variant's numbers are {named}.",
+        f"Put them into the formula: `{substituted_formula(formula, values)}`, which "
+        f"works out to {answer}",
+    )

@@ -175,6 +175,14 @@ class Problem(models.Model):
         help_text="Only in quizzes: never offered for practice, so practice cannot rehearse "
         "the numbers of an exam's problem.",
     )
+    # Practice offers a learner the worked solution of their variant after this many wrong
+    # tries on it; after one wrong try they may give up and ask for it (grading.policy).
+    solution_after_tries = models.PositiveSmallIntegerField(
+        default=3,
+        validators=[MinValueValidator(1)],
+        help_text="Wrong tries on one practice variant after which its worked solution is "
+        "offered. After one wrong try a learner may give up and ask for it anyway.",
+    )
 
     objects = ProblemQuerySet.as_manager()
 

@@ -86,7 +86,20 @@ class ProblemAdmin(admin.ModelAdmin):
     search_fields = ["title", "slug", "family", "prompt"]
     readonly_fields = ["variant_preview"]
     fieldsets = [
-        (None, {"fields": ["lesson", "title", "slug", "order", "prompt", "exam_only"]}),
+        (
+            None,
+            {
+                "fields": [
+                    "lesson",
+                    "title",
+                    "slug",
+                    "order",
+                    "prompt",
+                    "exam_only",
+                    "solution_after_tries",
+                ]
+            },
+        ),
         ("Engine", {"fields": ["family", "params", "atol", "rtol"]}),
         ("Preview", {"fields": ["variant_preview"]}),
     ]

@@ -231,6 +231,28 @@ class PracticeStreak(models.Model):
         return self.mastered_at is not None
 
 
+class SolutionReveal(models.Model):
+    """A learner was shown the worked solution of one of their practice variants, and when: from
+    then on that variant takes no more answers (grading.services.solutions)."""
+
+    # The unique variant says who revealed it too; kept for the instructor's and the API's lists.
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="solution_reveals"
+    )
+    variant = models.OneToOneField(
+        Variant, on_delete=models.CASCADE, related_name="solution_reveal"
+    )
+    # True when the learner gave up before the problem's solution_after_tries wrong tries.
+    gave_up_early = models.BooleanField(default=False)
+    revealed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-revealed_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.user} · solution of variant {self.variant_id}"
+
+
 class AuditRow(models.Model):
     """Written once, never changed or deleted through the ORM's instance methods; says who."""
 

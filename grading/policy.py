@@ -22,7 +22,10 @@ The rules:
   explanations whatever `release_answers` says: an answer key next to the learner's own answers
   is their verdicts.
 - **Correct answers and explanations** only for a submitted attempt whose verdicts are shown:
-  at once ("after submission"), from `closes_at` on ("after close"), or never.
+  at once ("after submission"), from `closes_at` on ("after close"), or never. **Worked
+  solutions** of an attempt's problems follow the correct answers exactly: they hold them.
+- **Practice solutions** (outside quizzes): `practice_solution_stage` says when a learner may
+  reveal the worked solution of their practice variant.
 - Whatever the policy, a learner always sees what they typed or picked, and the reader's message
   for input it could not read (that costs no try and says nothing about correctness).
 
@@ -65,16 +68,20 @@ class Visibility:
     feedback: bool  # feedback text, misconception, wrong entries
     correct_answers: bool  # a problem's answer, a question's correct choices
     explanations: bool  # a question's explanation
+    # A problem's worked solution, with the attempt's numbers; it holds the answer and shows how
+    # it is computed (a formula problem's formula included), so never before correct answers.
+    solutions: bool
     # When correct answers will be shown, if at a known later time (after the quiz closes).
     answers_from: datetime | None = None
 
 
-NOTHING = Visibility(False, False, False, False, False, False)
+NOTHING = Visibility(False, False, False, False, False, False, False)
 # An instructor's view of an attempt (staff_visibility).
-STAFF = Visibility(True, True, True, True, True, True)
-# Practice problems (outside quizzes) answer at once and never show the answer: a learner keeps
-# trying, or asks for new numbers.
-PRACTICE = Visibility(True, True, True, True, False, False)
+STAFF = Visibility(True, True, True, True, True, True, True)
+# Practice problems (outside quizzes) answer at once and never show the answer with a verdict: a
+# learner keeps trying, asks for new numbers, or reveals the worked solution of their variant
+# when practice_solution_stage allows (which ends what that variant can earn).
+PRACTICE = Visibility(True, True, True, True, False, False, False)
 
 
 def immediate_feedback(quiz: QuizSettings) -> bool:
@@ -105,6 +112,7 @@ def learner_visibility(*, quiz: QuizSettings, attempt_status: str, now: datetime
         feedback=True,
         correct_answers=answers,
         explanations=answers,
+        solutions=answers,
         answers_from=answers_from,
     )
 
@@ -194,3 +202,48 @@ def practice_refusal(
         f"{'is' if len(running) == 1 else 'are'} in progress, because "
         f"{'it uses' if len(running) == 1 else 'they use'} this problem: {until}."
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Worked solutions in practice
+# ---------------------------------------------------------------------------------------------
+
+# A practice variant's worked solution is, in turn:
+CLOSED = "closed"  # not to be had: no wrong try yet, or the variant is solved
+ON_REQUEST = "on_request"  # to be had if the learner says they give up on these numbers
+OFFERED = "offered"  # offered: the learner has had the problem's solution_after_tries wrong tries
+REVEALED = "revealed"  # shown already; the variant takes no more answers
+
+
+def practice_solution_stage(
+    *, wrong_tries: int, solved: bool, revealed: bool, after_tries: int
+) -> str:
+    """Where a practice variant stands with its worked solution (CLOSED, ON_REQUEST, OFFERED or
+    REVEALED), from its wrong (counted, incorrect) tries and the problem's solution_after_tries.
+
+    The rule, as the practice page states it: the solution is offered after `after_tries` wrong
+    tries on the same numbers; from the first wrong try a learner may give up and ask for it.
+    Never before a wrong try (a solution before trying teaches less), never on numbers answered
+    right (the verdict said it all). Revealing ends the streak; the variant earns nothing more.
+    """
+    if revealed:
+        return REVEALED
+    if solved or wrong_tries < 1:
+        return CLOSED
+    return OFFERED if wrong_tries >= after_tries else ON_REQUEST
+
+
+def practice_solution_refusal(*, stage: str, give_up: bool) -> str | None:
+    """Why a learner who asks (`give_up`: they said they give up) may not see the worked
+    solution now, or None when they may."""
+    if stage == CLOSED:
+        return (
+            "The worked solution opens after a wrong try on these numbers, and not once you have "
+            "answered them correctly."
+        )
+    if stage == ON_REQUEST and not give_up:
+        return (
+            "Before the solution is offered you can still have it, but only if you confirm that "
+            "you give up on these numbers."
+        )
+    return None

@@ -9,6 +9,7 @@ urlpatterns = [
     path("lessons/<slug:slug>/practice/", practice.practice_lesson, name="practice-lesson"),
     path("practice/<slug:slug>/", practice.practice, name="practice"),
     path("practice/<slug:slug>/new/", practice.practice_new_variant, name="practice-new"),
+    path("practice/<slug:slug>/solution/", practice.practice_solution, name="practice-solution"),
     path("quizzes/<slug:slug>/", attempts.quiz_detail, name="quiz-detail"),
     path("quizzes/<slug:slug>/start/", attempts.attempt_start, name="attempt-start"),
     path("attempts/<int:pk>/", attempts.attempt_take, name="attempt-take"),

@@ -307,6 +307,7 @@ PROBLEM = Entity(
         Field("prompt", Text(), markup=True),
         Field("tolerance", Nested(TOLERANCE, flatten=True), sparse=True),
         Field("exam_only", Flag(), default=False, sparse=True),
+        Field("solution_after_tries", Whole(minimum=1), default=3, sparse=True),
     ),
     key="slug",
     model=Problem,

@@ -16,6 +16,7 @@ from api.validation import StrictSerializer, WholeNumberField
 from grading import policy
 from grading.api import selectors
 from grading.models import Attempt, PracticeStreak, Response, Variant
+from grading.services.solutions import practice_solution_state
 from integrations.models import EXTERNAL_ID_PATTERN
 
 LEARNER_HELP = (
@@ -251,6 +252,11 @@ class VariantSerializer(serializers.ModelSerializer):
     answer_shape = serializers.SerializerMethodField(
         help_text="[] for a number, [n] for a vector, [n, m] for a matrix."
     )
+    solution = serializers.SerializerMethodField(
+        help_text="closed (no wrong try yet, or solved), on_request (reveal with give_up: true), "
+        "offered (solution_after_tries wrong tries: reveal at will) or revealed; see "
+        "/variants/{id}/solution/."
+    )
 
     class Meta:
         model = Variant
@@ -263,6 +269,7 @@ class VariantSerializer(serializers.ModelSerializer):
             "prompt_html",
             "givens",
             "answer_shape",
+            "solution",
             "created_at",
         ]
 
@@ -277,6 +284,12 @@ class VariantSerializer(serializers.ModelSerializer):
 
     def get_answer_shape(self, variant: Variant) -> list[int]:
         return selectors.variant_answer_shape(variant=variant)
+
+    @extend_schema_field(
+        serializers.ChoiceField(choices=["closed", "on_request", "offered", "revealed"])
+    )
+    def get_solution(self, variant: Variant) -> str:
+        return practice_solution_state(variant=variant).stage
 
 
 class ChoiceSerializer(serializers.Serializer):

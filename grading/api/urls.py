@@ -1,6 +1,6 @@
 from django.urls import path
 
-from grading.api.views import answers, attempts, practice
+from grading.api.views import answers, attempts, practice, solutions
 
 urlpatterns = [
     path("attempts/", attempts.AttemptList.as_view(), name="attempt-list"),
@@ -25,6 +25,11 @@ urlpatterns = [
     path("variants/<int:variant_id>/", practice.VariantDetail.as_view(), name="variant-detail"),
     path(
         "variants/<int:variant_id>/answers/", answers.VariantAnswer.as_view(), name="variant-answer"
+    ),
+    path(
+        "variants/<int:variant_id>/solution/",
+        solutions.VariantSolution.as_view(),
+        name="variant-solution",
     ),
     path("streaks/", practice.StreakList.as_view(), name="streak-list"),
 ]

@@ -38,3 +38,15 @@ class PracticeRefused(ServiceError):
     """Practice on a problem is refused: exam-only, or used by the learner's running exam."""
 
     code = "practice_refused"
+
+
+class SolutionNotAvailable(ServiceError):
+    """A practice variant's worked solution may not be shown yet (grading.policy says why)."""
+
+    code = "solution_not_available"
+
+
+class SolutionRevealed(ServiceError):
+    """The learner saw this practice variant's worked solution: it takes no more answers."""
+
+    code = "solution_revealed"

@@ -12,8 +12,8 @@ from django.utils import timezone
 from courses.models import Problem, Quiz
 from grading import policy
 from grading.families import practice_seed
-from grading.models import Attempt, PracticeStreak, Response, Variant
-from grading.services.errors import PracticeRefused, ServiceError
+from grading.models import Attempt, PracticeStreak, Response, SolutionReveal, Variant
+from grading.services.errors import PracticeRefused, ServiceError, SolutionRevealed
 from grading.services.hooks import hooks_after_commit
 from grading.services.replays import (
     DOUBLE_SUBMIT_WINDOW,
@@ -99,10 +99,10 @@ def practice_answer_submit(
 ) -> Response:
     """Grade a practice answer and move the mastery streak.
 
-    A streak counts first-try correct answers on fresh variants: a wrong answer resets it, a correct
-    one on a variant already tried (or already solved) leaves it unchanged. Invalid input is kept
-    but costs no try and does not touch the streak. Refused, recording nothing, while practice on
-    the problem is (an exam-only problem, or an exam of the learner's in progress that uses it).
+    The streak moves as streak_move decides. Invalid input is kept but costs no try and does not
+    touch the streak. Refused, recording nothing, while practice on the problem is (an exam-only
+    problem, or an exam of the learner's in progress that uses it), and on a variant whose worked
+    solution the learner revealed (SolutionRevealed).
     """
     if variant.user_id != user.pk or variant.attempt_id is not None:
         raise ServiceError("That variant is not one of your practice variants.")
@@ -115,6 +115,11 @@ def practice_answer_submit(
     graded = variant_grade(variant=variant, text=text)
     now = timezone.now()
     with transaction.atomic():
+        if SolutionReveal.objects.filter(variant=variant).exists():
+            raise SolutionRevealed(
+                "You have seen the worked solution of these numbers, so they take no more "
+                "answers: ask for a new variant."
+            )
         earlier = list(
             Response.objects.filter(variant=variant, counts_as_try=True).order_by(
                 "created_at", "id"
@@ -137,19 +142,47 @@ def practice_answer_submit(
         )
         if graded.status == "invalid":
             return response
-        streak, _ = PracticeStreak.objects.select_for_update().get_or_create(
-            user=user, problem=variant.problem
+        streak_move(
+            user=user,
+            problem=variant.problem,
+            event=(
+                STREAK_FIRST_TRY_RIGHT
+                if graded.status == "correct" and not earlier
+                else STREAK_RIGHT_AGAIN
+                if graded.status == "correct"
+                else STREAK_WRONG
+            ),
+            now=now,
         )
-        streak.tries_total += 1
-        if graded.status == "correct":
-            streak.correct_total += 1
-            if not earlier:
-                streak.current += 1
-                streak.best = max(streak.best, streak.current)
-                if streak.current >= PracticeStreak.MASTERY and streak.mastered_at is None:
-                    streak.mastered_at = now
-                    hooks_after_commit("SOFTGRADE_MASTERY_CHANGED_HOOKS", streak=streak)
-        else:
-            streak.current = 0
-        streak.save()
     return response
+
+
+# What happened on a practice variant, as the streak sees it.
+STREAK_FIRST_TRY_RIGHT = "first_try_right"  # right at the first counted try on fresh numbers
+STREAK_RIGHT_AGAIN = "right_again"  # right, after earlier tries on the same numbers
+STREAK_WRONG = "wrong"
+STREAK_SOLUTION_SHOWN = "solution_shown"  # the learner revealed the variant's worked solution
+
+
+def streak_move(*, user: AbstractBaseUser, problem: Problem, event: str, now: datetime) -> None:
+    """Move the learner's mastery streak on a problem: the one place that decides it. Call
+    inside a transaction.
+
+    A streak counts first-try correct answers on fresh variants: a wrong answer ends it, and so
+    does revealing a worked solution (the learner was shown the way, not found it); a correct
+    answer on a variant already tried leaves it unchanged. Only answers count as tries.
+    """
+    streak, _ = PracticeStreak.objects.select_for_update().get_or_create(user=user, problem=problem)
+    if event != STREAK_SOLUTION_SHOWN:
+        streak.tries_total += 1
+    if event in (STREAK_FIRST_TRY_RIGHT, STREAK_RIGHT_AGAIN):
+        streak.correct_total += 1
+    if event == STREAK_FIRST_TRY_RIGHT:
+        streak.current += 1
+        streak.best = max(streak.best, streak.current)
+        if streak.current >= PracticeStreak.MASTERY and streak.mastered_at is None:
+            streak.mastered_at = now
+            hooks_after_commit("SOFTGRADE_MASTERY_CHANGED_HOOKS", streak=streak)
+    elif event in (STREAK_WRONG, STREAK_SOLUTION_SHOWN):
+        streak.current = 0
+    streak.save()

@@ -14,6 +14,7 @@ from django.utils.safestring import SafeString
 from courses.markup import render_markup_or_plain
 from grading import engine
 from grading.engine.answers import format_number
+from grading.engine.solutions import worked_solution
 from grading.models import Response, Variant
 
 register = template.Library()
@@ -91,6 +92,14 @@ def correct_answer(variant: Variant) -> str:
     """The correct answer as a learner would type it; templates call it only once released."""
     family = engine.get_family(variant.family)
     return engine.format_answer(family.solve(variant.givens, variant.grading_key).answer)
+
+
+@register.filter
+def solution_steps(variant: Variant) -> list[SafeString]:
+    """A variant's worked solution, step by step, rendered; it holds the answer, so templates call
+    it only once grading.policy shows solutions (Visibility.solutions, or a practice reveal)."""
+    steps = worked_solution(variant.family, variant.givens, variant.grading_key)
+    return [render_markup_or_plain(step) for step in steps]
 
 
 def _entry_label(entry: Any) -> str:

@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courses.models import Problem
-from grading import scores, selectors
+from grading import policy, scores, selectors
 from grading.forms import PracticeAnswerForm, submission_token
 from grading.models import PracticeStreak
 from grading.services.errors import PracticeRefused, ServiceError
@@ -19,6 +19,10 @@ from grading.services.practice import (
     practice_answer_submit,
     practice_variant_current,
     practice_variant_new,
+)
+from grading.services.solutions import (
+    practice_solution_state,
+    solution_reveal,
 )
 from grading.views.refusals import found, refusal_message
 
@@ -103,6 +107,8 @@ def _practice_page(
             }
         )
     streak = selectors.practice_streaks(user=request.user, problems=[problem]).get(problem.pk)
+    solution = practice_solution_state(variant=variant, tries=tries)
+    revealed = solution.stage == policy.REVEALED
     context = {
         "problem": problem,
         "variant": variant,
@@ -115,6 +121,9 @@ def _practice_page(
         "misconceptions": selectors.misconceptions_by_code(
             [latest.misconception] if latest else []
         ),
+        "solution": solution,
+        # The template shows the steps (variant|solution_steps) only once revealed.
+        "revealed": revealed,
     }
     return render(request, "grading/practice.html", context)
 
@@ -132,3 +141,28 @@ def practice_new_variant(request: HttpRequest, slug: str) -> HttpResponse:
     except PracticeRefused:
         pass  # nothing made; the practice page says why, and until when
     return redirect("practice", slug=problem.slug)
+
+
+@require_POST
+@login_required
+def practice_solution(request: HttpRequest, slug: str) -> HttpResponse:
+    """Reveal the worked solution of the learner's practice variant named in the form."""
+    problem = _problem_or_404(slug)
+    variant_id = request.POST.get("variant", "")
+    variant = found(
+        selectors.practice_variant_of_learner,
+        missing="No such variant.",
+        user=request.user,
+        problem=problem,
+        variant_id=int(variant_id) if variant_id.isdigit() else 0,
+    )
+    try:
+        solution_reveal(
+            user=request.user, variant=variant, give_up=request.POST.get("give_up") == "yes"
+        )
+    except PracticeRefused:
+        return redirect("practice", slug=problem.slug)
+    except ServiceError as error:
+        messages.error(request, refusal_message(error))
+        return redirect(reverse("practice", kwargs={"slug": problem.slug}) + "#solution-offer")
+    return redirect(reverse("practice", kwargs={"slug": problem.slug}) + "#solution")

@@ -42,6 +42,7 @@ def problem_post(**changes) -> dict:
         "family": "dot-variance",
         "params": "{}",
         "prompt": "",
+        "solution_after_tries": 3,
         **changes,
     }
 
@@ -79,6 +80,7 @@ def formula_post(lesson, params: dict) -> dict:
         "family": "formula",
         "params": json.dumps(params),
         "prompt": "",
+        "solution_after_tries": 3,
     }
 
 
@@ -133,6 +135,20 @@ def test_adding_a_user_in_the_admin_refuses_names_kept_for_lms_learners(instruct
     response = instructor_client.post(url, {**form, "username": "ada"})
     assert response.status_code == 302
     assert get_user_model().objects.filter(username="ada").exists()
+
+
+def test_instructors_set_when_a_problems_worked_solution_is_offered(instructor_client):
+    data = problem_post(slug="variance-solution", solution_after_tries=5)
+    response = instructor_client.post(reverse("admin:courses_problem_add"), data)
+    assert response.status_code == 302
+    assert Problem.objects.get(slug="variance-solution").solution_after_tries == 5
+    refused = instructor_client.post(
+        reverse("admin:courses_problem_add"),
+        problem_post(slug="variance-never", solution_after_tries=0),
+    )
+    assert refused.status_code == 200
+    assert "Ensure this value is greater than or equal to 1" in refused.content.decode()
+    assert not Problem.objects.filter(slug="variance-never").exists()
 
 
 def test_instructors_mark_a_problem_exam_only(instructor_client):

@@ -28,6 +28,7 @@ from grading.services.practice import practice_variant_current
 from grading.services.responses import response_submit
 from tests.factories import ProblemFactory, QuizFactory, QuizItemFactory
 from tests.grading.private_data import (
+    FORMULA_MISTAKES,
     FORMULA_SECRETS,
     exam_of_every_family,
     formula_problem,
@@ -302,9 +303,24 @@ def test_no_page_shows_a_variants_private_data_before_or_after_release(
 
     results = learner_client.get(reverse("attempt-results", kwargs={"pk": attempt.pk}))
     html = results.content.decode()
-    # Released: the formula problem's answer value shows, its formulas still never do.
+    # Released: the formula problem's answer value shows, and so do the worked solutions. A
+    # formula problem's solution shows how its answer is computed (the answer formula, every
+    # value, hidden ones too): that is what a solution is for. Its mistakes never show.
     assert leaks(html, formula), "the answer should show once released"
-    assert_nothing_private(html, variants, "results", numbers=False)
+    solutions = re.findall(r'<details class="solution".*?</details>', html, flags=re.S)
+    assert len(solutions) == len(variants)
+    formula_solution = next(block for block in solutions if "hidden_shift" in block)
+    assert "d_k * s^2 + hidden_shift" in formula_solution
+    for secret in ("d_k * s + hidden_shift", *FORMULA_MISTAKES):
+        assert secret not in html, secret
+    assert_nothing_private(without_solutions(html), variants, "results", numbers=False)
     for url in pages:
         html = learner_client.get(url, follow=True).content.decode()
-        assert_nothing_private(html, variants, f"{url} after release", numbers=False)
+        assert_nothing_private(
+            without_solutions(html), variants, f"{url} after release", numbers=False
+        )
+
+
+def without_solutions(html: str) -> str:
+    """The page without its released worked solutions (they show how answers are computed)."""
+    return re.sub(r'<details class="solution".*?</details>', "", html, flags=re.S)

@@ -128,7 +128,11 @@ class ItemAnswer(generics.GenericAPIView):
 )
 class VariantAnswer(generics.GenericAPIView):
     serializer_class = PracticeVerdictSerializer
-    conflict_responses = {409: "code idempotency_conflict: this key was used for another answer."}
+    conflict_responses = {
+        409: "code idempotency_conflict: this key was used for another answer; "
+        "solution_revealed: the learner saw this variant's worked solution, so it takes no "
+        "more answers."
+    }
 
     def post(self, request, variant_id: int):
         idempotency_key = _idempotency_key(request)

@@ -216,14 +216,16 @@ class FormulaFamily(Family):
         formulas, prompt and version come along, for split() to sort out."""
         variables = params["variables"]
         values = {name: _draw_value(rng, variables[name]) for name in sorted(variables)}
-        return {
+        drawn = {
             "values": values,
             "answer": params["answer"],
             "mistakes": dict(params["mistakes"]),
             "prompt": params["prompt"],
-            "solution": list(params.get("solution", [])),
             "version": params["version"],
         }
+        if params.get("solution"):
+            drawn["solution"] = list(params["solution"])
+        return drawn
 
     def split(self, drawn: dict[str, Any]) -> Drawn:
         """Givens: the prompt and the values it shows. Grading key: the formulas, the version

@@ -27,6 +27,7 @@ from grading.models import (
     Regrade,
     Response,
     ScoreChange,
+    SolutionReveal,
     Variant,
 )
 
@@ -291,6 +292,22 @@ class PracticeStreakAdmin(admin.ModelAdmin):
     list_filter = ["problem"]
     search_fields = ["user__username", "problem__slug"]
     list_select_related = ["user", "problem"]
+
+
+@admin.register(SolutionReveal)
+class SolutionRevealAdmin(admin.ModelAdmin):
+    """Who saw which practice variant's worked solution, and when: a record, never edited."""
+
+    list_display = ["user", "variant", "gave_up_early", "revealed_at"]
+    list_filter = ["variant__problem", "gave_up_early"]
+    search_fields = ["user__username", "variant__problem__slug"]
+    list_select_related = ["user", "variant__problem"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
 
 
 class UserAddForm(AdminUserCreationForm):

@@ -95,9 +95,16 @@ def test_practice_endpoints_never_show_an_answer_or_mistake(lms, course):
         responses = [
             ("new", variant),
             ("get", client.get(f"{base}/")),
+            ("solution before a try", client.post(f"{base}/solution/", {"give_up": True})),
             ("answer", client.post(f"{base}/answers/", {"text": WRONG})),
+            # One wrong try of solution_after_tries (3): not without giving up.
+            ("solution not given up", client.post(f"{base}/solution/", {})),
+            ("solution not revealed", client.get(f"{base}/solution/")),
+            ("get after the answer", client.get(f"{base}/")),
             ("streaks", client.get("/api/v1/streaks/")),
         ]
+        refused = [label for label, r in responses if label.startswith("solution")]
+        assert [r.status_code for label, r in responses if label in refused] == [409] * 3
         scan(responses, [Variant.objects.get(pk=variant.json()["id"])], set())
 
 

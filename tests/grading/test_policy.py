@@ -80,6 +80,8 @@ def test_every_combination(mode, feedback, release, status, close):
     assert shown.feedback is results
     assert shown.correct_answers is answers
     assert shown.explanations is answers
+    # A worked solution holds the answer: it shows exactly when correct answers do.
+    assert shown.solutions is answers
     waits_for_close = (
         status == policy.SUBMITTED
         and results
@@ -219,3 +221,55 @@ def test_two_running_exams_pause_practice_until_the_later_deadline():
     assert "your exams “A” and “B” are in progress" in message
     assert "until 2027-01-20 12:50 UTC (the last of their deadlines)" in message
     assert "Over" not in message
+
+
+# (wrong tries, solved, revealed) with solution_after_tries = 3 -> the variant's solution stage.
+PRACTICE_STAGES = {
+    (0, False, False): policy.CLOSED,
+    (1, False, False): policy.ON_REQUEST,
+    (2, False, False): policy.ON_REQUEST,
+    (3, False, False): policy.OFFERED,
+    (7, False, False): policy.OFFERED,
+    (0, True, False): policy.CLOSED,  # right at the first try
+    (4, True, False): policy.CLOSED,  # right in the end
+    (1, False, True): policy.REVEALED,
+    (3, False, True): policy.REVEALED,
+}
+
+
+@pytest.mark.parametrize(("wrong", "solved", "revealed"), sorted(PRACTICE_STAGES))
+def test_practice_solution_stage(wrong, solved, revealed):
+    stage = policy.practice_solution_stage(
+        wrong_tries=wrong, solved=solved, revealed=revealed, after_tries=3
+    )
+    assert stage == PRACTICE_STAGES[(wrong, solved, revealed)]
+
+
+def test_a_problem_offering_its_solution_after_one_try_needs_no_give_up():
+    stage = policy.practice_solution_stage(
+        wrong_tries=1, solved=False, revealed=False, after_tries=1
+    )
+    assert stage == policy.OFFERED
+    assert policy.practice_solution_refusal(stage=stage, give_up=False) is None
+
+
+# (stage, give_up) -> may the learner see the solution now?
+PRACTICE_REVEALS = {
+    (policy.CLOSED, False): False,
+    (policy.CLOSED, True): False,
+    (policy.ON_REQUEST, False): False,
+    (policy.ON_REQUEST, True): True,
+    (policy.OFFERED, False): True,
+    (policy.OFFERED, True): True,
+    (policy.REVEALED, False): True,
+}
+
+
+@pytest.mark.parametrize(("stage", "give_up"), sorted(PRACTICE_REVEALS))
+def test_practice_solution_refusal(stage, give_up):
+    refusal = policy.practice_solution_refusal(stage=stage, give_up=give_up)
+    if PRACTICE_REVEALS[(stage, give_up)]:
+        assert refusal is None
+    else:
+        assert refusal
+        assert refusal.endswith(".")

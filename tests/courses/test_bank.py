@@ -141,6 +141,82 @@ def test_exam_only_is_imported_exported_and_round_trips(tmp_path, db):
     assert not marked.exam_only
 
 
+def test_solution_settings_are_imported_exported_and_round_trip(tmp_path, db):
+    document = shipped_document()
+    document["problems"][0]["solution_after_tries"] = 5
+    document["problems"].append(
+        {
+            "slug": "variance-by-formula",
+            "title": "Variance, by formula",
+            "family": "formula",
+            "params": {
+                "variables": {"d_k": {"choices": [16, 64]}, "s": {"choices": [0.5, 2]}},
+                "answer": "d_k * s^2",
+                "prompt": "Spread {s}, width {d_k}: the variance of $q \\cdot k$?",
+                "solution": ["Each product has variance {s}^2.", "{d_k} of them add up."],
+            },
+            "solution_after_tries": 1,
+        }
+    )
+    bank_import(paths=[write_bank(tmp_path, document)])
+    first = Problem.objects.get(slug=document["problems"][0]["slug"])
+    formula = Problem.objects.get(slug="variance-by-formula")
+    assert (first.solution_after_tries, formula.solution_after_tries) == (5, 1)
+    assert formula.params["solution"] == [
+        "Each product has variance {s}^2.",
+        "{d_k} of them add up.",
+    ]
+    assert Problem.objects.filter(solution_after_tries=3).count() == len(document["problems"]) - 2
+    exported = bank_export(lesson=first.lesson)
+    rows = {p["slug"]: p for p in yaml.safe_load(exported)["problems"]}
+    # Written only where it differs from the default of 3, so a bank without it exports as it was.
+    assert {slug: row.get("solution_after_tries") for slug, row in rows.items()} == {
+        p["slug"]: p.get("solution_after_tries") for p in document["problems"]
+    }
+    assert rows["variance-by-formula"]["params"]["solution"] == formula.params["solution"]
+    again = tmp_path / "again.yaml"
+    again.write_text(exported, encoding="utf-8")
+    bank_import(paths=[again])
+    assert bank_export(lesson=first.lesson) == exported
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("solution_after_tries", 0, "solution_after_tries: must be at least 1, got 0"),
+        ("solution_after_tries", "3", "solution_after_tries: must be a whole number"),
+    ],
+)
+def test_a_bad_solution_setting_is_refused_with_its_place(tmp_path, db, field, value, message):
+    document = shipped_document()
+    document["problems"][0][field] = value
+    with pytest.raises(BankError) as raised:
+        bank_import(paths=[write_bank(tmp_path, document)])
+    assert message in str(raised.value)
+    assert not Problem.objects.exists()
+
+
+def test_a_bad_solution_template_is_refused_with_its_place(tmp_path, db):
+    document = shipped_document()
+    document["problems"].append(
+        {
+            "slug": "variance-by-formula",
+            "title": "Variance, by formula",
+            "family": "formula",
+            "params": {
+                "variables": {"d_k": {"choices": [16, 64]}},
+                "answer": "d_k",
+                "prompt": "Width {d_k}?",
+                "solution": "not a list",
+            },
+        }
+    )
+    with pytest.raises(BankError) as raised:
+        bank_import(paths=[write_bank(tmp_path, document)])
+    assert "params.solution" in str(raised.value)
+    assert not Problem.objects.exists()
+
+
 def test_export_keeps_what_the_source_file_says(shipped_bank):
     lesson = Lesson.objects.get(slug="scaled-dot-product-attention")
     exported = yaml.safe_load(bank_export(lesson=lesson))

@@ -1,0 +1,87 @@
+"""A learner reveals the worked solution of their practice variant in a real browser, at desktop
+width and at 375 px: the offer appears only after wrong tries, the steps show their numbers as
+math, the page stays accessible, and new numbers follow."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+from courses.models import Problem
+from grading import engine
+from grading.models import PracticeStreak, SolutionReveal, Variant
+from grading.services.practice import practice_answer_submit, practice_variant_current
+from tests.browser.conftest import log_in
+from tests.browser.test_accessibility import serious_violations
+
+pytestmark = pytest.mark.browser
+
+# The issue's example numbers: σq²σk² = 0.25 · 1 = 0.25 and Var(q·k) = 512 · 0.25 = 128.
+GIVENS = {"d_k": 512, "sigma_q": 0.5, "sigma_k": 1.0}
+
+
+def reveal_after_giving_up(page, live_server, learner) -> None:
+    problem = Problem.objects.get(slug="dot-variance")
+    variant = practice_variant_current(user=learner, problem=problem)
+    Variant.objects.filter(pk=variant.pk).update(givens=GIVENS)
+    log_in(page, live_server, learner)
+    page.goto(live_server.url + "/practice/dot-variance/")
+    expect(page.locator("#solution-rule")).to_contain_text("offered after 3 wrong tries")
+    expect(page.get_by_role("button", name=re.compile("solution"))).to_have_count(0)
+
+    page.get_by_label("Your answer").fill("12345")
+    page.get_by_role("button", name="Check answer").click()
+    expect(page.locator("#verdict")).to_contain_text("Not correct")
+    give_up = page.get_by_role("button", name="Give up and see the solution")
+    expect(give_up).to_be_visible()
+    expect(page.get_by_role("button", name="Show the worked solution")).to_have_count(0)
+    # The box must be ticked: the browser holds the form back until it is.
+    give_up.click()
+    assert not SolutionReveal.objects.exists()
+    page.get_by_label("I give up on these numbers").check()
+    give_up.click()
+
+    solution = page.locator("#solution")
+    expect(solution).to_be_visible()
+    expect(solution.get_by_role("heading")).to_have_text("Worked solution for your numbers")
+    expect(solution.locator("li")).to_have_count(3)
+    expect(solution.locator("li").nth(2).locator("math")).to_contain_text("128")
+    for number in ("512", "0.25"):
+        exact = re.compile(f"^{re.escape(number)}$")
+        expect(solution.locator("math mn", has_text=exact)).not_to_have_count(0)
+    assert "$" not in solution.inner_text()
+    expect(page.get_by_label("Your answer")).to_have_count(0)
+    expect(page.locator("#streak")).to_contain_text("0 in a row")
+    assert serious_violations(page) == []
+    assert SolutionReveal.objects.get().gave_up_early
+    assert PracticeStreak.objects.get(user=learner).current == 0
+
+    page.get_by_role("button", name="Next variant").click()
+    expect(page.get_by_label("Your answer")).to_be_visible()
+    expect(page.locator("#solution")).to_have_count(0)
+
+
+def test_a_learner_reveals_a_worked_solution(page, live_server, shipped_bank, learner_account):
+    reveal_after_giving_up(page, live_server, learner_account)
+
+
+def test_a_revealed_solution_fits_a_phone(phone_page, live_server, shipped_bank, learner_account):
+    problem = Problem.objects.get(slug="softmax-jacobian")
+    variant = practice_variant_current(user=learner_account, problem=problem)
+    n = len(variant.givens["z"])
+    for value in (1, 2, 3):  # three wrong tries: offered without giving up
+        wrong = engine.format_answer(np.full((n, n), float(value)))
+        response = practice_answer_submit(user=learner_account, variant=variant, text=wrong)
+        assert response.status == "incorrect"
+    log_in(phone_page, live_server, learner_account)
+    phone_page.goto(live_server.url + "/practice/softmax-jacobian/")
+    phone_page.get_by_role("button", name="Show the worked solution").click()
+    expect(phone_page.locator("#solution li")).to_have_count(5)
+    overflow = phone_page.evaluate(
+        "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
+    assert overflow <= 0, f"the solution scrolls the page sideways by {overflow}px"
+    assert serious_violations(phone_page) == []

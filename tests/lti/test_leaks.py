@@ -16,7 +16,11 @@ from grading.models import Attempt, Variant
 from grading.services.attempts import attempt_submit
 from grading.services.responses import response_submit
 from tests.grading.private_data import body, exam_of_every_family, private_leaks
-from tests.grading.test_views_leaks import leaks, lesson_with_a_formula_problem
+from tests.grading.test_views_leaks import (
+    leaks,
+    lesson_with_a_formula_problem,
+    without_solutions,
+)
 from tests.lti.fake_lms import INSTRUCTOR, launch_as
 
 pytestmark = pytest.mark.django_db
@@ -56,4 +60,6 @@ def test_lti_pages_never_show_a_variants_private_data(client, platform, shipped_
     after.append(("instructor view", client.get(teacher["Location"])))
     for label, response in after:
         assert response.status_code == 200, label
-        assert private_leaks(body(response), variants) == set(), label
+        # Released worked solutions show how answers are computed, a formula problem's answer
+        # formula included (tests/grading/test_views_leaks.py checks them); nothing else may.
+        assert private_leaks(without_solutions(body(response)), variants) == set(), label

@@ -40,6 +40,9 @@ def reveal_after_giving_up(page, live_server, learner) -> None:
     expect(page.get_by_role("button", name="Show the worked solution")).to_have_count(0)
     # The box must be ticked: the browser holds the form back until it is.
     give_up.click()
+    box = page.get_by_label("I give up on these numbers")
+    assert box.evaluate("element => element.validity.valueMissing")
+    expect(page.locator("#solution")).to_have_count(0)
     assert not SolutionReveal.objects.exists()
     page.get_by_label("I give up on these numbers").check()
     give_up.click()

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('courses', '0003_problem_exam_only'),
+        ('courses', '0004_quiz_extra_try_penalty'),
     ]
 
     operations = [

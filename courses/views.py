@@ -3,6 +3,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from . import selectors
+from .lesson_parts import split_at_explorer_link
 from .markup import render_markup_or_plain
 from .models import Lesson
 
@@ -17,9 +18,13 @@ def lesson_detail(request: HttpRequest, slug: str) -> HttpResponse:
         lesson = selectors.lesson_detail(slug=slug)
     except Lesson.DoesNotExist as exc:
         raise Http404("No such lesson.") from exc
+    body_before_explorer, body_after_explorer = split_at_explorer_link(
+        render_markup_or_plain(lesson.body)
+    )
     context = {
         "lesson": lesson,
-        "body": render_markup_or_plain(lesson.body),
+        "body_before_explorer": body_before_explorer,
+        "body_after_explorer": body_after_explorer,
         "key_terms": [
             (term, render_markup_or_plain(term.definition)) for term in lesson.key_terms.all()
         ],

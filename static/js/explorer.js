@@ -5,6 +5,13 @@
  * reads its scores in O(Q·N) and every input updates the page at once (well within 100 ms).
  * The bars and most readings are for the first query; the median largest probability over all
  * Q queries shows what is typical, since one query's top two keys can happen to tie.
+ * The theory the lesson states is about the variance of q·k over many independent draws
+ * (d_k σ_q² σ_k² = d_k here, and 1 once divided by √d_k), so the page compares it with the
+ * variance over DRAWS independent pairs (q, k), not with one query's 12 scores, whose spread
+ * depends on that one q (at d_k = 1 it is |q_1| times the keys' spread, which may be tiny).
+ * The variance for every width is summed once per draw, so an update only reads it.
+ * The slider's positions are the distinct widths of 2^(i/10), i = 0…100: at small d_k several
+ * of those round to the same width, and an arrow key that changed nothing looked broken.
  * Bars are sized through the CSSOM (element.style), which the Content Security Policy allows.
  */
 (function () {
@@ -16,6 +23,7 @@
   var KEYS = parseInt(section.dataset.keys, 10) || 12;
   var QUERIES = parseInt(section.dataset.queries, 10) || 64;
   var MAX_WIDTH = parseInt(section.dataset.maxWidth, 10) || 1024;
+  var DRAWS = parseInt(section.dataset.draws, 10) || 2000;
   var seed = parseInt(section.dataset.seed, 10) || 1;
   var draws = 1;
 
@@ -26,6 +34,8 @@
   var drawCount = document.getElementById("explorer-draw-count");
   var barsBox = document.getElementById("explorer-bars");
   var stdOut = document.getElementById("explorer-std");
+  var varianceOut = document.getElementById("explorer-variance");
+  var theoryOut = document.getElementById("explorer-variance-theory");
   var maxOut = document.getElementById("explorer-max");
   var typicalOut = document.getElementById("explorer-typical");
   var jacobianOut = document.getElementById("explorer-jacobian");
@@ -54,6 +64,33 @@
   }
 
   var runningDots = []; // runningDots[query][key][d] = Σ_{i<d} q_i k_i
+  var varianceAt = new Float64Array(MAX_WIDTH + 1); // variance of q·k over DRAWS pairs, by d_k
+
+  // Every distinct width round(2^(i/10)), so each slider step changes d_k.
+  var WIDTHS = [];
+  for (var step = 0; step <= 10 * Math.log2(MAX_WIDTH); step++) {
+    var candidate = Math.round(Math.pow(2, step / 10));
+    if (WIDTHS[WIDTHS.length - 1] !== candidate) WIDTHS.push(candidate);
+  }
+
+  function sampleVariances(random) {
+    var sums = new Float64Array(MAX_WIDTH + 1);
+    var squares = new Float64Array(MAX_WIDTH + 1);
+    for (var m = 0; m < DRAWS; m++) {
+      var q = normals(random, MAX_WIDTH);
+      var k = normals(random, MAX_WIDTH);
+      var dot = 0;
+      for (var i = 0; i < MAX_WIDTH; i++) {
+        dot += q[i] * k[i];
+        sums[i + 1] += dot;
+        squares[i + 1] += dot * dot;
+      }
+    }
+    for (var d = 1; d <= MAX_WIDTH; d++) {
+      var mean = sums[d] / DRAWS;
+      varianceAt[d] = (squares[d] - DRAWS * mean * mean) / (DRAWS - 1);
+    }
+  }
 
   function draw() {
     var random = generator(seed * 2654435761);
@@ -71,6 +108,7 @@
       }
       runningDots.push(row);
     }
+    sampleVariances(random);
   }
 
   function median(values) {
@@ -80,8 +118,8 @@
   }
 
   function widthFromSlider() {
-    var width = Math.round(Math.pow(2, parseFloat(slider.value)));
-    return Math.min(MAX_WIDTH, Math.max(1, width));
+    var position = Math.round(parseFloat(slider.value));
+    return WIDTHS[Math.min(WIDTHS.length - 1, Math.max(0, position))];
   }
 
   function softmax(z) {
@@ -109,9 +147,19 @@
     return largest;
   }
 
+  var SUPERSCRIPTS = { "-": "⁻", 0: "⁰", 1: "¹", 2: "²", 3: "³", 4: "⁴", 5: "⁵", 6: "⁶", 7: "⁷", 8: "⁸", 9: "⁹" };
+
+  // Three significant digits; below 0.001 in scientific notation as printed: 1.23 × 10⁻⁴.
   function show(x) {
     if (x === 0) return "0";
-    if (Math.abs(x) < 0.001) return x.toExponential(2).replace("e", " × 10^");
+    if (Math.abs(x) < 0.001) {
+      var parts = x.toExponential(2).split("e");
+      var power = String(parseInt(parts[1], 10)).split("").map(function (c) {
+        return SUPERSCRIPTS[c];
+      }).join("");
+      return parts[0] + " × 10" + power;
+    }
+    if (Math.abs(x) >= 1000) return String(Math.round(x));
     return x.toPrecision(3);
   }
 
@@ -147,6 +195,7 @@
     var std = spread(z);
     var top = Math.max.apply(null, p);
     var jacobian = largestJacobianEntry(p);
+    var variance = varianceAt[width] / (scaled ? width : 1);
 
     widthOut.textContent = String(width);
     slider.setAttribute("aria-valuetext", "dₖ = " + width);
@@ -158,7 +207,9 @@
       "aria-label",
       "Softmax probabilities of the " + KEYS + " keys: " + p.map(show).join(", ")
     );
-    stdOut.textContent = show(std) + " (theory: " + (scaled ? "1" : show(Math.sqrt(width))) + ")";
+    stdOut.textContent = show(std);
+    varianceOut.textContent = show(variance);
+    theoryOut.textContent = scaled ? "1" : String(width);
     maxOut.textContent = show(top);
     typicalOut.textContent = show(typical);
     jacobianOut.textContent = show(jacobian);
@@ -167,7 +218,9 @@
       : "not saturated: the weights are typically spread and the gradients stay alive";
     readout.textContent =
       "dₖ = " + width + ", " + (scaled ? "scores divided by √dₖ" : "raw scores") +
-      ": logit standard deviation " + show(std) + ", largest probability " + show(top) +
+      ": variance of the score over " + DRAWS.toLocaleString("en-US") + " draws " + show(variance) + " (theory " +
+      (scaled ? "1" : String(width)) + "), spread of the first query's scores " + show(std) +
+      ", largest probability " + show(top) +
       " (median over " + QUERIES + " queries " + show(typical) + "), largest Jacobian entry " +
       show(jacobian) + ". The softmax is " + state + ".";
   }
@@ -182,6 +235,7 @@
     update();
   });
 
+  slider.max = String(WIDTHS.length - 1);
   draw();
   buildBars();
   section.querySelectorAll("[data-explorer-controls], [data-explorer-output]").forEach(

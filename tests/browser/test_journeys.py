@@ -79,7 +79,7 @@ def test_the_explorer_shows_saturation_without_scaling_and_none_with_it(
     assert scaled < 0.7
     expect(readout).to_contain_text("scores divided by √dₖ")
     expect(readout).to_contain_text("not saturated")
-    assert "theory: 1" in page.locator("#explorer-std").inner_text()
+    expect(page.locator("#explorer-variance-theory")).to_have_text("1")
 
     # Scaled, the largest probability stays moderate at every width.
     for key in ("Home", "PageUp", "PageUp", "PageUp", "PageUp"):

@@ -106,3 +106,14 @@ def test_home_costs_a_fixed_number_of_queries_for_visitors(
 ):
     with django_assert_num_queries(4):
         client.get(reverse("home"))
+
+
+def test_lesson_page_puts_the_explorer_after_the_paragraph_that_links_to_it(client, shipped_bank):
+    html = client.get("/lessons/scaled-dot-product-attention/").content.decode()
+    link = html.index('<a href="#explorer">the softmax saturation explorer</a>')
+    explorer = html.index('<section class="explorer" id="explorer"')
+    assert link < explorer
+    between = html[link:explorer]
+    assert between.count("</p>") == 1  # only the end of that paragraph
+    assert "<h2" not in between
+    assert html.index("Why saturation stops learning") > explorer

@@ -41,10 +41,17 @@ def submission_token() -> str:
 
 
 class SignupForm(UserCreationForm):
-    """A learner account: a user name and a password (Django's validators apply)."""
+    """A learner account: a user name, a password (Django's validators apply) and, if the
+    learner wants to be able to reset a forgotten password, an email address."""
+
+    email = forms.EmailField(
+        label="Email (optional)",
+        required=False,
+        help_text="Only to send you a link if you forget your password. You can leave it empty.",
+    )
 
     class Meta(UserCreationForm.Meta):
-        fields = ("username",)
+        fields = ("username", "email")
 
     def clean_username(self) -> str | None:
         # Reserved first: whether an LMS learner's name is taken is nobody's business. Django's

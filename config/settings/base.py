@@ -73,6 +73,23 @@ TEMPLATES = [
 ]
 
 
+def mailer(email: dict) -> dict:
+    """A MAILERS entry from django-environ's email_url() settings (EMAIL_BACKEND, EMAIL_HOST…)."""
+    backend = email["EMAIL_BACKEND"]
+    if not backend.endswith("smtp.EmailBackend"):
+        return {"BACKEND": backend}
+    options = {
+        "host": email.get("EMAIL_HOST") or "localhost",
+        "port": email.get("EMAIL_PORT") or 25,
+        "username": email.get("EMAIL_HOST_USER") or "",
+        "password": email.get("EMAIL_HOST_PASSWORD") or "",
+        "use_tls": bool(email.get("EMAIL_USE_TLS")),
+        "use_ssl": bool(email.get("EMAIL_USE_SSL")),
+        "timeout": email.get("EMAIL_TIMEOUT") or 10,
+    }
+    return {"BACKEND": backend, "OPTIONS": options}
+
+
 def database_tuned(database: dict) -> dict:
     """Connection options that the answer path's cost depends on; DATABASE_URL options win.
 
@@ -157,6 +174,13 @@ TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 # requests per address, LTI login initiations per address. A campus often reaches softgrade from
 # one address (NAT), so the per-address limits are far above one person's: 600 LTI logins a
 # minute is an exam's 3,000 learners launching within five minutes.
+# Password reset links go out by email. EMAIL_URL picks the backend (django-environ's forms:
+# smtp+tls://user:password@host:587, consolemail://, dummymail://); locally they are printed on
+# the console. Production sets its own default (config/settings/production.py). Django 6.1
+# configures mail by MAILERS; django-environ still speaks the older EMAIL_* names.
+MAILERS = {"default": mailer(env.email_url("EMAIL_URL", default="consolemail://"))}
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="softgrade <noreply@localhost>")
+
 LOGIN_FAILURES_PER_NAME = env("LOGIN_FAILURES_PER_NAME", default="10/15m")
 LOGIN_FAILURES_PER_ADDRESS = env("LOGIN_FAILURES_PER_ADDRESS", default="50/15m")
 SIGNUPS_PER_ADDRESS = env("SIGNUPS_PER_ADDRESS", default="30/h")

@@ -7,7 +7,7 @@ and an empty host list would make every request fail with a confusing 400.
 from django.core.exceptions import ImproperlyConfigured
 
 from .base import *  # noqa: F403
-from .base import env
+from .base import env, mailer
 
 DEBUG = False
 SECRET_KEY = env("SECRET_KEY", default="")
@@ -41,6 +41,11 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SESSION_COOKIE_SECURE = True
 CSRF_COOKIE_SECURE = True
 X_FRAME_OPTIONS = "DENY"
+
+# Never the console here: a reset link in the logs would let anyone who reads them into the
+# account. Without EMAIL_URL, mail goes to the host's own mail relay on port 25; if none answers,
+# Django logs the failure and the reset page still answers as it always does.
+MAILERS = {"default": mailer(env.email_url("EMAIL_URL", default="smtp://localhost:25"))}
 
 # Throttles and sessions must be shared by every gunicorn worker.
 CACHES = {

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
-    unset = ("SECRET_KEY", "ALLOWED_HOSTS", "CONN_HEALTH_CHECKS", "CONN_MAX_AGE")
+    unset = ("SECRET_KEY", "ALLOWED_HOSTS", "CONN_HEALTH_CHECKS", "CONN_MAX_AGE", "EMAIL_URL")
     environment = {k: v for k, v in os.environ.items() if k not in unset}
     environment.update(DJANGO_SETTINGS_MODULE="config.settings.production", **env)
     return subprocess.run(
@@ -91,3 +91,53 @@ def test_a_wsgi_worker_settles_before_its_first_request():
     frozen, views, app = result.stdout.split()
     assert int(frozen) > 10_000
     assert (views, app) == ("True", "True")
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        # Never the console in production: a reset link in the logs opens the account.
+        (
+            None,
+            "django.core.mail.backends.smtp.EmailBackend "
+            "{'host': 'localhost', 'port': 25, 'username': '', "
+            "'password': '', 'use_tls': False, 'use_ssl': False, 'timeout': 10}",
+        ),
+        (
+            "smtp+tls://mailer:s3cret@smtp.example.org:587",
+            "django.core.mail.backends.smtp.EmailBackend "
+            "{'host': 'smtp.example.org', 'port': 587, 'username': 'mailer', "
+            "'password': 's3cret', 'use_tls': True, 'use_ssl': False, 'timeout': 10}",
+        ),
+    ],
+)
+def test_production_sends_email_through_the_backend_email_url_names(value, expected):
+    env = {"SECRET_KEY": secrets.token_urlsafe(64), "ALLOWED_HOSTS": "softgrade.example.org"}
+    if value is not None:
+        env["EMAIL_URL"] = value
+    result = manage(
+        "shell",
+        "--no-imports",
+        "-c",
+        "from django.conf import settings; m = settings.MAILERS['default'];"
+        "print(m['BACKEND'], m.get('OPTIONS', {}))",
+        **env,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == expected
+
+
+def test_locally_email_goes_to_the_console_unless_email_url_says_otherwise():
+    environment = {k: v for k, v in os.environ.items() if k != "EMAIL_URL"}
+    environment["DJANGO_SETTINGS_MODULE"] = "config.settings.local"
+    code = "from django.conf import settings; print(settings.MAILERS['default']['BACKEND'])"
+    result = subprocess.run(
+        [sys.executable, "manage.py", "shell", "--no-imports", "-c", code],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "django.core.mail.backends.console.EmailBackend"

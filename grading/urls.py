@@ -6,6 +6,7 @@ urlpatterns = [
     path("", progress.home, name="home"),
     path("accounts/login/", accounts.SignIn.as_view(), name="login"),
     path("accounts/signup/", accounts.signup, name="signup"),
+    path("accounts/password_reset/", accounts.PasswordReset.as_view(), name="password_reset"),
     path("lessons/<slug:slug>/practice/", practice.practice_lesson, name="practice-lesson"),
     path("practice/<slug:slug>/", practice.practice, name="practice"),
     path("practice/<slug:slug>/new/", practice.practice_new_variant, name="practice-new"),

@@ -13,6 +13,9 @@ address, for the pages' login, the admin's login and the sign-up page.
   count by signing in to an account of their own between guesses.
 - Each sign-up request (valid or not: a refused user name tells which names exist) counts
   against the address, up to SIGNUPS_PER_ADDRESS.
+- Each password reset request counts against the address (PASSWORD_RESETS_PER_ADDRESS) and
+  the email address typed (PASSWORD_RESETS_PER_EMAIL), whether an account uses it or not, so
+  nobody can fill an inbox with reset mail and a refusal tells nothing about accounts.
 
 User names count case-insensitively, so "Ada" and "ada" are one name to the limit.
 """
@@ -82,6 +85,18 @@ def signup_refusal(*, request: HttpRequest) -> str | None:
     if not wait:
         return None
     return f"Too many sign-ups from your network. Try again in {wait_in_words(wait)}."
+
+
+def password_reset_refusal(*, request: HttpRequest, email: str) -> str | None:
+    """Count a reset request against the address and the email; why it is refused, or None."""
+    limits = [
+        (Limit.of_setting("PASSWORD_RESETS_PER_ADDRESS"), address_group(client_address(request))),
+        (Limit.of_setting("PASSWORD_RESETS_PER_EMAIL"), email.strip().casefold()),
+    ]
+    wait = max(limit_take(limit, ident) for limit, ident in limits)
+    if not wait:
+        return None
+    return f"Too many reset requests. Try again in {wait_in_words(wait)}."
 
 
 class LoginLimited:

@@ -184,6 +184,8 @@ DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="softgrade <noreply@local
 LOGIN_FAILURES_PER_NAME = env("LOGIN_FAILURES_PER_NAME", default="10/15m")
 LOGIN_FAILURES_PER_ADDRESS = env("LOGIN_FAILURES_PER_ADDRESS", default="50/15m")
 SIGNUPS_PER_ADDRESS = env("SIGNUPS_PER_ADDRESS", default="30/h")
+PASSWORD_RESETS_PER_ADDRESS = env("PASSWORD_RESETS_PER_ADDRESS", default="20/h")
+PASSWORD_RESETS_PER_EMAIL = env("PASSWORD_RESETS_PER_EMAIL", default="3/h")
 LTI_LOGINS_PER_ADDRESS = env("LTI_LOGINS_PER_ADDRESS", default="600/m")
 
 # Content Security Policy (Django's built-in middleware): every asset is served by softgrade

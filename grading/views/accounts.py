@@ -1,10 +1,10 @@
-"""Sign-in and sign-up, each limited per user name and per address (security/logins.py)."""
+"""Sign-in, sign-up and password reset requests, each limited (security/logins.py)."""
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth import login
-from django.contrib.auth.views import LoginView
+from django.contrib.auth.views import LoginView, PasswordResetView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -12,7 +12,12 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
 from grading.forms import SignupForm
-from security.logins import TOO_MANY_FAILURES, LimitedLoginForm, signup_refusal
+from security.logins import (
+    TOO_MANY_FAILURES,
+    LimitedLoginForm,
+    password_reset_refusal,
+    signup_refusal,
+)
 
 
 def _safe_next(request: HttpRequest) -> str:
@@ -35,6 +40,20 @@ class SignIn(LoginView):
         if any(error.code == TOO_MANY_FAILURES for error in form.non_field_errors().as_data()):
             response.status_code = 429
         return response
+
+
+class PasswordReset(PasswordResetView):
+    """Django's reset request page, limited per address and per email typed; a refused request
+    sends nothing and is a 429 with the message, whether an account uses the email or not."""
+
+    def form_valid(self, form):
+        refusal = password_reset_refusal(request=self.request, email=form.cleaned_data["email"])
+        if refusal:
+            form.add_error(None, refusal)
+            response = self.form_invalid(form)
+            response.status_code = 429
+            return response
+        return super().form_valid(form)
 
 
 @require_http_methods(["GET", "POST"])

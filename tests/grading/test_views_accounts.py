@@ -9,6 +9,7 @@ import re
 import pytest
 from django.contrib.auth import get_user_model
 from django.core import mail
+from django.test import override_settings
 from django.urls import reverse
 
 from tests.factories import UserFactory
@@ -125,3 +126,32 @@ def test_an_unknown_address_gets_the_same_answer_and_no_email(client):
     done_page = client.get(reverse("password_reset_done")).content.decode()
     assert "If an account uses that address" in done_page
     assert [message.to for message in mail.outbox] == [["grace@example.org"]]
+
+
+@override_settings(PASSWORD_RESETS_PER_EMAIL="2/h", PASSWORD_RESETS_PER_ADDRESS="3/h")
+def test_reset_requests_are_limited_per_email_and_per_address_alike_for_unknown_ones(
+    client, limit_clock
+):
+    known = UserFactory(username="grace", email="grace@example.org")
+    known.set_password(PASSWORD)
+    known.save()
+
+    def ask(email: str, address: str = "203.0.113.7"):
+        return client.post(reverse("password_reset"), {"email": email}, REMOTE_ADDR=address)
+
+    # Per email, from different networks: the third request for one inbox sends nothing.
+    statuses = {}
+    for email in ("grace@example.org", "nobody@example.org"):
+        statuses[email] = [ask(email, f"198.51.100.{n}").status_code for n in (1, 2, 3)]
+    assert statuses["grace@example.org"] == statuses["nobody@example.org"] == [302, 302, 429]
+    assert len(mail.outbox) == 2
+    refused = ask("grace@example.org", "198.51.100.9")
+    assert "Too many reset requests" in refused.content.decode()
+    assert SITE_LAYOUT in refused.content.decode()
+
+    # Per address, for different inboxes.
+    assert [ask(f"x{n}@example.org").status_code for n in range(4)] == [302, 302, 302, 429]
+
+    limit_clock.advance(3600)
+    assert ask("grace@example.org").status_code == 302
+    assert len(mail.outbox) == 3

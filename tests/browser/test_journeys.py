@@ -43,7 +43,11 @@ def test_a_new_learner_signs_up_and_reads_the_lesson(page, live_server, shipped_
     assert page.url.endswith("#term-variance")
     expect(page.locator("#term-variance")).to_be_in_viewport()
     expect(page.get_by_role("link", name="Variance of a dot product")).to_be_visible()
-    expect(page.get_by_role("link", name=re.compile("Check: why we divide"))).to_be_visible()
+    # The quiz is linked twice: under the title ("On this page") and beside the lesson.
+    expect(page.get_by_role("link", name=re.compile("Check: why we divide"))).to_have_count(2)
+    expect(
+        page.locator("#practise").get_by_role("link", name=re.compile("Check: why we divide"))
+    ).to_be_visible()
 
 
 def test_the_explorer_shows_saturation_without_scaling_and_none_with_it(

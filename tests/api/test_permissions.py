@@ -148,6 +148,20 @@ def _variant_cases(owner: str) -> list[Case]:
             {owner: 201},
             body=_answer,
         ),
+        # Untried numbers have no solution yet: their owner hears why (409), anyone else 404.
+        Case(
+            f"a variant's worked solution ({owner})",
+            "get",
+            lambda w: f"/api/v1/variants/{variant(w)}/solution/",
+            {owner: 409},
+        ),
+        Case(
+            f"reveal a variant's worked solution ({owner})",
+            "post",
+            lambda w: f"/api/v1/variants/{variant(w)}/solution/",
+            {owner: 409},
+            body=lambda caller: {},
+        ),
     ]
 
 
@@ -308,6 +322,7 @@ def test_every_endpoint_is_in_the_matrix():
         "variant-create": "new variant",
         "variant-detail": "variant (key)",
         "variant-answer": "answer a variant (key)",
+        "variant-solution": "a variant's worked solution (key)",
         "streak-list": "streak list",
         "grade-list": "grades",
         "grade-csv": "grades as CSV",

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Protocol
 
 from courses.models import Quiz
@@ -171,9 +171,25 @@ class OpenExam:
     deadline: datetime | None
 
 
+@dataclass(frozen=True)
+class PracticeRefusal:
+    """Why practice is refused, in words around the moment it resumes (`until`, None when no
+    time is given): pages show that moment in the learner's own time zone, while str() writes
+    it in UTC for the API and messages."""
+
+    before: str
+    until: datetime | None = None
+    after: str = ""
+
+    def __str__(self) -> str:
+        if self.until is None:
+            return self.before + self.after
+        return f"{self.before}{self.until.astimezone(UTC):%Y-%m-%d %H:%M} UTC{self.after}"
+
+
 def practice_refusal(
     *, problem_title: str, exam_only: bool, open_exams: Iterable[OpenExam], now: datetime
-) -> str | None:
+) -> PracticeRefusal | None:
     """Why the learner may not practise a problem now, or None.
 
     Practice gives fresh numbers and instant verdicts without limit, so during an exam it would
@@ -182,25 +198,28 @@ def practice_refusal(
     attempt runs (until its deadline, or until it is submitted when it has no time limit).
     """
     if exam_only:
-        return f"“{problem_title}” is an exam-only problem: it cannot be practised."
+        return PracticeRefusal(
+            f"“{problem_title}” is an exam-only problem: it cannot be practised."
+        )
     running = [exam for exam in open_exams if exam.deadline is None or now < exam.deadline]
     if not running:
         return None
+    one = len(running) == 1
     titles = " and ".join(f"“{exam.title}”" for exam in running)
-    exams = "exam" if len(running) == 1 else "exams"
-    if any(exam.deadline is None for exam in running):
-        until = f"until you submit the {exams}"
-    else:
-        last = max(exam.deadline for exam in running)
-        deadline = "your exam's deadline" if len(running) == 1 else "the last of their deadlines"
-        until = (
-            f"until {last:%Y-%m-%d %H:%M} UTC ({deadline}), or until you submit "
-            f"{'it' if len(running) == 1 else 'them'}"
-        )
-    return (
+    exams = "exam" if one else "exams"
+    lead = (
         f"Practice on “{problem_title}” is paused while your {exams} {titles} "
-        f"{'is' if len(running) == 1 else 'are'} in progress, because "
-        f"{'it uses' if len(running) == 1 else 'they use'} this problem: {until}."
+        f"{'is' if one else 'are'} in progress, because "
+        f"{'it uses' if one else 'they use'} this problem: "
+    )
+    if any(exam.deadline is None for exam in running):
+        return PracticeRefusal(f"{lead}until you submit the {exams}.")
+    last = max(exam.deadline for exam in running)
+    deadline = "your exam's deadline" if one else "the last of their deadlines"
+    return PracticeRefusal(
+        f"{lead}until ",
+        last,
+        f" ({deadline}), or until you submit {'it' if one else 'them'}.",
     )
 
 

@@ -3,6 +3,11 @@ people (the API maps them to its errors; pages show the message)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from grading.policy import PracticeRefusal
+
 
 class ServiceError(Exception):
     """A request the rules refuse; `code` is stable for the API, the message is for people."""
@@ -35,9 +40,16 @@ class IdempotencyConflict(ServiceError):
 
 
 class PracticeRefused(ServiceError):
-    """Practice on a problem is refused: exam-only, or used by the learner's running exam."""
+    """Practice on a problem is refused: exam-only, or used by the learner's running exam.
+
+    The message gives the time practice resumes in UTC; `refusal` (grading.policy's
+    PracticeRefusal) keeps that time apart, for pages that show it in the learner's zone."""
 
     code = "practice_refused"
+
+    def __init__(self, refusal: PracticeRefusal):
+        super().__init__(str(refusal))
+        self.refusal = refusal
 
 
 class SolutionNotAvailable(ServiceError):

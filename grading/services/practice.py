@@ -28,7 +28,7 @@ from grading.services.verdicts import variant_grade, verdict_fields
 
 def practice_refusal(
     *, user: AbstractBaseUser, problem: Problem, now: datetime | None = None
-) -> str | None:
+) -> policy.PracticeRefusal | None:
     """Why this learner may not practise this problem now (grading.policy decides), or None."""
     now = now or timezone.now()
     open_exams = []

@@ -77,11 +77,13 @@ def practice(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect(reverse("practice", kwargs={"slug": problem.slug}) + "#verdict")
 
 
-def _practice_refused(request: HttpRequest, problem: Problem, message: str) -> HttpResponse:
+def _practice_refused(
+    request: HttpRequest, problem: Problem, refused: PracticeRefused
+) -> HttpResponse:
     return render(
         request,
         "grading/practice_refused.html",
-        {"problem": problem, "message": message},
+        {"problem": problem, "refusal": refused.refusal},
         status=403,
     )
 
@@ -92,7 +94,7 @@ def _practice_page(
     try:
         variant = practice_variant_current(user=request.user, problem=problem)
     except PracticeRefused as refusal:
-        return _practice_refused(request, problem, refusal.message)
+        return _practice_refused(request, problem, refusal)
     responses = selectors.variant_responses(variant=variant)
     latest = responses[-1] if responses else None
     tries = [response for response in responses if response.counts_as_try]

@@ -183,17 +183,22 @@ def test_practice_is_free_without_a_running_exam():
 
 
 def test_an_exam_only_problem_is_always_refused():
-    message = policy.practice_refusal(
-        problem_title="Variance", exam_only=True, open_exams=[], now=NOW
+    message = str(
+        policy.practice_refusal(problem_title="Variance", exam_only=True, open_exams=[], now=NOW)
     )
     assert message == "“Variance” is an exam-only problem: it cannot be practised."
 
 
 def test_a_running_exam_pauses_practice_until_its_deadline():
     exam = policy.OpenExam(title="Final", deadline=NOW + timedelta(minutes=20))
-    message = policy.practice_refusal(
+    refusal = policy.practice_refusal(
         problem_title="Variance", exam_only=False, open_exams=[exam], now=NOW
     )
+    # Pages show the deadline in the learner's zone: it is kept apart from the words.
+    assert refusal.until == NOW + timedelta(minutes=20)
+    assert refusal.before.endswith("because it uses this problem: until ")
+    assert refusal.after == " (your exam's deadline), or until you submit it."
+    message = str(refusal)
     assert message == (
         "Practice on “Variance” is paused while your exam “Final” is in progress, because it "
         "uses this problem: until 2027-01-20 12:20 UTC (your exam's deadline), or until you "
@@ -203,10 +208,11 @@ def test_a_running_exam_pauses_practice_until_its_deadline():
 
 def test_an_exam_without_time_limit_pauses_practice_until_submitted():
     exam = policy.OpenExam(title="Final", deadline=None)
-    message = policy.practice_refusal(
+    refusal = policy.practice_refusal(
         problem_title="Variance", exam_only=False, open_exams=[exam], now=NOW
     )
-    assert message.endswith("because it uses this problem: until you submit the exam.")
+    assert refusal.until is None
+    assert str(refusal).endswith("because it uses this problem: until you submit the exam.")
 
 
 def test_two_running_exams_pause_practice_until_the_later_deadline():
@@ -215,8 +221,10 @@ def test_two_running_exams_pause_practice_until_the_later_deadline():
         policy.OpenExam(title="B", deadline=NOW + timedelta(minutes=50)),
         policy.OpenExam(title="Over", deadline=NOW - timedelta(minutes=1)),
     ]
-    message = policy.practice_refusal(
-        problem_title="Variance", exam_only=False, open_exams=exams, now=NOW
+    message = str(
+        policy.practice_refusal(
+            problem_title="Variance", exam_only=False, open_exams=exams, now=NOW
+        )
     )
     assert "your exams “A” and “B” are in progress" in message
     assert "until 2027-01-20 12:50 UTC (the last of their deadlines)" in message

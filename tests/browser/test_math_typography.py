@@ -1,8 +1,11 @@
-"""Math looks like math in Chromium: the vendored OpenType MATH font is loaded and used."""
+"""Math looks like math in Chromium: the vendored OpenType MATH font is loaded and used, and no
+learner page (worked solutions and submit confirmations included) shows LaTeX source."""
 
 from __future__ import annotations
 
 import pytest
+
+from tests.browser.test_accessibility import serious_violations
 
 pytestmark = pytest.mark.browser
 
@@ -113,48 +116,99 @@ RAW_LATEX = r"""() => {
 
 
 def _scan(page, where: str, seen: dict[str, list[str]]) -> None:
+    # Folded content (a released worked solution in a <details>) is scanned unfolded.
+    page.evaluate("() => document.querySelectorAll('details').forEach((d) => { d.open = true; })")
     found = page.evaluate(RAW_LATEX)
     if found:
         seen[where] = found
 
 
-def test_no_learner_page_shows_raw_latex_after_any_answer(
-    page, live_server, shipped_bank, learner_account
-):
-    from courses.models import Problem, Quiz
+def _answer_practice_problem(page, live_server, learner, problem, seen, axe=None) -> None:
+    """Wrong and unreadable answers, giving up to see the worked solution, then a right answer
+    on the next variant, with a scan after each; axe checks the solution's page when `axe` is
+    given (what it finds goes there)."""
+    import numpy as np
+    from playwright.sync_api import expect
+
     from grading import engine
-    from grading.models import Attempt, Variant
+    from grading.models import Variant
+
+    def answer(variant, wrong: bool) -> str:
+        family = engine.get_family(variant.family)
+        value = np.asarray(family.solve(variant.givens, variant.grading_key).answer, dtype=float)
+        return engine.format_answer(2 * value + 1 if wrong else value)
+
+    def latest() -> Variant:
+        variants = Variant.objects.filter(user=learner, problem=problem, attempt=None)
+        return variants.order_by("-counter").first()
+
+    path = f"/practice/{problem.slug}/"
+    page.goto(live_server.url + path)
+    # "12345" is a wrong number, or of the wrong shape for a vector or a matrix; twice the
+    # answer plus one is wrong with the right shape, so it counts as a wrong try everywhere.
+    for label, text in (
+        ("wrong", "12345"),
+        ("invalid", "9^9^9"),
+        ("wrong, well-formed", answer(latest(), wrong=True)),
+    ):
+        page.get_by_label("Your answer").fill(text)
+        page.get_by_role("button", name="Check answer").click()
+        page.locator("#verdict").wait_for()
+        _scan(page, f"{path} after a {label} answer", seen)
+    # One wrong try is enough to give up (as tests/browser/test_solutions.py does), unless the
+    # problem offers its solution after a single wrong try already.
+    offered = page.get_by_role("button", name="Show the worked solution")
+    give_up = page.get_by_role("button", name="Give up and see the solution")
+    expect(offered.or_(give_up)).to_be_visible()
+    if give_up.is_visible():
+        page.get_by_label("I give up on these numbers").check()
+        give_up.click()
+    else:
+        offered.click()
+    expect(page.locator("#solution li")).not_to_have_count(0)
+    _scan(page, f"{path} with its worked solution", seen)
+    if axe is not None:
+        axe[f"{path} with its worked solution"] = serious_violations(page)
+
+    page.get_by_role("button", name="Next variant").click()
+    page.get_by_label("Your answer").fill(answer(latest(), wrong=False))
+    page.get_by_role("button", name="Check answer").click()
+    page.locator(".verdict-correct").wait_for()
+    _scan(page, f"{path} after a right answer", seen)
+
+
+@pytest.mark.parametrize("width", ["page", "phone_page"])
+def test_no_learner_page_shows_raw_latex_after_any_answer(
+    width, request, live_server, shipped_bank, learner_account
+):
+    """Every learner page after right, wrong and unreadable answers, with a worked solution
+    revealed, at each submit confirmation and in released results: no "$", no backslash command
+    and no ASCII subscript outside code, at desktop width and at 375 px (the whole scan at
+    each, under a minute apiece). Axe finds nothing serious on a solution's page and on the
+    submit confirmations at either width."""
+    from courses.models import Problem, Quiz
+    from grading.models import Attempt
     from grading.services.attempts import attempt_start, attempt_submit
     from grading.services.responses import response_submit
     from tests.browser.conftest import log_in
 
+    page = request.getfixturevalue(width)
     seen: dict[str, list[str]] = {}
+    axe: dict[str, list[str]] = {}
     log_in(page, live_server, learner_account)
     for path in ("/", LESSON, "/lessons/scaled-dot-product-attention/practice/", "/history/"):
         page.goto(live_server.url + path)
         _scan(page, path, seen)
 
-    # Practice: a wrong, an unreadable and a right answer on every problem.
-    for problem in Problem.objects.for_practice():
-        path = f"/practice/{problem.slug}/"
-        page.goto(live_server.url + path)
-        for label, text in (("wrong", "12345"), ("invalid", "9^9^9")):
-            page.get_by_label("Your answer").fill(text)
-            page.get_by_role("button", name="Check answer").click()
-            page.locator("#verdict").wait_for()
-            _scan(page, f"{path} after a {label} answer", seen)
-        variant = Variant.objects.filter(user=learner_account, problem=problem, attempt=None)
-        variant = variant.order_by("-counter").first()
-        family = engine.get_family(variant.family)
-        right = engine.format_answer(family.solve(variant.givens, variant.grading_key).answer)
-        page.get_by_label("Your answer").fill(right)
-        page.get_by_role("button", name="Check answer").click()
-        page.locator(".verdict-correct").wait_for()
-        _scan(page, f"{path} after a right answer", seen)
+    for number, problem in enumerate(Problem.objects.for_practice()):
+        checked = axe if number == 0 else None  # one solution's page is enough for axe
+        _answer_practice_problem(page, live_server, learner_account, problem, seen, checked)
 
     # A practice quiz: every wrong choice's feedback (each question with a wrong choice, then a
-    # right one), problems answered wrongly; then its results and an exam's.
+    # right one), problems answered wrongly; its submit confirmation (the page without script),
+    # then its results with their released worked solutions; then an exam's.
     quiz = Quiz.objects.get(slug="attention-practice")
+    assert quiz.release_answers == Quiz.AnswerRelease.AFTER_SUBMISSION
     page.goto(live_server.url + f"/quizzes/{quiz.slug}/")
     _scan(page, "practice quiz page", seen)
     attempt = attempt_start(user=learner_account, quiz=quiz)
@@ -168,8 +222,12 @@ def test_no_learner_page_shows_raw_latex_after_any_answer(
             response_submit(attempt=attempt, item=item, text="12345")
     page.goto(live_server.url + f"/attempts/{attempt.pk}/")
     _scan(page, "practice quiz attempt", seen)
+    page.goto(live_server.url + f"/attempts/{attempt.pk}/submit/")
+    _scan(page, "practice quiz submit confirmation", seen)
+    axe["practice quiz submit confirmation"] = serious_violations(page)
     attempt_submit(attempt=attempt)
     page.goto(live_server.url + f"/attempts/{attempt.pk}/results/")
+    assert page.locator("details.solution").count() > 0, "no worked solution was released"
     _scan(page, "practice quiz results", seen)
 
     exam = Quiz.objects.get(slug="attention-exam")
@@ -184,6 +242,9 @@ def test_no_learner_page_shows_raw_latex_after_any_answer(
             response_submit(attempt=sitting, item=item, choice_ids=[wrong.pk])
         else:
             response_submit(attempt=sitting, item=item, text="3")
+    page.goto(live_server.url + f"/attempts/{sitting.pk}/submit/")
+    _scan(page, "exam submit confirmation", seen)
+    axe["exam submit confirmation"] = serious_violations(page)
     attempt_submit(attempt=sitting)
     assert Attempt.objects.get(pk=sitting.pk).status != Attempt.Status.IN_PROGRESS
     page.goto(live_server.url + f"/attempts/{sitting.pk}/results/")
@@ -192,6 +253,8 @@ def test_no_learner_page_shows_raw_latex_after_any_answer(
     _scan(page, "history after both", seen)
 
     assert seen == {}
+    assert len(axe) == 3
+    assert {where: found for where, found in axe.items() if found} == {}
 
 
 def test_the_raw_latex_scan_finds_what_it_looks_for(page, live_server, shipped_bank):

@@ -146,3 +146,15 @@ def test_an_unreadable_answer_goes_back_to_its_box_before_any_confirmation(
     html = learner_client.get(response.url).content.decode()
     assert "1 answer could not be read and was not saved" in html
     assert f'id="item-{item.pk}-error"' in html
+
+
+def test_the_confirmation_writes_the_exam_s_title_as_math(learner_client, shipped_bank):
+    attempt = start(learner_client, "attention-exam")
+    html = learner_client.get(confirm_url(attempt)).content.decode()
+    title = re.search(r"<title>(.*?)</title>", html, re.S).group(1)
+    # The plain-text form of the formula.
+    assert "$" not in title
+    assert "\\" not in title
+    heading = re.search(r'<p class="breadcrumb">(.*?)</p>', html, re.S).group(1)
+    assert "$" not in heading
+    assert "<math" in heading

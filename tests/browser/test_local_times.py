@@ -1,5 +1,6 @@
-"""Times in the learner's own zone: the page's script rewrites the server's UTC times
-(static/js/local-time.js); the UTC fallback itself is tests/grading/test_local_times.py."""
+"""Times in the learner's own zone (a quiz's closing time, an exam's deadline, paused practice):
+the page's script rewrites the server's UTC times (static/js/local-time.js); the UTC fallback
+itself is tests/grading/test_local_times.py."""
 
 from __future__ import annotations
 
@@ -54,3 +55,27 @@ def test_the_closing_time_and_the_deadline_read_in_the_learner_s_zone(
     attempt = Attempt.objects.get(user=learner_account, quiz=quiz)
     local = attempt.deadline.astimezone(timezone(timedelta(hours=5, minutes=30)))
     expect(deadline).to_have_text(f"{local:%H:%M} GMT+5:30")
+
+
+def test_paused_practice_says_until_when_in_the_learner_s_zone(
+    kolkata_page, watch, live_server, shipped_bank, learner_account
+):
+    from grading.services.attempts import attempt_start
+
+    page = kolkata_page
+    exam = Quiz.objects.get(slug="attention-exam")
+    attempt = attempt_start(user=learner_account, quiz=exam)
+    deadline = datetime(2027, 1, 20, 12, 0, tzinfo=UTC)
+    Attempt.objects.filter(pk=attempt.pk).update(deadline=deadline)
+    item = exam.items.filter(problem__isnull=False).order_by("order").first()
+    log_in(page, live_server, learner_account)
+    page.goto(f"{live_server.url}/practice/{item.problem.slug}/")
+    until = page.locator('#practice-refused time[datetime="2027-01-20T12:00:00Z"]')
+    expect(until).to_have_text("20 Jan 2027, 17:30 GMT+5:30")
+    expect(page.locator("#practice-refused")).to_contain_text(
+        "until 20 Jan 2027, 17:30 GMT+5:30 (your exam's deadline), or until you submit it."
+    )
+    # The page is a 403, which Chromium logs as a console error: that one is expected, and
+    # taken off the list so the fixture's check still fails on any other.
+    forbidden = "Failed to load resource: the server responded with a status of 403 (Forbidden)"
+    watch.problems.remove(f"console error: {forbidden}")

@@ -142,8 +142,10 @@ class FormulaFamily(Family):
                 errors[str(name)] = f"Unknown parameter; use {', '.join(sorted(_KEYS))}."
         variables: dict[str, dict[str, Any]] = {}
         raw_variables = params.get("variables")
-        if not isinstance(raw_variables, Mapping) or not raw_variables:
-            errors["variables"] = "Give at least one variable."
+        # No variables is allowed: a numerical question brought from another system has one
+        # fixed answer, and grading it as a formula keeps every answer graded in one place.
+        if not isinstance(raw_variables, Mapping):
+            errors["variables"] = "Give the variables as an object ({} for a fixed answer)."
         elif len(raw_variables) > MAX_VARIABLES:
             errors["variables"] = f"Use at most {MAX_VARIABLES} variables."
         else:

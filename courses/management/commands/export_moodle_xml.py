@@ -1,0 +1,35 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from courses.models import Lesson
+from courses.moodle_xml.writer import moodle_export
+
+
+class Command(BaseCommand):
+    help = (
+        "Write a lesson's questions and fixed-answer formula problems as Moodle XML; problems "
+        "whose numbers are drawn per learner are listed and left out."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("lesson", help="The lesson's slug.")
+        parser.add_argument(
+            "--output", "-o", type=Path, help="File to write (default: standard output)."
+        )
+
+    def handle(self, *args, lesson, output, **options):
+        try:
+            found = Lesson.objects.get(slug=lesson)
+        except Lesson.DoesNotExist as exc:
+            raise CommandError(f"No lesson {lesson!r}.") from exc
+        export = moodle_export(lesson=found)
+        for line in export.left_out:
+            self.stderr.write(f"left out: {line}")
+        if output:
+            output.write_text(export.xml, encoding="utf-8")
+            self.stdout.write(
+                self.style.SUCCESS(f"Wrote {len(export.written)} question(s) to {output}")
+            )
+        else:
+            self.stdout.write(export.xml, ending="")

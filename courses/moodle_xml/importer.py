@@ -1,0 +1,222 @@
+"""Import a Moodle XML file into a lesson: read, map, name and check everything, then write it
+all in one transaction. Any error raises MoodleXmlError before a row is written.
+
+Imported questions are always new rows, as in Moodle's own import: a slug comes from the
+question's name, and a slug already taken (by any lesson, or earlier in the file) gets the next
+free suffix (`-2`, `-3`…), so an import never overwrites an existing question or problem.
+Every rename, note and left-out question is in the report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils.text import slugify
+
+from ..bank.rules import choice_set_problems, problem_validator
+from ..markup import check_markup
+from ..models import Choice, Lesson, Misconception, Problem, Question
+from .issues import MoodleIssue, MoodleXmlError
+from .mapping import Plan, ProblemPlan, QuestionPlan, Reported, map_record
+from .reader import read_records
+
+FORMULA_FAMILY = "formula"  # the engine's key for instructor formula problems
+SLUG_LENGTH = 80
+TITLE_LENGTH = 200
+CHOICE_LENGTH = Choice._meta.get_field("text").max_length
+
+
+@dataclass
+class Imported:
+    """One question or problem the import makes, under the slug it was given."""
+
+    plan: Plan
+    slug: str
+    misconception_codes: list[str] = field(default_factory=list)
+
+    @property
+    def noun(self) -> str:
+        return "question" if isinstance(self.plan, QuestionPlan) else "problem"
+
+    def __str__(self) -> str:
+        line = f"{self.noun} {self.slug} from {self.plan.record.label}"
+        return "; ".join([line, *self.plan.notes])
+
+
+@dataclass
+class MoodleImportReport:
+    lesson: str
+    imported: list[Imported] = field(default_factory=list)
+    reported: list[Reported] = field(default_factory=list)
+    categories: list[str] = field(default_factory=list)
+    written: bool = False
+
+    def lines(self) -> list[str]:
+        verb = "imported" if self.written else "to import"
+        out = [f"{verb} into lesson {self.lesson}: {item}" for item in self.imported]
+        out += [str(item) for item in self.reported]
+        out += [
+            f"category {name!r}: not kept; its questions go into the lesson"
+            for name in self.categories
+        ]
+        return out
+
+
+class _Names:
+    """Free slugs and codes: those taken in the database and those given earlier in the file."""
+
+    def __init__(self, model, field_name: str) -> None:
+        self.taken = set(model.objects.values_list(field_name, flat=True))
+
+    def claim(self, wanted: str) -> str:
+        base = (slugify(wanted) or "imported")[: SLUG_LENGTH - 4].strip("-") or "imported"
+        slug, number = base, 1
+        while slug in self.taken:
+            number += 1
+            slug = f"{base}-{number}"
+        self.taken.add(slug)
+        return slug
+
+
+def moodle_import(*, source: bytes, file_name: str, lesson: Lesson, write: bool = True):
+    """Import the file into the lesson (or, with write=False, only say what would happen)."""
+    records = read_records(source, file_name=file_name)
+    issues: list[MoodleIssue] = []
+    report = MoodleImportReport(lesson=lesson.slug)
+    question_slugs, problem_slugs = _Names(Question, "slug"), _Names(Problem, "slug")
+    codes = _Names(Misconception, "code")
+    for record in records:
+        if record.qtype == "category":
+            if record.category:
+                report.categories.append(record.category)
+            continue
+        plan = map_record(record, issues)
+        if isinstance(plan, Reported):
+            report.reported.append(plan)
+        elif plan is not None:
+            names = question_slugs if isinstance(plan, QuestionPlan) else problem_slugs
+            item = Imported(plan, names.claim(record.name))
+            report.imported.append(item)
+            _check(item, issues)
+            wrong = _misconceptions_needed(plan)
+            item.misconception_codes = [codes.claim(f"{item.slug}-{n}") for n in wrong]
+    if issues:
+        raise MoodleXmlError(issues)
+    if write:
+        with transaction.atomic():
+            _write(lesson, report)
+        report.written = True
+    return report
+
+
+def _misconceptions_needed(plan: Plan) -> list[str]:
+    """Suffixes of the misconceptions a plan makes: one explains every wrong choice of a
+    question (a choice row must name one); one per named mistake of a problem."""
+    if isinstance(plan, QuestionPlan):
+        return ["wrong"] if any(not c.is_correct for c in plan.choices) else []
+    return [f"mistake-{n}" for n in range(1, len(plan.mistakes) + 1)]
+
+
+def _check(item: Imported, issues: list[MoodleIssue]) -> None:
+    """What the lesson's own rules refuse: unrenderable math, too long texts, bad choice sets."""
+    plan, record = item.plan, item.plan.record
+
+    def add(what: str, message: str) -> None:
+        issues.append(MoodleIssue(f"{record.label} › {what}", None, message))
+
+    texts = {"question text": plan.prompt}
+    if isinstance(plan, QuestionPlan):
+        texts["general feedback"] = plan.explanation
+        for n, choice in enumerate(plan.choices, start=1):
+            texts[f"answer {n}"] = choice.text
+            texts[f"answer {n} feedback"] = choice.feedback
+            if len(choice.text) > CHOICE_LENGTH:
+                add(f"answer {n}", f"is longer than {CHOICE_LENGTH} characters")
+            if not choice.text:
+                add(f"answer {n}", "is empty")
+        for problem in choice_set_problems(plan.kind, [c.is_correct for c in plan.choices]):
+            add("answers", problem)
+    else:
+        texts["general feedback"] = plan.solution
+        texts.update({f"wrong answer {m.value:g} feedback": m.feedback for m in plan.mistakes})
+        if len(record.name) > TITLE_LENGTH:
+            add("name", f"is longer than {TITLE_LENGTH} characters")
+        validator = problem_validator()
+        if validator:
+            found = validator(FORMULA_FAMILY, _params(plan, []), plan.atol, 0.0)
+            for name, message in found.items():
+                add(name, message)
+    for what, text in texts.items():
+        for problem in check_markup(text):
+            add(what, problem)
+
+
+def _params(plan: ProblemPlan, codes: list[str]) -> dict:
+    codes = codes or [f"mistake-{n}" for n in range(1, len(plan.mistakes) + 1)]
+    params = {
+        "variables": {},
+        "answer": repr(plan.answer),
+        "mistakes": {code: repr(m.value) for code, m in zip(codes, plan.mistakes, strict=True)},
+        "prompt": plan.prompt,
+        "version": 1,
+    }
+    if plan.solution:
+        params["solution"] = [plan.solution]
+    return params
+
+
+def _write(lesson: Lesson, report: MoodleImportReport) -> None:
+    next_question = (lesson.questions.aggregate(n=Max("order"))["n"] or 0) + 1
+    next_problem = (lesson.problems.aggregate(n=Max("order"))["n"] or 0) + 1
+    for item in report.imported:
+        plan, name = item.plan, item.plan.record.name
+        if isinstance(plan, QuestionPlan):
+            misconception = None
+            if item.misconception_codes:
+                misconception = Misconception.objects.create(
+                    code=item.misconception_codes[0],
+                    lesson=lesson,
+                    title=f"A wrong answer to {name}"[:TITLE_LENGTH],
+                    explanation=plan.explanation or "This choice is not the right one.",
+                )
+            question = Question.objects.create(
+                lesson=lesson,
+                slug=item.slug,
+                kind=plan.kind,
+                prompt=plan.prompt,
+                explanation=plan.explanation,
+                order=next_question,
+            )
+            next_question += 1
+            Choice.objects.bulk_create(
+                Choice(
+                    question=question,
+                    text=choice.text,
+                    is_correct=choice.is_correct,
+                    misconception=None if choice.is_correct else misconception,
+                    feedback=choice.feedback,
+                    order=position,
+                )
+                for position, choice in enumerate(plan.choices)
+            )
+        else:
+            for code, mistake in zip(item.misconception_codes, plan.mistakes, strict=True):
+                Misconception.objects.create(
+                    code=code,
+                    lesson=lesson,
+                    title=f"A common wrong answer: {mistake.value:g}",
+                    explanation=mistake.feedback,
+                )
+            Problem.objects.create(
+                lesson=lesson,
+                slug=item.slug,
+                title=name[:TITLE_LENGTH],
+                family=FORMULA_FAMILY,
+                params=_params(plan, item.misconception_codes),
+                atol=plan.atol,
+                rtol=0.0,
+                order=next_problem,
+            )
+            next_problem += 1

@@ -1,0 +1,213 @@
+"""What each Moodle question becomes in a lesson, or why it is reported and not imported.
+
+- multichoice, one answer (`<single>true`): a single-choice question; the answer at 100% is the
+  correct choice. A choice worth part of the mark cannot be represented (a choice is right or
+  wrong), so such a question is reported, not changed.
+- multichoice, several answers: a multiple-choice question; the answers worth more than 0% are
+  the correct choices. It is scored all or nothing here, which the report says.
+- truefalse: a true/false question, "True" then "False".
+- numerical: a formula problem with no variables whose answer is the 100% answer and whose
+  absolute tolerance is the answer's tolerance; each wrong answer with feedback becomes a
+  named mistake whose misconception explains it with that feedback.
+- category: noted; the questions go into the lesson chosen.
+- anything else, and any question with an image or a unit: reported by name, not imported.
+
+Nothing here touches the database; `importer` names, checks and writes the plans.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..models import Question
+from .html_text import html_to_markdown
+from .issues import MoodleIssue
+from .reader import Record, Text
+
+SUPPORTED = ("multichoice", "truefalse", "numerical")
+
+
+@dataclass
+class ChoicePlan:
+    text: str
+    is_correct: bool
+    feedback: str
+
+
+@dataclass
+class QuestionPlan:
+    record: Record
+    kind: str
+    prompt: str
+    explanation: str
+    choices: list[ChoicePlan]
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class MistakePlan:
+    value: float
+    feedback: str
+
+
+@dataclass
+class ProblemPlan:
+    record: Record
+    prompt: str
+    answer: float
+    atol: float
+    solution: str
+    mistakes: list[MistakePlan]
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Reported:
+    """A question that is not imported, and why (shown with its name, type and line)."""
+
+    record: Record
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.record.label}: not imported: {self.reason}"
+
+
+Plan = QuestionPlan | ProblemPlan
+
+
+class _Texts:
+    """Converts a record's texts, collecting images and dropped formatting on the way."""
+
+    def __init__(self) -> None:
+        self.images: list[str] = []
+        self.dropped: list[str] = []
+
+    def __call__(self, text: Text) -> str:
+        converted = html_to_markdown(text.text, text.text_format)
+        self.images += list(text.files) + converted.images
+        self.dropped += [tag for tag in converted.dropped if tag not in self.dropped]
+        return converted.markdown
+
+    def notes(self) -> list[str]:
+        if not self.dropped:
+            return []
+        return [f"formatting not kept (its text is): {', '.join(self.dropped)}"]
+
+
+def _percent(fraction: float) -> str:
+    return f"{fraction:g}%"
+
+
+def map_record(record: Record, issues: list[MoodleIssue]) -> Plan | Reported | None:
+    """The plan for one question, a report of why it is left out, or None for a category."""
+    if record.qtype == "category":
+        return None
+    if record.qtype not in SUPPORTED:
+        return Reported(record, f"the question type {record.qtype!r} has no counterpart here")
+    if record.units and any(record.units):
+        return Reported(record, f"units ({', '.join(u for u in record.units if u)}) are not kept")
+    texts = _Texts()
+    if record.qtype == "numerical":
+        plan: Plan | Reported | None = _numerical(record, texts, issues)
+    else:
+        plan = _choices(record, texts, issues)
+    if texts.images:
+        names = dict.fromkeys(image.removeprefix("@@PLUGINFILE@@/") for image in texts.images)
+        return Reported(record, f"it shows images ({', '.join(names)}), which are not imported")
+    if isinstance(plan, QuestionPlan | ProblemPlan):
+        plan.notes += texts.notes()
+        plan.notes += [f"{extra} is not kept" for extra in record.extras]
+    return plan
+
+
+def _choices(record: Record, texts: _Texts, issues: list[MoodleIssue]) -> Plan | Reported | None:
+    prompt, explanation = texts(record.text), texts(record.general_feedback)
+    if not prompt:
+        issues.append(MoodleIssue(record.label, record.line, "the question text is empty"))
+    if len(record.answers) < 2:
+        issues.append(MoodleIssue(record.label, record.line, "a question needs two answers"))
+        return None
+    notes: list[str] = []
+    if record.qtype == "truefalse":
+        by_value = {answer.text.text.strip().lower(): answer for answer in record.answers}
+        if set(by_value) != {"true", "false"} or len(record.answers) != 2:
+            message = "a true/false question has exactly the answers true and false"
+            issues.append(MoodleIssue(record.label, record.line, message))
+            return None
+        answers = [by_value["true"], by_value["false"]]
+        choices = [
+            ChoicePlan(label, answer.fraction >= 100, texts(answer.feedback))
+            for label, answer in zip(("True", "False"), answers, strict=True)
+        ]
+        kind = Question.Kind.TRUE_FALSE
+    else:
+        partial = [a for a in record.answers if 0 < a.fraction < 100]
+        if record.single and partial:
+            shares = ", ".join(_percent(a.fraction) for a in partial)
+            reason = f"answers worth part of the mark ({shares}): a choice here is right or wrong"
+            return Reported(record, reason)
+        if record.single:
+            kind = Question.Kind.SINGLE
+            correct = [a.fraction >= 100 for a in record.answers]
+        else:
+            kind = Question.Kind.MULTIPLE
+            correct = [a.fraction > 0 for a in record.answers]
+            notes.append(
+                "scored all or nothing: a learner scores only by picking exactly the right "
+                "choices (partial credit and penalties are not kept)"
+            )
+        if record.single and any(a.fraction < 0 for a in record.answers):
+            notes.append("a wrong choice scores 0 here, not a negative mark")
+        choices = [
+            ChoicePlan(texts(answer.text), is_correct, texts(answer.feedback))
+            for answer, is_correct in zip(record.answers, correct, strict=True)
+        ]
+    if not any(choice.is_correct for choice in choices):
+        issues.append(MoodleIssue(record.label, record.line, "no answer is worth 100%"))
+        return None
+    return QuestionPlan(record, kind, prompt, explanation, choices, notes)
+
+
+def _numerical(record: Record, texts: _Texts, issues: list[MoodleIssue]) -> Plan | Reported | None:
+    prompt, solution = texts(record.text), texts(record.general_feedback)
+    if not prompt:
+        issues.append(MoodleIssue(record.label, record.line, "the question text is empty"))
+    right = [a for a in record.answers if a.fraction >= 100]
+    partial = [a for a in record.answers if 0 < a.fraction < 100]
+    if partial:
+        shares = ", ".join(_percent(a.fraction) for a in partial)
+        return Reported(record, f"answers worth part of the mark ({shares}) are not kept")
+    if len(right) != 1:
+        if not right:
+            issues.append(MoodleIssue(record.label, record.line, "no answer is worth 100%"))
+            return None
+        return Reported(record, f"{len(right)} answers are worth 100%; a problem has one answer")
+    answer = right[0]
+    try:
+        value = float(answer.text.text.strip())
+    except ValueError:
+        message = f"the right answer {answer.text.text.strip()!r} is not a number"
+        issues.append(MoodleIssue(f"{record.label} › answer", answer.line, message))
+        return None
+    notes: list[str] = []
+    if texts(answer.feedback):
+        notes.append("the feedback on the right answer is not kept")
+    mistakes = []
+    for wrong in record.answers:
+        if wrong is answer:
+            continue
+        raw, feedback = wrong.text.text.strip(), texts(wrong.feedback)
+        try:
+            mistake = float(raw)
+        except ValueError:  # "*": any other answer
+            if feedback:
+                notes.append(f"the feedback for any other answer ({raw!r}) is not kept")
+            continue
+        if not feedback:
+            notes.append(f"the wrong answer {raw} has no feedback, so it is not kept")
+            continue
+        if wrong.fraction < 0:
+            notes.append(f"the wrong answer {raw} scores 0 here, not a negative mark")
+        mistakes.append(MistakePlan(mistake, feedback))
+    atol = answer.tolerance or 0.0
+    return ProblemPlan(record, prompt, value, atol, solution, mistakes, notes)

@@ -1,0 +1,164 @@
+"""A lesson's questions and fixed-answer formula problems as a Moodle XML file.
+
+- single choice: multichoice with one answer at 100% and the others at 0%;
+- multiple choice: multichoice with several answers, the right ones sharing 100% and each wrong
+  one at -100%, the nearest Moodle's scoring comes to all or nothing;
+- true/false (choices "True" and "False"): truefalse; otherwise a single-choice multichoice;
+- a formula problem with no variables and a number as its answer: numerical, with its tolerance
+  as one absolute tolerance (max(atol, rtol·|answer|), the same interval), each named mistake a
+  0% answer whose feedback is its misconception's explanation.
+
+Anything else (problems whose numbers are drawn per learner) is listed in `left_out`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from xml.sax.saxutils import escape, quoteattr
+
+from ..models import Lesson, Misconception, Problem, Question
+from .html_text import markdown_to_html
+
+FORMULA_FAMILY = "formula"
+DEFAULT_FORMULA_RTOL = 0.01  # the formula family's default tolerance: atol 0, rtol 1%
+
+
+@dataclass
+class MoodleExport:
+    xml: str
+    written: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
+
+
+def _cdata(text: str) -> str:
+    return "<![CDATA[" + text.replace("]]>", "]]]]><![CDATA[>") + "]]>"
+
+
+def _html(tag: str, markdown_text: str, indent: str = "    ", extra: str = "") -> str:
+    body = _cdata(markdown_to_html(markdown_text)) if markdown_text else ""
+    return f'{indent}<{tag} format="html"><text>{body}</text>{extra}</{tag}>\n'
+
+
+def _number(value: float) -> str:
+    return repr(float(value)).removesuffix(".0") if float(value).is_integer() else repr(value)
+
+
+def _fraction(value: float) -> str:
+    return f"{value:.5f}".rstrip("0").rstrip(".")
+
+
+def _header(qtype: str, name: str, prompt: str, general: str) -> str:
+    return (
+        f'  <question type="{qtype}">\n'
+        f"    <name><text>{escape(name)}</text></name>\n"
+        + _html("questiontext", prompt)
+        + _html("generalfeedback", general)
+        + "    <defaultgrade>1</defaultgrade>\n    <penalty>0</penalty>\n    <hidden>0</hidden>\n"
+    )
+
+
+def _answer(fraction: float, text: str, feedback: str, inner_format: str = "html") -> str:
+    content = _cdata(markdown_to_html(text)) if inner_format == "html" else escape(text)
+    return (
+        f"    <answer fraction={quoteattr(_fraction(fraction))} format={quoteattr(inner_format)}>"
+        f"<text>{content}</text>\n" + _html("feedback", feedback, "      ") + "    </answer>\n"
+    )
+
+
+def _question(question: Question) -> str:
+    choices = list(question.choices.all())
+    texts = [c.text.strip().lower() for c in choices]
+    if question.kind == Question.Kind.TRUE_FALSE and sorted(texts) == ["false", "true"]:
+        out = _header("truefalse", question.slug, question.prompt, question.explanation)
+        for choice in choices:
+            fraction = 100 if choice.is_correct else 0
+            value = choice.text.strip().lower()
+            out += _answer(fraction, value, choice.feedback, "moodle_auto_format")
+        return out + "  </question>\n"
+    single = question.kind != Question.Kind.MULTIPLE
+    n_right = sum(c.is_correct for c in choices) or 1
+    out = _header("multichoice", question.slug, question.prompt, question.explanation)
+    out += f"    <single>{'true' if single else 'false'}</single>\n"
+    out += "    <shuffleanswers>true</shuffleanswers>\n    <answernumbering>abc</answernumbering>\n"
+    for choice in choices:
+        fraction = 100 / n_right if choice.is_correct else 0 if single else -100
+        out += _answer(fraction, choice.text, choice.feedback)
+    return out + "  </question>\n"
+
+
+def _fixed_answer(problem: Problem) -> float | None:
+    params = problem.params or {}
+    if problem.family != FORMULA_FAMILY or params.get("variables"):
+        return None
+    try:
+        return float(params.get("answer", ""))
+    except (TypeError, ValueError):
+        return None
+
+
+def _problem(problem: Problem, answer: float, explanations: dict[str, str]) -> str:
+    params = problem.params
+    atol = problem.atol if problem.atol is not None else 0.0
+    rtol = problem.rtol if problem.rtol is not None else DEFAULT_FORMULA_RTOL
+    tolerance = max(atol, rtol * abs(answer))
+    general = "\n\n".join(params.get("solution") or [])
+    out = _header("numerical", problem.title, params.get("prompt", ""), general)
+    out += (
+        f'    <answer fraction="100" format="moodle_auto_format"><text>{_number(answer)}</text>\n'
+        + _html("feedback", "", "      ")
+        + f"      <tolerance>{_number(tolerance)}</tolerance>\n    </answer>\n"
+    )
+    for code, formula in (params.get("mistakes") or {}).items():
+        try:
+            value = float(formula)
+        except (TypeError, ValueError):
+            continue  # a fixed-answer problem's mistakes are numbers too (checked by the caller)
+        out += (
+            f'    <answer fraction="0" format="moodle_auto_format"><text>{_number(value)}</text>\n'
+            + _html("feedback", explanations.get(code, ""), "      ")
+            + f"      <tolerance>{_number(tolerance)}</tolerance>\n    </answer>\n"
+        )
+    return out + "  </question>\n"
+
+
+def _mistakes_are_numbers(problem: Problem) -> bool:
+    try:
+        [float(f) for f in (problem.params.get("mistakes") or {}).values()]
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def moodle_export(*, lesson: Lesson) -> MoodleExport:
+    """The lesson's questions and fixed-answer problems as Moodle XML, and what was left out."""
+    lesson = Lesson.objects.select_related("course").get(pk=lesson.pk)
+    export = MoodleExport(xml="")
+    category = f"$course$/{lesson.course.title}/{lesson.title}".replace("/", "/")
+    parts = [
+        '<?xml version="1.0" encoding="UTF-8"?>\n<quiz>\n',
+        f'  <question type="category">\n    <category><text>{escape(category)}</text>'
+        "</category>\n  </question>\n",
+    ]
+    for question in lesson.questions.prefetch_related("choices").order_by("order", "id"):
+        parts.append(_question(question))
+        export.written.append(f"question {question.slug}")
+        if any(c.pinned for c in question.choices.all()):
+            export.written[-1] += " (a pinned choice is shuffled like the others there)"
+    problems = list(lesson.problems.order_by("order", "id"))
+    codes = {c for p in problems for c in (p.params or {}).get("mistakes", {})}
+    explanations = dict(
+        Misconception.objects.filter(code__in=codes).values_list("code", "explanation")
+    )
+    for problem in problems:
+        answer = _fixed_answer(problem)
+        if answer is None or not _mistakes_are_numbers(problem):
+            export.left_out.append(
+                f"problem {problem.slug}: its numbers are drawn per learner ({problem.family}); "
+                "a numerical question has one fixed answer"
+            )
+            continue
+        parts.append(_problem(problem, answer, explanations))
+        export.written.append(f"problem {problem.slug}")
+    parts.append("</quiz>\n")
+    export.xml = "".join(parts)
+    return export

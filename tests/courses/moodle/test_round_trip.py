@@ -1,0 +1,96 @@
+"""Export then import gives back the same questions; what cannot be exported is named."""
+
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from courses.models import Problem, Question
+from courses.moodle_xml.importer import moodle_import
+from courses.moodle_xml.writer import moodle_export
+from tests.factories import LessonFactory, ProblemFactory
+
+pytestmark = pytest.mark.django_db
+
+FILES = Path(__file__).parent
+
+
+def question_content(question: Question) -> tuple:
+    choices = tuple(
+        (c.text, c.is_correct, c.feedback, c.misconception is None)
+        for c in question.choices.order_by("order")
+    )
+    return (question.kind, question.prompt, question.explanation, choices)
+
+
+def problem_content(problem: Problem) -> tuple:
+    params = problem.params
+    mistakes = tuple(float(value) for value in params["mistakes"].values())
+    return (
+        problem.title,
+        params["prompt"],
+        float(params["answer"]),
+        params.get("solution"),
+        mistakes,
+        problem.atol,
+        problem.rtol,
+    )
+
+
+def test_hand_written_file_round_trips_through_export_and_import():
+    first = LessonFactory()
+    moodle_import(source=(FILES / "questions.xml").read_bytes(), file_name="q", lesson=first)
+    exported = moodle_export(lesson=first)
+    assert exported.left_out == []
+    second = LessonFactory()
+    report = moodle_import(source=exported.xml.encode(), file_name="export", lesson=second)
+    assert report.reported == []
+    before = [question_content(q) for q in first.questions.order_by("order")]
+    after = [question_content(q) for q in second.questions.order_by("order")]
+    assert after == before
+    assert [problem_content(p) for p in second.problems.all()] == [
+        problem_content(p) for p in first.problems.all()
+    ]
+    # Each mistake's misconception comes back with the same explanation (its feedback).
+    [old], [new] = first.problems.all(), second.problems.all()
+    assert new.params["mistakes"] != old.params["mistakes"]  # new codes, never clobbered
+    assert second.misconceptions.get(code=next(iter(new.params["mistakes"]))).explanation == (
+        first.misconceptions.get(code=next(iter(old.params["mistakes"]))).explanation
+    )
+
+
+def test_relative_tolerance_is_exported_as_the_same_absolute_interval():
+    lesson = LessonFactory()
+    ProblemFactory(
+        lesson=lesson,
+        slug="fixed",
+        title="Fixed",
+        family="formula",
+        params={"variables": {}, "answer": "200", "mistakes": {}, "prompt": "How much?"},
+        atol=0.5,
+        rtol=0.01,
+    )
+    xml = moodle_export(lesson=lesson).xml
+    assert "<tolerance>2</tolerance>" in xml  # max(0.5, 0.01 · 200)
+
+
+def test_problems_with_drawn_numbers_are_left_out_by_name(tmp_path, capsys):
+    lesson = LessonFactory()
+    ProblemFactory(lesson=lesson, slug="drawn", family="dot-variance", params={})
+    out_file = tmp_path / "out.xml"
+    call_command("export_moodle_xml", lesson.slug, "-o", str(out_file))
+    err = capsys.readouterr().err
+    assert "left out: problem drawn" in err
+    assert "drawn" not in out_file.read_text()
+    assert out_file.read_text().startswith('<?xml version="1.0" encoding="UTF-8"?>\n<quiz>')
+
+
+def test_multiple_choice_export_shares_the_mark_and_penalises_wrong_choices():
+    lesson = LessonFactory()
+    moodle_import(source=(FILES / "questions.xml").read_bytes(), file_name="q", lesson=lesson)
+    xml = moodle_export(lesson=lesson).xml
+    block = xml[xml.index("<name><text>softmax-properties") :]
+    block = block[: block.index("</question>")]
+    assert "<single>false</single>" in block
+    assert block.count('fraction="50"') == 2
+    assert block.count('fraction="-100"') == 1

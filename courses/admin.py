@@ -8,11 +8,13 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin
 from django.db.models import Count
+from django.urls import path
 from django.utils.html import format_html, format_html_join
 
 from .bank.rules import choice_set_problems, quiz_policy_problems
 from .markup import MarkupError, check_markup, render_markup
 from .models import Choice, Course, KeyTerm, Lesson, Misconception, Question, Quiz, QuizItem
+from .moodle_admin import export_moodle_xml, moodle_import_view
 
 
 def markup_preview(text: str):
@@ -89,11 +91,17 @@ class LessonAdmin(admin.ModelAdmin):
     search_fields = ["title", "slug", "body"]
     prepopulated_fields = {"slug": ["title"]}
     inlines = [KeyTermInline]
+    actions = [export_moodle_xml]
     readonly_fields = ["body_preview"]
     fieldsets = [
         (None, {"fields": ["course", "title", "slug", "order", "minutes", "summary"]}),
         ("Body", {"fields": ["body", "body_preview"]}),
     ]
+
+    def get_urls(self):
+        view = self.admin_site.admin_view(lambda request: moodle_import_view(self, request))
+        own = [path("import-moodle-xml/", view, name="courses_lesson_moodle_import")]
+        return own + super().get_urls()
 
     @admin.display(description="Preview")
     def body_preview(self, obj: Lesson):

@@ -1,0 +1,128 @@
+"""The lesson admin's Moodle XML import (upload, preview, confirm) and export (an action).
+
+The preview runs the whole import without writing; the confirmation sends the same file back
+(in a hidden field) and runs it again, writing this time, so what is written is checked anew
+and never trusted from the browser. Both need permission to add questions, choices,
+misconceptions and problems.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponse
+from django.shortcuts import redirect
+from django.template.response import TemplateResponse
+
+from .models import Lesson
+from .moodle_xml.importer import moodle_import
+from .moodle_xml.issues import MoodleXmlError
+from .moodle_xml.tree import MAX_BYTES
+from .moodle_xml.writer import moodle_export
+
+IMPORT_PERMISSIONS = (
+    "courses.add_question",
+    "courses.add_choice",
+    "courses.add_misconception",
+    "courses.add_problem",
+)
+
+
+class MoodleUploadForm(forms.Form):
+    lesson = forms.ModelChoiceField(queryset=Lesson.objects.select_related("course"))
+    file = forms.FileField(help_text="A Moodle XML file (.xml) of questions.")
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        if upload.size > MAX_BYTES:
+            raise forms.ValidationError("The file is too large.")
+        return upload
+
+
+class MoodleConfirmForm(forms.Form):
+    lesson = forms.ModelChoiceField(queryset=Lesson.objects.all(), widget=forms.HiddenInput)
+    file_name = forms.CharField(widget=forms.HiddenInput, max_length=255)
+    source = forms.CharField(widget=forms.HiddenInput)
+
+    def clean_source(self) -> bytes:
+        try:
+            return base64.b64decode(self.cleaned_data["source"], validate=True)
+        except (binascii.Error, ValueError) as exc:
+            message = "The file could not be read back; upload it again."
+            raise forms.ValidationError(message) from exc
+
+
+def moodle_import_view(model_admin: admin.ModelAdmin, request):
+    """Upload a file and see what it would import; confirm to import it."""
+    if not request.user.has_perms(IMPORT_PERMISSIONS):
+        raise PermissionDenied
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "opts": model_admin.model._meta,
+        "title": "Import questions from Moodle XML",
+    }
+    form = MoodleUploadForm()
+    if request.method == "POST" and "confirm" in request.POST:
+        confirm = MoodleConfirmForm(request.POST)
+        if confirm.is_valid():
+            lesson, source = confirm.cleaned_data["lesson"], confirm.cleaned_data["source"]
+            try:
+                report = moodle_import(
+                    source=source, file_name=confirm.cleaned_data["file_name"], lesson=lesson
+                )
+            except MoodleXmlError as exc:
+                context["issues"] = exc.issues
+            else:
+                messages.success(
+                    request,
+                    f"Imported {len(report.imported)} item(s) into {lesson}; "
+                    f"{len(report.reported)} question(s) left out.",
+                )
+                return redirect("admin:courses_lesson_change", lesson.pk)
+        else:
+            context["issues"] = [str(e) for errors in confirm.errors.values() for e in errors]
+    elif request.method == "POST":
+        form = MoodleUploadForm(request.POST, request.FILES)
+        if form.is_valid():
+            upload, lesson = form.cleaned_data["file"], form.cleaned_data["lesson"]
+            source = upload.read()
+            try:
+                report = moodle_import(
+                    source=source, file_name=upload.name, lesson=lesson, write=False
+                )
+            except MoodleXmlError as exc:
+                context["issues"] = exc.issues
+            else:
+                context["report"] = report
+                context["confirm"] = MoodleConfirmForm(
+                    initial={
+                        "lesson": lesson.pk,
+                        "file_name": upload.name,
+                        "source": base64.b64encode(source).decode("ascii"),
+                    }
+                )
+    context["form"] = form
+    return TemplateResponse(request, "admin/courses/lesson/moodle_import.html", context)
+
+
+@admin.action(description="Download the questions as Moodle XML (one lesson)")
+def export_moodle_xml(model_admin: admin.ModelAdmin, request, queryset):
+    # The file holds every correct answer: only staff who may read the questions get it.
+    if not request.user.has_perms(("courses.view_question", "courses.view_problem")):
+        raise PermissionDenied
+    if queryset.count() != 1:
+        model_admin.message_user(
+            request, "Choose exactly one lesson to export.", level=messages.ERROR
+        )
+        return None
+    lesson = queryset.get()
+    export = moodle_export(lesson=lesson)
+    for line in export.left_out:
+        model_admin.message_user(request, f"Left out: {line}", level=messages.WARNING)
+    response = HttpResponse(export.xml, content_type="application/xml; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{lesson.slug}-moodle.xml"'
+    return response

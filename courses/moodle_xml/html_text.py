@@ -25,6 +25,7 @@ from ..markup import MATH_SPAN, TERM_LINK
 _MATH_IN_HTML = re.compile(
     r"\\\((?P<inline>.+?)\\\)|\\\[(?P<display>.+?)\\\]|\$\$(?P<display2>.+?)\$\$", re.DOTALL
 )
+_BREAK = "⟦BR⟧"  # a line break: its two trailing spaces must outlive the stripping of lines
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*\[\]])|(?<!\w)_|_(?!\w)")
 _INLINE = {"strong": "**", "b": "**", "em": "*", "i": "*", "code": "`", "tt": "`"}
 _BLOCKS = {"p", "div", "blockquote", "pre", "table", "tr", "h1", "h2", "h3", "h4", "h5", "h6"}
@@ -80,7 +81,7 @@ class _ToMarkdown(HTMLParser):
         elif tag in _INLINE:
             self.out.append(_INLINE[tag])
         elif tag == "br":
-            self.out.append("  \n")
+            self.out.append(_BREAK + "\n")
         elif tag in ("ul", "ol"):
             self.lists.append([tag == "ol", 0])
             self.out.append("\n\n")
@@ -130,7 +131,7 @@ def html_to_markdown(text: str, text_format: str) -> ConvertedText:
     parser.close()
     joined = "".join(parser.out)
     lines = [line.strip() if not line.startswith("    ") else line for line in joined.split("\n")]
-    result = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+    result = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip().replace(_BREAK, "  ")
     # Emphasis markers around nothing (an empty <b></b>) would render as stray asterisks.
     result = re.sub(r"\*\*\*\*|(?<!\*)\*\*(?!\*)(?=\s*$)", "", result)
     return ConvertedText(result, parser.images, parser.dropped)

@@ -189,6 +189,10 @@ def _numerical(record: Record, texts: _Texts, issues: list[MoodleIssue]) -> Plan
         message = f"the right answer {answer.text.text.strip()!r} is not a number"
         issues.append(MoodleIssue(f"{record.label} › answer", answer.line, message))
         return None
+    atol = answer.tolerance or 0.0
+    if abs(value) <= atol:
+        # A blank guess of 0 would pass; formula problems refuse such an answer.
+        return Reported(record, f"its answer {value:g} ± {atol:g} would accept 0")
     notes: list[str] = []
     if texts(answer.feedback):
         notes.append("the feedback on the right answer is not kept")
@@ -206,8 +210,10 @@ def _numerical(record: Record, texts: _Texts, issues: list[MoodleIssue]) -> Plan
         if not feedback:
             notes.append(f"the wrong answer {raw} has no feedback, so it is not kept")
             continue
+        if abs(mistake - value) <= atol:
+            notes.append(f"the wrong answer {raw} is within the right one's tolerance: not kept")
+            continue
         if wrong.fraction < 0:
             notes.append(f"the wrong answer {raw} scores 0 here, not a negative mark")
         mistakes.append(MistakePlan(mistake, feedback))
-    atol = answer.tolerance or 0.0
     return ProblemPlan(record, prompt, value, atol, solution, mistakes, notes)

@@ -321,7 +321,9 @@ def validate_formula(params: Mapping[str, Any], tolerance: Tolerance | None = No
     for seed in range(VALIDATION_SEEDS):
         drawn = FORMULA.generate(np.random.default_rng(seed), cleaned)
         values = {**drawn.givens["values"], **drawn.grading_key.get("hidden_values", {})}
-        where = f"seed {seed} ({_describe_values(dict(sorted(values.items())))})"
+        where = f"seed {seed}"
+        if values:
+            where += f" ({_describe_values(dict(sorted(values.items())))})"
         results, failures = FORMULA.evaluate(drawn.givens, drawn.grading_key)
         if "" in failures:
             errors.setdefault(

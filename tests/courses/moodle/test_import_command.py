@@ -171,3 +171,38 @@ def test_dry_run_reports_and_writes_nothing(capsys):
 def test_an_unknown_lesson_is_an_error():
     with pytest.raises(CommandError, match="No lesson 'nope'"):
         call_command("import_moodle_xml", str(FILES / "questions.xml"), "--lesson", "nope")
+
+
+NUMERICAL = """<?xml version="1.0" encoding="UTF-8"?>
+<quiz>
+  <question type="numerical">
+    <name><text>{name}</text></name>
+    <questiontext format="plain_text"><text>What is it?</text></questiontext>
+    <answer fraction="100"><text>{answer}</text><tolerance>{tolerance}</tolerance></answer>
+    <answer fraction="0"><text>{wrong}</text><feedback><text>Close, but no.</text></feedback></answer>
+  </question>
+</quiz>
+"""
+
+
+def test_an_answer_that_would_accept_0_is_reported_not_refused(tmp_path, capsys):
+    lesson = LessonFactory()
+    path = tmp_path / "zero.xml"
+    path.write_text(NUMERICAL.format(name="Centred mean", answer=0, tolerance=0.1, wrong=1))
+    call_command("import_moodle_xml", str(path), "--lesson", lesson.slug)
+    out = capsys.readouterr().out
+    assert "question 'Centred mean' (numerical, line 3): not imported" in out
+    assert "would accept 0" in out
+    assert counts() == (0, 0, 0, 0)
+
+
+def test_a_wrong_answer_inside_the_tolerance_is_noted_and_not_kept(tmp_path, capsys):
+    lesson = LessonFactory()
+    path = tmp_path / "close.xml"
+    path.write_text(NUMERICAL.format(name="Close call", answer=10, tolerance=0.5, wrong=10.2))
+    call_command("import_moodle_xml", str(path), "--lesson", lesson.slug)
+    out = capsys.readouterr().out
+    assert "the wrong answer 10.2 is within the right one's tolerance: not kept" in out
+    problem = Problem.objects.get(slug="close-call")
+    assert problem.params["mistakes"] == {}
+    assert Misconception.objects.count() == 0

@@ -265,3 +265,39 @@ def test_answer_is_a_scalar():
     assert FORMULA.answer_shape(variant.givens) == ()
     answer = FORMULA.solve(variant.givens, variant.grading_key).answer
     assert np.asarray(answer).shape == ()
+
+
+FIXED = {"variables": {}, "answer": "2.0", "mistakes": {"x-mistake-1": "0.25"}, "prompt": "16/8?"}
+
+
+def test_a_formula_with_no_variables_has_one_fixed_answer():
+    tolerance = Tolerance(atol=0.05, rtol=0.0)
+    assert validate_formula(FIXED, tolerance) is None
+    variants = {json.dumps(make_variant(FORMULA, FIXED, seed).givens) for seed in range(5)}
+    assert variants == {json.dumps({"values": {}, "prompt": "16/8?"})}
+    variant = make_variant(FORMULA, FIXED, 3)
+    key = variant.grading_key
+    assert grade(FORMULA, variant.givens, "2.04", tolerance=tolerance, grading_key=key).status == (
+        "correct"
+    )
+    wrong = grade(FORMULA, variant.givens, "0.25", tolerance=tolerance, grading_key=key)
+    assert wrong.misconception == "x-mistake-1"
+    assert grade(FORMULA, variant.givens, "2.06", tolerance=tolerance, grading_key=key).status == (
+        "incorrect"
+    )
+
+
+def test_a_fixed_answer_of_zero_is_refused_without_naming_values():
+    with pytest.raises(ParamError) as caught:
+        validate_formula(dict(FIXED, answer="0", mistakes={}), Tolerance(atol=0.1, rtol=0.0))
+    assert caught.value.errors["answer"] == (
+        "the answer is 0 (within tolerance) for seed 0, so typing 0 would pass"
+    )
+
+
+def test_variables_must_be_an_object():
+    with pytest.raises(ParamError) as caught:
+        validate_params(FORMULA, dict(FIXED, variables=None))
+    assert caught.value.errors == {
+        "variables": "Give the variables as an object ({} for a fixed answer)."
+    }

@@ -179,7 +179,8 @@ NUMERICAL = """<?xml version="1.0" encoding="UTF-8"?>
     <name><text>{name}</text></name>
     <questiontext format="plain_text"><text>What is it?</text></questiontext>
     <answer fraction="100"><text>{answer}</text><tolerance>{tolerance}</tolerance></answer>
-    <answer fraction="0"><text>{wrong}</text><feedback><text>Close, but no.</text></feedback></answer>
+    <answer fraction="0"><text>{wrong}</text>
+      <feedback><text>Close, but no.</text></feedback></answer>
   </question>
 </quiz>
 """

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import zlib
 
 from django import forms
+from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
@@ -50,10 +52,22 @@ class MoodleConfirmForm(forms.Form):
 
     def clean_source(self) -> bytes:
         try:
-            return base64.b64decode(self.cleaned_data["source"], validate=True)
-        except (binascii.Error, ValueError) as exc:
+            compressed = base64.b64decode(self.cleaned_data["source"], validate=True)
+            source = zlib.decompressobj().decompress(compressed, MAX_BYTES + 1)
+        except (binascii.Error, ValueError, zlib.error) as exc:
             message = "The file could not be read back; upload it again."
             raise forms.ValidationError(message) from exc
+        return source
+
+
+def packed(source: bytes) -> str | None:
+    """The file for the confirmation's hidden field, or None when the form could not carry it.
+
+    Compressed, since Django refuses a form whose fields exceed DATA_UPLOAD_MAX_MEMORY_SIZE.
+    """
+    text = base64.b64encode(zlib.compress(source, 9)).decode("ascii")
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return text if limit is None or len(text) < limit - 4096 else None
 
 
 def moodle_import_view(model_admin: admin.ModelAdmin, request):
@@ -98,13 +112,13 @@ def moodle_import_view(model_admin: admin.ModelAdmin, request):
                 context["issues"] = exc.issues
             else:
                 context["report"] = report
-                context["confirm"] = MoodleConfirmForm(
-                    initial={
-                        "lesson": lesson.pk,
-                        "file_name": upload.name,
-                        "source": base64.b64encode(source).decode("ascii"),
-                    }
-                )
+                carried = packed(source)
+                if carried is None:
+                    context["too_large"] = True
+                else:
+                    context["confirm"] = MoodleConfirmForm(
+                        initial={"lesson": lesson.pk, "file_name": upload.name, "source": carried}
+                    )
     context["form"] = form
     return TemplateResponse(request, "admin/courses/lesson/moodle_import.html", context)
 

@@ -126,7 +126,8 @@ def _check(item: Imported, issues: list[MoodleIssue]) -> None:
     def add(what: str, message: str) -> None:
         issues.append(MoodleIssue(f"{record.label} › {what}", None, message))
 
-    texts = {"question text": plan.prompt}
+    # The name becomes a problem's title or a misconception's title: its math must render.
+    texts = {"name": record.name, "question text": plan.prompt}
     if isinstance(plan, QuestionPlan):
         texts["general feedback"] = plan.explanation
         for n, choice in enumerate(plan.choices, start=1):

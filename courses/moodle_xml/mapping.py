@@ -149,6 +149,9 @@ def _choices(record: Record, texts: _Texts, issues: list[MoodleIssue]) -> Plan |
         if record.single:
             kind = Question.Kind.SINGLE
             correct = [a.fraction >= 100 for a in record.answers]
+            if sum(correct) > 1:
+                reason = f"{sum(correct)} answers are worth 100%; a single-choice question has one"
+                return Reported(record, reason)
         else:
             kind = Question.Kind.MULTIPLE
             correct = [a.fraction > 0 for a in record.answers]
@@ -163,7 +166,8 @@ def _choices(record: Record, texts: _Texts, issues: list[MoodleIssue]) -> Plan |
             for answer, is_correct in zip(record.answers, correct, strict=True)
         ]
     if not any(choice.is_correct for choice in choices):
-        issues.append(MoodleIssue(record.label, record.line, "no answer is worth 100%"))
+        needed = "100%" if record.single else "more than 0%"
+        issues.append(MoodleIssue(record.label, record.line, f"no answer is worth {needed}"))
         return None
     return QuestionPlan(record, kind, prompt, explanation, choices, notes)
 

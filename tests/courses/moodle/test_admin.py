@@ -2,6 +2,7 @@
 confirm; download a lesson's questions. Staff need permission to add questions and problems."""
 
 import base64
+import zlib
 from pathlib import Path
 
 import pytest
@@ -67,12 +68,32 @@ def test_a_bad_file_shows_located_errors_and_changes_nothing(instructor_client):
 
 def test_a_tampered_confirmation_is_checked_again(instructor_client):
     lesson = LessonFactory()
-    source = base64.b64encode((FILES / "one_bad_question.xml").read_bytes()).decode()
+    source = base64.b64encode(zlib.compress((FILES / "one_bad_question.xml").read_bytes())).decode()
     page = instructor_client.post(
         URL, {"lesson": lesson.pk, "file_name": "x.xml", "source": source, "confirm": "1"}
     )
     assert page.status_code == 200
     assert "&#x27;twelve&#x27; is not a number" in page.content.decode()
+    assert counts() == (0, 0, 0, 0)
+
+
+def test_a_confirmation_that_is_not_a_packed_file_is_refused(instructor_client):
+    lesson = LessonFactory()
+    page = instructor_client.post(
+        URL, {"lesson": lesson.pk, "file_name": "x.xml", "source": "not base64!", "confirm": "1"}
+    )
+    assert "could not be read back" in page.content.decode()
+    assert counts() == (0, 0, 0, 0)
+
+
+def test_a_file_too_large_to_carry_to_the_confirmation_points_to_the_command(
+    instructor_client, settings
+):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 5000
+    page = upload(instructor_client, LessonFactory())
+    html = page.content.decode()
+    assert "import it with <code>manage.py import_moodle_xml</code>" in html
+    assert 'name="confirm"' not in html
     assert counts() == (0, 0, 0, 0)
 
 

@@ -207,3 +207,17 @@ def test_a_wrong_answer_inside_the_tolerance_is_noted_and_not_kept(tmp_path, cap
     problem = Problem.objects.get(slug="close-call")
     assert problem.params["mistakes"] == {}
     assert Misconception.objects.count() == 0
+
+
+def test_two_right_answers_in_a_single_choice_question_are_reported(tmp_path, capsys):
+    lesson = LessonFactory()
+    path = tmp_path / "two.xml"
+    path.write_text(
+        (FILES / "partial_credit.xml").read_text().replace('fraction="50"', 'fraction="100"')
+    )
+    call_command("import_moodle_xml", str(path), "--lesson", lesson.slug)
+    out = capsys.readouterr().out
+    assert (
+        "question 'Half right' (multichoice, line 3): not imported: 2 answers are worth 100%" in out
+    )
+    assert counts() == (0, 0, 0, 0)

@@ -126,6 +126,10 @@ def html_to_markdown(text: str, text_format: str) -> ConvertedText:
     """Moodle text in its declared format as the lesson's Markdown, with what did not map."""
     if text_format in ("plain_text", "markdown"):
         return ConvertedText(text.strip())
+    if text_format == "moodle_auto_format":
+        # Moodle's own format: HTML allowed, a blank line starts a paragraph, a newline breaks.
+        paragraphs = re.split(r"\n\s*\n", text.replace("\r\n", "\n").strip())
+        text = "".join(f"<p>{p.replace(chr(10), '<br>')}</p>" for p in paragraphs)
     parser = _ToMarkdown()
     parser.feed(text)
     parser.close()

@@ -80,7 +80,9 @@ class _Names:
         return slug
 
 
-def moodle_import(*, source: bytes, file_name: str, lesson: Lesson, write: bool = True):
+def moodle_import(
+    *, source: bytes, file_name: str, lesson: Lesson, write: bool = True
+) -> MoodleImportReport:
     """Import the file into the lesson (or, with write=False, only say what would happen)."""
     records = read_records(source, file_name=file_name)
     issues: list[MoodleIssue] = []
@@ -146,7 +148,7 @@ def _check(item: Imported, issues: list[MoodleIssue]) -> None:
             add("name", f"is longer than {TITLE_LENGTH} characters")
         validator = problem_validator()
         if validator:
-            found = validator(FORMULA_FAMILY, _params(plan, []), plan.atol, 0.0)
+            found = validator(FORMULA_FAMILY, _params(plan), plan.atol, 0.0)
             for name, message in found.items():
                 add(name, message)
     for what, text in texts.items():
@@ -154,7 +156,8 @@ def _check(item: Imported, issues: list[MoodleIssue]) -> None:
             add(what, problem)
 
 
-def _params(plan: ProblemPlan, codes: list[str]) -> dict:
+def _params(plan: ProblemPlan, codes: list[str] | None = None) -> dict:
+    """The formula problem's params; without codes (while checking), placeholder mistake codes."""
     codes = codes or [f"mistake-{n}" for n in range(1, len(plan.mistakes) + 1)]
     params = {
         "variables": {},

@@ -133,7 +133,9 @@ def moodle_export(*, lesson: Lesson) -> MoodleExport:
     """The lesson's questions and fixed-answer problems as Moodle XML, and what was left out."""
     lesson = Lesson.objects.select_related("course").get(pk=lesson.pk)
     export = MoodleExport(xml="")
-    category = f"$course$/{lesson.course.title}/{lesson.title}".replace("/", "/")
+    # A slash inside a name is doubled: Moodle reads a single one as a subcategory.
+    names = [title.replace("/", "//") for title in (lesson.course.title, lesson.title)]
+    category = "/".join(["$course$", *names])
     parts = [
         '<?xml version="1.0" encoding="UTF-8"?>\n<quiz>\n',
         f'  <question type="category">\n    <category><text>{escape(category)}</text>'

@@ -65,3 +65,10 @@ def test_markdown_becomes_html_with_tex_for_mathjax():
 
 def test_raw_html_in_markdown_is_written_as_text():
     assert markdown_to_html("a <script>b</script>") == "<p>a &lt;script&gt;b&lt;/script&gt;</p>"
+
+
+def test_moodle_auto_format_keeps_its_paragraphs_and_line_breaks():
+    converted = html_to_markdown(
+        "First line\nsecond <b>line</b>\n\nNew paragraph", "moodle_auto_format"
+    )
+    assert converted.markdown == "First line  \nsecond **line**\n\nNew paragraph"

@@ -94,3 +94,9 @@ def test_multiple_choice_export_shares_the_mark_and_penalises_wrong_choices():
     assert "<single>false</single>" in block
     assert block.count('fraction="50"') == 2
     assert block.count('fraction="-100"') == 1
+
+
+def test_the_category_names_the_course_and_lesson_with_slashes_doubled():
+    lesson = LessonFactory(title="Inputs/outputs")
+    xml = moodle_export(lesson=lesson).xml
+    assert f"<text>$course$/{lesson.course.title}/Inputs//outputs</text>" in xml

@@ -136,7 +136,7 @@ def export_moodle_xml(model_admin: admin.ModelAdmin, request, queryset):
     lesson = queryset.get()
     export = moodle_export(lesson=lesson)
     for line in export.left_out:
-        model_admin.message_user(request, f"Left out: {line}", level=messages.WARNING)
+        model_admin.message_user(request, line, level=messages.WARNING)
     response = HttpResponse(export.xml, content_type="application/xml; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{lesson.slug}-moodle.xml"'
     return response

@@ -27,7 +27,7 @@ DEFAULT_FORMULA_RTOL = 0.01  # the formula family's default tolerance: atol 0, r
 class MoodleExport:
     xml: str
     written: list[str] = field(default_factory=list)
-    left_out: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)  # what is not written, or not all of it
 
 
 def _cdata(text: str) -> str:
@@ -145,7 +145,10 @@ def moodle_export(*, lesson: Lesson) -> MoodleExport:
         parts.append(_question(question))
         export.written.append(f"question {question.slug}")
         if any(c.pinned for c in question.choices.all()):
-            export.written[-1] += " (a pinned choice is shuffled like the others there)"
+            export.left_out.append(
+                f"question {question.slug}: its pinned choice is not kept (the format has no "
+                "place for it; shuffled answers move it too)"
+            )
     problems = list(lesson.problems.order_by("order", "id"))
     codes = {c for p in problems for c in (p.params or {}).get("mistakes", {})}
     explanations = dict(
@@ -155,8 +158,8 @@ def moodle_export(*, lesson: Lesson) -> MoodleExport:
         answer = _fixed_answer(problem)
         if answer is None or not _mistakes_are_numbers(problem):
             export.left_out.append(
-                f"problem {problem.slug}: its numbers are drawn per learner ({problem.family}); "
-                "a numerical question has one fixed answer"
+                f"problem {problem.slug}: left out: its numbers are drawn per learner "
+                f"({problem.family}); a numerical question has one fixed answer"
             )
             continue
         parts.append(_problem(problem, answer, explanations))

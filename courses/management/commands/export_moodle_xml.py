@@ -25,7 +25,7 @@ class Command(BaseCommand):
             raise CommandError(f"No lesson {lesson!r}.") from exc
         export = moodle_export(lesson=found)
         for line in export.left_out:
-            self.stderr.write(f"left out: {line}")
+            self.stderr.write(line)
         if output:
             output.write_text(export.xml, encoding="utf-8")
             self.stdout.write(

@@ -80,7 +80,7 @@ def test_problems_with_drawn_numbers_are_left_out_by_name(tmp_path, capsys):
     out_file = tmp_path / "out.xml"
     call_command("export_moodle_xml", lesson.slug, "-o", str(out_file))
     err = capsys.readouterr().err
-    assert "left out: problem drawn" in err
+    assert "problem drawn: left out: its numbers are drawn per learner" in err
     assert "drawn" not in out_file.read_text()
     assert out_file.read_text().startswith('<?xml version="1.0" encoding="UTF-8"?>\n<quiz>')
 
@@ -100,3 +100,13 @@ def test_the_category_names_the_course_and_lesson_with_slashes_doubled():
     lesson = LessonFactory(title="Inputs/outputs")
     xml = moodle_export(lesson=lesson).xml
     assert f"<text>$course$/{lesson.course.title}/Inputs//outputs</text>" in xml
+
+
+def test_a_pinned_choice_is_reported_as_not_kept(capsys):
+    lesson = LessonFactory()
+    moodle_import(source=(FILES / "questions.xml").read_bytes(), file_name="q", lesson=lesson)
+    question = lesson.questions.get(slug="variance-of-a-dot-product")
+    question.choices.filter(text="1").update(pinned=True)
+    call_command("export_moodle_xml", lesson.slug)
+    err = capsys.readouterr().err
+    assert "question variance-of-a-dot-product: its pinned choice is not kept" in err

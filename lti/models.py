@@ -5,7 +5,7 @@ memberships, resource links and the tool's keys. This app adds what it lacks: th
 softgrade may call for a registration, nonces that a launch consumes once, which softgrade
 account an LMS user is, what softgrade content a resource link opens, which links each LMS user
 launched from, the LMS gradebook column (line item) of a link, every score sent to it with the
-outcome of each try, and roster syncs.
+outcome of each try, roster syncs, and the one-time links that let an LMS register itself.
 """
 
 from __future__ import annotations
@@ -62,6 +62,33 @@ class PlatformHosts(models.Model):
 
     def host_list(self) -> list[str]:
         return [entry.lower().rstrip(".") for entry in self.extra_hosts.split()]
+
+
+class RegistrationInvite(models.Model):
+    """A one-time dynamic registration link (/lti/register/<token>/) made by softgrade staff.
+
+    Only its token's SHA-256 is kept: the link is shown once, to the staff member who made it.
+    A registration that succeeds uses it up; one that fails leaves it as it was.
+    """
+
+    token_hash = models.CharField(max_length=64, unique=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+    # Set while a registration runs and kept once it succeeded; two LMSs can never share a link.
+    used_at = models.DateTimeField(null=True, blank=True)
+    registration = models.ForeignKey(
+        LtiRegistration, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        state = "used" if self.used_at else f"open until {self.expires_at:%Y-%m-%d %H:%M}"
+        return f"registration link of {self.created_at:%Y-%m-%d %H:%M} ({state})"
 
 
 class LaunchNonce(models.Model):

@@ -14,6 +14,10 @@ sending:
 
 and then follows no redirect (a 3xx is a refusal) and keeps only the status line of a failed
 answer, never its body, which the LMS wrote and instructors would read.
+
+Dynamic registration calls an LMS before any registration of it exists: `call_on_host()` applies
+the same policy with one allowed host instead of a registration's, the host of the OpenID
+configuration URL the LMS sent (lti/dynamic_registration.py).
 """
 
 from __future__ import annotations
@@ -105,6 +109,15 @@ def address_public(text: str) -> bool:
 
 def url_check(url: str, *, registration: LtiRegistration) -> None:
     """Raise a PlatformError (not retryable) unless the policy lets softgrade call `url`."""
+    _url_check(
+        url,
+        allowed=registration_hosts(registration),
+        not_allowed="is not one of this LMS registration's hosts",
+        remedy=" An administrator can list it among the registration's extra hosts.",
+    )
+
+
+def _url_check(url: str, *, allowed: Iterable[str], not_allowed: str, remedy: str = "") -> None:
     parts = urlsplit(url)
     if parts.scheme != "https":
         raise PlatformError(
@@ -113,11 +126,9 @@ def url_check(url: str, *, registration: LtiRegistration) -> None:
     host = parts.hostname
     if not host or parts.username or parts.password:
         raise PlatformError(f"Not a URL softgrade may call: {_shown(url)}.", retryable=False)
-    if not host_allowed(host, registration_hosts(registration)):
+    if not host_allowed(host, allowed):
         raise PlatformError(
-            f"{host} is not one of this LMS registration's hosts; refused {_shown(url)}. "
-            "An administrator can list it among the registration's extra hosts.",
-            retryable=False,
+            f"{host} {not_allowed}; refused {_shown(url)}.{remedy}", retryable=False
         )
     if settings.LTI_ALLOW_PRIVATE_HOSTS:
         return
@@ -145,6 +156,21 @@ def call(method: str, url: str, *, registration: LtiRegistration, **kwargs) -> r
     """Send one request to an LMS under the policy; a failure or a refusal is a PlatformError
     whose message holds the method, the URL and at most a status line."""
     url_check(url, registration=registration)
+    return _send(method, url, **kwargs)
+
+
+def call_on_host(method: str, url: str, *, host: str, **kwargs) -> requests.Response:
+    """The same policy for an LMS not registered yet: only `host` (exactly, no `*.` entry) may
+    be called, since no registration lists the LMS's hosts."""
+    _url_check(
+        url,
+        allowed=(host.lower().rstrip("."),),
+        not_allowed=f"is not {host}, the host of the LMS's OpenID configuration",
+    )
+    return _send(method, url, **kwargs)
+
+
+def _send(method: str, url: str, **kwargs) -> requests.Response:
     try:
         response = _session().request(
             method,

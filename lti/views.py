@@ -1,5 +1,5 @@
-"""LTI 1.3 pages: the tool's JWKS, OIDC login, launch, the deep-linking picker, the instructor
-view of a link, and the setup page listing the URLs an LMS administrator needs.
+"""LTI 1.3 pages: the tool's JWKS, OIDC login, launch, the deep-linking picker and the instructor
+view of a link (the setup page and dynamic registration are in lti/setup_views.py).
 
 The login and launch endpoints are CSRF-exempt because the LMS posts to them from its own site;
 the OIDC state cookie and the single-use nonce are what protect them instead. Every refusal is a
@@ -14,7 +14,6 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ObjectDoesNotExist
@@ -29,7 +28,6 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from courses.models import Lesson, Quiz
 from lti import keys, selectors
-from lti.content import CUSTOM_MASTERY_PASSBACK, CUSTOM_PRACTICE, CUSTOM_QUIZ
 from lti.deep_linking import LtiServiceError, deep_linking_respond
 from lti.launch.accept import launch_accept
 from lti.launch.login import NONCE_LIFETIME, login_initiate, state_cookie_name
@@ -282,30 +280,3 @@ def link_roster_sync(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         messages.error(request, f"The roster could not be synced: {sync.detail}")
     return redirect("lti:link-instructor", pk=target.pk)
-
-
-@staff_member_required
-@require_GET
-def setup(request: HttpRequest) -> HttpResponse:
-    """What an LMS administrator enters to register softgrade, and what is registered."""
-    registrations = selectors.registrations_with_deployments()
-    context = {
-        "login_url": request.build_absolute_uri(reverse("lti:login")),
-        "launch_url": _launch_url(request),
-        "jwks_url": request.build_absolute_uri(reverse("lti:jwks")),
-        "registrations": [
-            (
-                registration,
-                request.build_absolute_uri(
-                    reverse("lti:login-registration", args=[registration.uuid])
-                ),
-            )
-            for registration in registrations
-        ],
-        "key_id": keys.key_id(keys.signing_key()),
-        "overlap_days": settings.LTI_KEY_OVERLAP_DAYS,
-        "custom_quiz": CUSTOM_QUIZ,
-        "custom_practice": CUSTOM_PRACTICE,
-        "custom_mastery": CUSTOM_MASTERY_PASSBACK,
-    }
-    return render(request, "lti/setup.html", context)

@@ -97,10 +97,12 @@ def invite_create(
 ) -> tuple[RegistrationInvite, str]:
     """A new one-time registration link: the invite row and its token (shown once, not kept)."""
     token = get_random_string(40)
+    now = timezone.now()
     invite = RegistrationInvite.objects.create(
         token_hash=_token_hash(token),
         created_by=created_by,
-        expires_at=timezone.now() + lifetime,
+        created_at=now,
+        expires_at=now + lifetime,
     )
     return invite, token
 

@@ -1,5 +1,6 @@
 """Instructors see LTI here: links and their gradebook columns, every score sent back with each
-try's outcome (and a "resend" action), roster syncs. Platform registrations and deployments are
+try's outcome (and a "resend" action), roster syncs, registration links (made on /lti/setup/;
+deleting an unused one revokes it). Platform registrations and deployments are
 django-lti's admin (LTI tool → LTI registrations); the URLs to give an LMS are on /lti/setup/."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from lti.models import (
     LinkTarget,
     PassbackOutcome,
     PlatformHosts,
+    RegistrationInvite,
     RosterSync,
     ScorePassback,
 )
@@ -132,4 +134,21 @@ class RosterSyncAdmin(admin.ModelAdmin):
     fields = readonly_fields
 
     def has_add_permission(self, request):
+        return False
+
+
+@admin.register(RegistrationInvite)
+class RegistrationInviteAdmin(admin.ModelAdmin):
+    """Who made each registration link, whether it was used and what it registered."""
+
+    list_display = ["created_at", "created_by", "expires_at", "used_at", "registration"]
+    list_select_related = ["created_by", "registration"]
+    readonly_fields = ["created_at", "created_by", "expires_at", "used_at", "registration"]
+    fields = readonly_fields
+
+    def has_add_permission(self, request):
+        # A link's token is shown once, where it is made: on the LTI setup page.
+        return False
+
+    def has_change_permission(self, request, obj=None):
         return False

@@ -166,7 +166,10 @@ def _json_answer(response, *, what: str) -> dict:
 
 
 def _refused_call(error: PlatformError, *, step: str) -> RegistrationRefused:
-    return RegistrationRefused(f"softgrade could not {step}: {error.message}", reason="call_failed")
+    # The LMS (or the way to it) failed, not the request the browser made: a gateway error.
+    return RegistrationRefused(
+        f"softgrade could not {step}: {error.message}", reason="call_failed", status=502
+    )
 
 
 def configuration_url_check(url: str) -> str:

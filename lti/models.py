@@ -85,6 +85,7 @@ class RegistrationInvite(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+        verbose_name = "registration link"
 
     def __str__(self) -> str:
         state = "used" if self.used_at else f"open until {self.expires_at:%Y-%m-%d %H:%M}"

@@ -366,7 +366,7 @@ def test_a_configuration_url_that_is_not_https_is_refused_without_a_call(
 def test_a_configuration_host_with_a_private_address_is_refused_without_a_call(client, lms, dns):
     platform = FakePlatform(lms)
     dns["lms.example.edu"] = ["10.0.0.7"]
-    page = refused(client, registration_link(client))
+    page = refused(client, registration_link(client), status=502)
     assert "resolves to an address softgrade does not call (10.0.0.7)" in page
     assert platform.requests == []
 
@@ -378,14 +378,29 @@ def test_a_redirect_from_the_lms_is_not_followed(client, lms):
         status=302,
         headers={"Location": "https://169.254.169.254/latest/meta-data"},
     )
-    page = refused(client, registration_link(client))
+    page = refused(client, registration_link(client), status=502)
     assert "HTTP 302 Found; softgrade follows no redirects" in page
     assert [call.request.url for call in lms.calls] == [CONFIGURATION_URL]
 
 
 def test_a_failed_registration_shows_the_status_line_and_never_the_lms_s_body(client, lms):
     FakePlatform(lms, answer={"error": "Traceback: secret=hunter2"}, answer_status=500)
-    page = refused(client, registration_link(client))
+    page = refused(client, registration_link(client), status=502)
     assert "softgrade could not register with the LMS" in page
     assert "HTTP 500 Internal Server Error" in page
     assert "hunter2" not in page
+
+
+def test_deleting_an_unused_link_in_the_admin_revokes_it(client, lms):
+    platform = FakePlatform(lms)
+    path = registration_link(client)
+    client.force_login(InstructorFactory())
+    invite = RegistrationInvite.objects.get()
+    listing = client.get(reverse("admin:lti_registrationinvite_changelist"))
+    assert listing.status_code == 200
+    assert client.get(reverse("admin:lti_registrationinvite_add")).status_code == 403
+    client.post(reverse("admin:lti_registrationinvite_delete", args=[invite.pk]), {"post": "yes"})
+    client.logout()
+    assert open_link(client, path).status_code == 404
+    assert platform.requests == []
+    assert nothing_stored()

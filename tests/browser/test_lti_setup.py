@@ -1,6 +1,7 @@
 """The LTI setup page's copy buttons and the dynamic registration page's close message, in
 Chromium: a button puts its value on the clipboard and says so; a registration that succeeded
-tells the LMS window that opened it to close (`org.imsglobal.lti.close`), from its script file."""
+tells the LMS window that opened it to close (`org.imsglobal.lti.close`), from its script file.
+axe finds no serious problem on either page."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from playwright.sync_api import expect
 from lti import outbound
 from lti.tool_configuration import TOOL_CONFIGURATION_CLAIM
 from tests.browser.conftest import PASSWORD, log_in
+from tests.browser.test_accessibility import serious_violations
 from tests.factories import InstructorFactory
 
 pytestmark = pytest.mark.browser
@@ -37,6 +39,7 @@ def test_a_copy_button_puts_the_value_on_the_clipboard(page, live_server, staff_
     expect(button).to_be_visible()
     button.click()
     expect(page.locator('[data-copy-status="copy-launch-url"]')).to_have_text("Copied.")
+    assert serious_violations(page) == []
     assert page.evaluate("navigator.clipboard.readText()") == launch.inner_text()
     assert launch.inner_text() == f"{live_server.url}/lti/launch/"
     page.locator('[data-copy="copy-configuration"]').click()
@@ -82,6 +85,7 @@ def test_a_finished_registration_tells_the_lms_window_to_close(
     page.goto(f"{live_server.url}/lti/setup/")
     page.get_by_role("button", name="Make a registration link").click()
     link = page.locator("#copy-invite-url").inner_text()
+    assert serious_violations(page) == []
     # The LMS's window: it opens softgrade's registration and waits for the close message.
     page.evaluate("""() => {
         window.__ltiMessages = [];
@@ -96,5 +100,22 @@ def test_a_finished_registration_tells_the_lms_window_to_close(
     expect(registration.get_by_role("heading", level=1)).to_have_text(
         "softgrade is registered with lms.example.edu"
     )
+    assert serious_violations(registration) == []
+    page.wait_for_function("window.__ltiMessages.length > 0")
+    assert page.evaluate("window.__ltiMessages") == [{"subject": "org.imsglobal.lti.close"}]
+
+
+def test_a_refusal_stays_open_until_its_button_closes_it(page, live_server, transactional_db):
+    page.goto(f"{live_server.url}/")
+    page.evaluate("""() => {
+        window.__ltiMessages = [];
+        window.addEventListener("message", (event) => window.__ltiMessages.push(event.data));
+    }""")
+    with page.expect_popup() as popup:
+        page.evaluate("(url) => window.open(url)", f"{live_server.url}/lti/register/made-up/")
+    refusal = popup.value
+    expect(refusal.get_by_role("alert")).to_contain_text("not one softgrade made")
+    assert page.evaluate("window.__ltiMessages") == []
+    refusal.get_by_role("button", name="Close and return to the LMS").click()
     page.wait_for_function("window.__ltiMessages.length > 0")
     assert page.evaluate("window.__ltiMessages") == [{"subject": "org.imsglobal.lti.close"}]

@@ -9,10 +9,12 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import timedelta
+from io import StringIO
 from urllib.parse import urlencode, urlsplit
 
 import pytest
 import responses
+from django.core.management import CommandError, call_command
 from django.urls import reverse
 from django.utils import timezone
 from lti_tool.models import LtiDeployment, LtiRegistration
@@ -404,3 +406,38 @@ def test_deleting_an_unused_link_in_the_admin_revokes_it(client, lms):
     assert open_link(client, path).status_code == 404
     assert platform.requests == []
     assert nothing_stored()
+
+
+def test_the_command_prints_a_link_that_registers_the_lms(client, lms):
+    platform = FakePlatform(lms)
+    out, err = StringIO(), StringIO()
+    call_command(
+        "lti_registration_link",
+        "--base-url",
+        "https://softgrade.example.edu/",
+        "--days",
+        "3",
+        stdout=out,
+        stderr=err,
+    )
+    link = out.getvalue().strip()
+    assert link.startswith("https://softgrade.example.edu/lti/register/")
+    assert "Works once" in err.getvalue()
+    invite = RegistrationInvite.objects.get()
+    assert invite.expires_at - invite.created_at == timedelta(days=3)
+    assert open_link(client, urlsplit(link).path).status_code == 200
+    assert [request.method for request in platform.requests] == ["GET", "POST"]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--base-url", "http://softgrade.example.edu"], "must be an https URL"),
+        (["--base-url", "https://softgrade.example.edu", "--days", "0"], "from 1 to 30"),
+        (["--base-url", "https://softgrade.example.edu", "--days", "31"], "from 1 to 30"),
+    ],
+)
+def test_the_command_refuses_a_bad_base_url_or_lifetime(options, message):
+    with pytest.raises(CommandError, match=message):
+        call_command("lti_registration_link", *options, stdout=StringIO())
+    assert not RegistrationInvite.objects.exists()

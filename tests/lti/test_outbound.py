@@ -299,3 +299,20 @@ def test_extra_hosts_must_be_host_names(platform, entry):
         ).full_clean()
         is None
     )
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://other.example.edu/lti/register",
+        "https://lms.example.edu.attacker.example/lti/register",
+        "https://sub.lms.example.edu/lti/register",
+    ],
+)
+def test_before_a_registration_exists_only_the_configuration_s_host_is_called(lms, url):
+    lms.add(responses.POST, url, json={})
+    with pytest.raises(outbound.PlatformError) as refused:
+        outbound.call_on_host("POST", url, host="lms.example.edu")
+    assert "the host of the LMS's OpenID configuration" in refused.value.message
+    assert refused.value.retryable is False
+    assert len(lms.calls) == 0

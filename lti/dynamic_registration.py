@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from urllib.parse import urlsplit
 
+import requests
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError
 from django.utils import timezone
@@ -146,12 +147,19 @@ def _json_answer(response, *, what: str) -> dict:
     # Read at most a little more than the limit: an endless answer is cut, never held whole.
     body = b""
     with response:
-        for chunk in response.iter_content(64 * 1024):
-            body += chunk
-            if len(body) > MAX_ANSWER_BYTES:
-                raise RegistrationRefused(
-                    f"The LMS's {what} is too large.", reason="answer_too_large"
-                )
+        try:
+            for chunk in response.iter_content(64 * 1024):
+                body += chunk
+                if len(body) > MAX_ANSWER_BYTES:
+                    raise RegistrationRefused(
+                        f"The LMS's {what} is too large.", reason="answer_too_large"
+                    )
+        except requests.RequestException as exc:
+            raise RegistrationRefused(
+                f"The LMS's {what} broke off ({type(exc).__name__}).",
+                reason="call_failed",
+                status=502,
+            ) from exc
     try:
         answer = json.loads(body)
     except ValueError as exc:

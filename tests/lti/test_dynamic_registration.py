@@ -7,17 +7,21 @@ calls nothing."""
 from __future__ import annotations
 
 import hashlib
+import html
+import io
 import json
 from datetime import timedelta
 from io import StringIO
 from urllib.parse import urlencode, urlsplit
 
 import pytest
+import requests
 import responses
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 from django.utils import timezone
 from lti_tool.models import LtiDeployment, LtiRegistration
+from urllib3.exceptions import ProtocolError
 
 from lti.dynamic_registration import RegistrationRefused, invite_claim, invite_create
 from lti.models import RegistrationInvite
@@ -320,6 +324,49 @@ def test_a_configuration_that_is_not_json_is_refused(client, lms):
     lms.add(responses.GET, CONFIGURATION_URL, body="<html>sign in</html>")
     page = refused(client, registration_link(client))
     assert "OpenID configuration is not JSON" in page
+
+
+def test_a_configuration_too_large_or_not_an_object_is_refused(client, lms):
+    lms.add(responses.GET, CONFIGURATION_URL, body=b" " * (256 * 1024 + 1))
+    lms.add(responses.GET, CONFIGURATION_URL, json=["issuer"])
+    path = registration_link(client)
+    assert "OpenID configuration is too large" in refused(client, path)
+    assert "OpenID configuration is not a JSON object" in refused(client, path)
+
+
+class BrokenConnection(io.RawIOBase):
+    """A connection that drops after an answer's first bytes."""
+
+    def __init__(self, first: bytes):
+        self.first = first
+        self.sent = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        if self.sent:
+            raise ProtocolError("Connection broken: reset by peer")
+        self.sent = True
+        buffer[: len(self.first)] = self.first
+        return len(self.first)
+
+
+def test_an_lms_that_does_not_answer_is_refused(client, lms):
+    lms.add(responses.GET, CONFIGURATION_URL, body=requests.ConnectionError("reset by peer"))
+    page = html.unescape(refused(client, registration_link(client), status=502))
+    assert "could not fetch the LMS's OpenID configuration" in page
+    assert "no answer (ConnectionError: reset by peer)" in page
+
+
+def test_an_answer_that_breaks_off_is_refused(client, lms):
+    lms.add(
+        responses.GET,
+        CONFIGURATION_URL,
+        body=io.BufferedReader(BrokenConnection(b'{"issuer": "https://lms.exa')),
+    )
+    page = html.unescape(refused(client, registration_link(client), status=502))
+    assert "The LMS's OpenID configuration broke off (ChunkedEncodingError)." in page
 
 
 def test_an_answer_without_a_client_id_stores_nothing(client, lms):

@@ -1,42 +1,21 @@
 """The authoring tool: instructors write lessons, questions and quizzes here.
 
-Problem is registered by the grading app, which owns the engine that previews its variants.
+Questions and their choices are in admin_questions; Problem is registered by the grading app,
+which owns the engine that previews its variants. `MarkupFieldsForm` and `markup_preview` are
+imported from here by the other admin modules.
 """
 
 from __future__ import annotations
 
 from django import forms
 from django.contrib import admin
-from django.db.models import Count
 from django.urls import path
-from django.utils.html import format_html, format_html_join
 
-from .bank.rules import choice_set_problems, quiz_policy_problems
-from .markup import MarkupError, check_markup, render_markup
-from .models import Choice, Course, KeyTerm, Lesson, Misconception, Question, Quiz, QuizItem
+from . import admin_questions  # noqa: F401 (registers Question with its choices)
+from .admin_markup import MarkupFieldsForm, markup_preview
+from .bank.rules import quiz_policy_problems
+from .models import Course, KeyTerm, Lesson, Misconception, Quiz, QuizItem
 from .moodle_admin import export_moodle_xml, moodle_import_view
-
-
-def markup_preview(text: str):
-    """Rendered Markdown + math for a read-only admin field, or the reason it cannot render."""
-    try:
-        return format_html('<div class="sg-preview">{}</div>', render_markup(text))
-    except MarkupError as exc:
-        return format_html('<p class="errornote">Cannot render: {}</p>', exc)
-
-
-class MarkupFieldsForm(forms.ModelForm):
-    """Rejects text that cannot render (a bad formula, HTML or a link in a formula), naming the
-    formula, on the field that holds it."""
-
-    markup_fields: tuple[str, ...] = ()
-
-    def clean(self):
-        cleaned = super().clean()
-        for name in self.markup_fields:
-            for problem in check_markup(cleaned.get(name) or ""):
-                self.add_error(name, problem)
-        return cleaned
 
 
 class CourseForm(MarkupFieldsForm):
@@ -140,95 +119,6 @@ class MisconceptionAdmin(admin.ModelAdmin):
     @admin.display(description="Preview")
     def explanation_preview(self, obj: Misconception):
         return markup_preview(obj.explanation) if obj.pk else "-"
-
-
-class ChoiceInlineFormSet(forms.BaseInlineFormSet):
-    """Checks the choices as a set: each wrong one explained, the right number correct."""
-
-    def clean(self):
-        super().clean()
-        correct = []
-        for number, form in enumerate(self.forms, start=1):
-            if not hasattr(form, "cleaned_data") or not form.cleaned_data:
-                continue
-            if form.cleaned_data.get("DELETE"):
-                continue
-            is_correct = bool(form.cleaned_data.get("is_correct"))
-            correct.append(is_correct)
-            if not is_correct and not form.cleaned_data.get("misconception"):
-                raise forms.ValidationError(f"Choice {number} is wrong but names no misconception.")
-        kind = self.instance.kind if self.instance else Question.Kind.SINGLE
-        problems = choice_set_problems(kind, correct)
-        if problems:
-            raise forms.ValidationError([p[0].upper() + p[1:] + "." for p in problems])
-
-
-class ChoiceForm(MarkupFieldsForm):
-    markup_fields = ("text", "feedback")
-
-    class Meta:
-        model = Choice
-        fields = "__all__"
-
-
-class ChoiceInline(admin.TabularInline):
-    model = Choice
-    form = ChoiceForm
-    formset = ChoiceInlineFormSet
-    extra = 0
-    fields = ["order", "text", "is_correct", "pinned", "misconception", "feedback"]
-    autocomplete_fields = ["misconception"]
-
-
-class QuestionForm(MarkupFieldsForm):
-    markup_fields = ("prompt", "explanation")
-
-    class Meta:
-        model = Question
-        fields = "__all__"
-
-
-@admin.register(Question)
-class QuestionAdmin(admin.ModelAdmin):
-    form = QuestionForm
-    list_display = ["slug", "kind", "lesson", "choice_count"]
-    list_filter = ["lesson", "kind"]
-    search_fields = ["slug", "prompt", "choices__text"]
-    inlines = [ChoiceInline]
-    fields = [
-        "lesson", "slug", "kind", "order", "prompt", "prompt_preview", "explanation",
-        "explanation_preview",
-    ]  # fmt: skip
-    readonly_fields = ["prompt_preview", "explanation_preview"]
-
-    def get_queryset(self, request):
-        return super().get_queryset(request).annotate(n_choices=Count("choices"))
-
-    @admin.display(description="Choices", ordering="n_choices")
-    def choice_count(self, obj: Question) -> int:
-        return obj.n_choices
-
-    @admin.display(description="Preview")
-    def prompt_preview(self, obj: Question):
-        if not obj.pk:
-            return "Save to see the rendered question."
-        choices = format_html_join(
-            "",
-            "<li>{} {}{}</li>",
-            (
-                (
-                    "✓" if c.is_correct else "✗",
-                    markup_preview(c.text),
-                    markup_preview(c.feedback) if c.feedback else "",
-                )
-                for c in obj.choices.all()
-            ),
-        )
-        return format_html("{}<ul>{}</ul>", markup_preview(obj.prompt), choices)
-
-    @admin.display(description="Explanation preview")
-    def explanation_preview(self, obj: Question):
-        return markup_preview(obj.explanation) if obj.pk and obj.explanation else "-"
 
 
 class QuizItemInlineFormSet(forms.BaseInlineFormSet):

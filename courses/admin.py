@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin
-from django.urls import path
+from django.urls import path, reverse
+from django.utils.html import format_html
 
 from . import admin_questions  # noqa: F401 (registers Question with its choices)
 from .admin_markup import MarkupFieldsForm, markup_preview
@@ -71,16 +72,31 @@ class LessonAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ["title"]}
     inlines = [KeyTermInline]
     actions = [export_moodle_xml]
-    readonly_fields = ["body_preview"]
+    readonly_fields = ["body_preview", "questions"]
     fieldsets = [
         (None, {"fields": ["course", "title", "slug", "order", "minutes", "summary"]}),
         ("Body", {"fields": ["body", "body_preview"]}),
+        ("Questions", {"fields": ["questions"]}),
     ]
 
     def get_urls(self):
         view = self.admin_site.admin_view(lambda request: moodle_import_view(self, request))
         own = [path("import-moodle-xml/", view, name="courses_lesson_moodle_import")]
         return own + super().get_urls()
+
+    @admin.display(description="Questions")
+    def questions(self, obj: Lesson):
+        if not obj.pk:
+            return "Save the lesson to add questions to it."
+        # A question added from here knows its lesson: its pickers list this lesson's first.
+        return format_html(
+            '<a href="{}?lesson={}">Add a question to this lesson</a> · '
+            '<a href="{}?lesson__id__exact={}">Its questions</a>',
+            reverse("admin:courses_question_add"),
+            obj.pk,
+            reverse("admin:courses_question_changelist"),
+            obj.pk,
+        )
 
     @admin.display(description="Preview")
     def body_preview(self, obj: Lesson):

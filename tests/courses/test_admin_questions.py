@@ -131,6 +131,17 @@ def test_the_add_page_lists_the_lesson_it_was_opened_for_first(instructor_client
     assert response.context["adminform"].form.initial["lesson"] == str(softmax.pk)
 
 
+def test_the_lesson_page_links_to_a_new_question_that_knows_its_lesson(
+    instructor_client, two_lessons
+):
+    _, softmax = two_lessons
+    page = instructor_client.get(reverse("admin:courses_lesson_change", args=[softmax.pk]))
+    link = re.search(r'<a href="([^"]*)">Add a question to this lesson</a>', page.content.decode())
+    response = instructor_client.get(link.group(1).replace("&amp;", "&"))
+    assert picker_groups(response)[0][0].startswith("This lesson · ")
+    assert picker_groups(response)[0][0].endswith("Softmax")
+
+
 def test_a_refused_submission_lists_the_lesson_the_author_chose_first(
     instructor_client, two_lessons
 ):

@@ -3,7 +3,8 @@
  * A form marked data-submit-once ignores a second submission while the first is on its way,
  * so a double click sends one request (the server also recognises a repeated submission token).
  * Buttons are not disabled: a disabled submit button would drop its name=value from the request.
- * Block formulas wider than the page scroll in their own box and become keyboard-focusable.
+ * Block formulas and worked-solution steps wider than the page scroll in their own box and
+ * become keyboard-focusable.
  */
 (function () {
   "use strict";
@@ -29,16 +30,23 @@
     });
   });
 
-  // A wide formula scrolls sideways inside its own box; keyboard users need to reach it too.
+  // A wide formula or worked-solution step scrolls sideways inside its own box; keyboard users
+  // need to reach it too. Only those that overflow take a tab stop: the others would be stops
+  // that do nothing.
   function focusableWideMath() {
-    document.querySelectorAll('math[display="block"]').forEach(function (formula) {
-      if (formula.scrollWidth > formula.clientWidth + 1) {
-        formula.setAttribute("tabindex", "0");
+    document.querySelectorAll('math[display="block"], .solution-steps li').forEach(function (box) {
+      if (box.scrollWidth > box.clientWidth + 1) {
+        box.setAttribute("tabindex", "0");
       } else {
-        formula.removeAttribute("tabindex");
+        box.removeAttribute("tabindex");
       }
     });
   }
   focusableWideMath();
   window.addEventListener("resize", focusableWideMath);
+  // The math font arrives after this script runs (font-display: swap) and widens formulas.
+  if (document.fonts) document.fonts.ready.then(focusableWideMath);
+  window.addEventListener("load", focusableWideMath);
+  // A folded worked solution has no width until it is opened ("toggle" does not bubble).
+  document.addEventListener("toggle", focusableWideMath, true);
 })();

@@ -56,6 +56,8 @@ def reveal_after_giving_up(page, live_server, learner) -> None:
         exact = re.compile(f"^{re.escape(number)}$")
         expect(solution.locator("math mn", has_text=exact)).not_to_have_count(0)
     assert "$" not in solution.inner_text()
+    # At desktop width no step overflows, so none is a tab stop that does nothing.
+    expect(solution.locator("li[tabindex]")).to_have_count(0)
     expect(page.get_by_label("Your answer")).to_have_count(0)
     expect(page.locator("#streak")).to_contain_text("0 in a row")
     assert serious_violations(page) == []
@@ -83,8 +85,24 @@ def test_a_revealed_solution_fits_a_phone(phone_page, live_server, shipped_bank,
     phone_page.goto(live_server.url + "/practice/softmax-jacobian/")
     phone_page.get_by_role("button", name="Show the worked solution").click()
     expect(phone_page.locator("#solution li")).to_have_count(5)
+    phone_page.wait_for_load_state("load")  # the math font, which widens the steps, is in
     overflow = phone_page.evaluate(
         "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
     )
     assert overflow <= 0, f"the solution scrolls the page sideways by {overflow}px"
     assert serious_violations(phone_page) == []
+    # Only a step wider than the phone is a tab stop, and the keyboard scrolls it.
+    steps = phone_page.locator("#solution li").evaluate_all(
+        """steps => steps.map(step => ({
+            wide: step.scrollWidth > step.clientWidth + 1,
+            stop: step.getAttribute("tabindex") === "0",
+        }))"""
+    )
+    assert any(step["wide"] for step in steps), steps
+    assert any(not step["wide"] for step in steps), steps
+    assert all(step["wide"] == step["stop"] for step in steps), steps
+    wide = phone_page.locator('#solution li[tabindex="0"]').first
+    wide.focus()
+    phone_page.keyboard.press("ArrowRight")
+    phone_page.keyboard.press("ArrowRight")
+    assert wide.evaluate("step => step.scrollLeft") > 0

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from django import forms
 
 from courses.models import Misconception
+from courses.plain_math import plain_math
 from teaching.models import MisconceptionNote
 
 NEW = "new"
@@ -48,7 +49,7 @@ class MistakeForm(forms.Form):
         self.known = {m.code: m for m in misconceptions}
         self.fields["misconception"].choices = [
             (NEW, "A new misconception (give its code, title and explanation)"),
-            *((m.code, f"{m.title} ({m.code})") for m in misconceptions),
+            *((m.code, f"{plain_math(m.title)} ({m.code})") for m in misconceptions),
         ]
 
     def chosen(self) -> Misconception | None:

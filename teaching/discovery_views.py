@@ -24,6 +24,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from courses.mistakes import MistakeRefused, formula_mistake_add
 from courses.models import Course, Misconception, Problem
+from courses.plain_math import plain_math
 from grading import engine
 from teaching import access
 from teaching.bar_charts import Bar, bar_chart
@@ -278,9 +279,9 @@ def problem_misconception_name(request: HttpRequest, slug: str, problem: str) ->
             else:
                 messages.success(
                     request,
-                    f"{found.title} now names the mistake {named.code}, {data['formula']}. "
-                    "Variants made from now on recognise it; answers already given keep "
-                    "their verdicts.",
+                    f"{plain_math(found.title)} now names the mistake {named.code}, "
+                    f"{data['formula']}. Variants made from now on recognise it; answers "
+                    "already given keep their verdicts.",
                 )
                 return redirect(page)
     else:
@@ -298,6 +299,6 @@ def problem_misconception_name(request: HttpRequest, slug: str, problem: str) ->
             except ValueError as refused:
                 form.add_error(None, str(refused))
             else:
-                messages.success(request, f"Note kept on {found.title}.")
+                messages.success(request, f"Note kept on {plain_math(found.title)}.")
                 return redirect(page)
     return _misconceptions_page(request, course, found, DIAGNOSED[diagnosed], bound=form)

@@ -16,6 +16,7 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from courses.plain_math import plain_math
 from grading.selectors import misconceptions_by_code
 from teaching import access
 from teaching.bar_charts import Bar, bar_chart
@@ -73,7 +74,7 @@ def course_misconceptions(request: HttpRequest, slug: str) -> HttpResponse:
         )
     chart = None
     if entries:
-        bars = [Bar(e.title, e.showed, f"{e.showed} ({e.later})") for e in entries]
+        bars = [Bar(plain_math(e.title), e.showed, f"{e.showed} ({e.later})") for e in entries]
         chart = bar_chart(bars, maximum=everyone, ticks=((0, "0"), (everyone, str(everyone))))
     context = {"course": course, "entries": entries, "chart": chart, "everyone": everyone}
     return render(request, "teaching/course_misconceptions.html", context)

@@ -8,6 +8,7 @@ from django import forms
 from django.forms.boundfield import BoundField, BoundWidget
 
 from courses.models import Choice, Misconception, Question, QuizItem
+from courses.plain_math import plain_math
 from grading.overrides import REASON_MAX_LENGTH
 from grading.regrade_fixes import ChoiceFix, QuestionFix, ToleranceFix
 from grading.templatetags.grading_display import choice_letter
@@ -66,7 +67,7 @@ class QuestionFixForm(forms.Form):
             self.fields[f"misconception_{choice.pk}"] = forms.TypedChoiceField(
                 label=f"Misconception behind {choice_letter(number)} when it is wrong",
                 choices=[("", "None (a correct choice)")]
-                + [(m.pk, f"{m.title} ({m.code})") for m in named.values()],
+                + [(m.pk, f"{plain_math(m.title)} ({m.code})") for m in named.values()],
                 coerce=int,
                 empty_value=None,
                 required=False,

@@ -269,3 +269,7 @@ def test_the_preview_endpoint_is_for_staff_with_a_csrf_token(two_lessons):
     staff.force_login(InstructorFactory())
     assert staff.post(url, data).status_code == 403
     assert staff.get(url).status_code == 405
+    # Staff who may neither add nor change questions see no preview of one.
+    author_of_nothing = Client()
+    author_of_nothing.force_login(UserFactory(is_staff=True))
+    assert author_of_nothing.post(url, data).status_code == 403

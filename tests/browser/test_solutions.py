@@ -105,4 +105,7 @@ def test_a_revealed_solution_fits_a_phone(phone_page, live_server, shipped_bank,
     wide.focus()
     phone_page.keyboard.press("ArrowRight")
     phone_page.keyboard.press("ArrowRight")
-    assert wide.evaluate("step => step.scrollLeft") > 0
+    # The browser may scroll smoothly: wait for the step to move rather than read it at once.
+    phone_page.wait_for_function(
+        "() => document.querySelector('#solution li[tabindex=\"0\"]').scrollLeft > 0"
+    )

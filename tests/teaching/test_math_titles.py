@@ -85,3 +85,22 @@ def test_the_course_page_shows_each_title_s_formula_as_mathml(client, people, ma
     html = client.get(reverse("teaching:course", args=[course.slug])).content.decode()
     assert html.count("<msqrt>") >= 3  # the course, the lesson and the quiz
     assert f"<title>{PLAIN} · Teaching" in html
+
+
+def test_a_message_names_the_problem_in_plain_text(client, people, math_titles):
+    """A message is plain text: the problem's formula reads √dₖ there, not as LaTeX."""
+    course = math_titles.quiz.lesson.course
+    args = [course.slug, math_titles.problem.slug]
+    client.force_login(people.instructor)
+    prefix = "group-0-note"
+    note = {
+        "form": prefix,
+        "diagnosed": "exclude",
+        f"{prefix}-relation": "times-sigma-q",
+        f"{prefix}-formula": "answer * sigma_q",
+        f"{prefix}-text": "Several learners multiply by σ_q once more.",
+    }
+    response = client.post(
+        reverse("teaching:problem-misconception-name", args=args), note, follow=True
+    )
+    assert f"Note kept on {PLAIN}." in response.content.decode()

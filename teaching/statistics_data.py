@@ -11,11 +11,16 @@ queries whatever the number of learners, attempts, answers and items.
 - **Random guess scores**: teaching.quiz_statistics.random_guess_score from each question's kind
   and choices; 0 for a problem.
 - **Responses**: every response recorded in the counted attempts (every try, every saved
-  answer, invalid input too), as teaching.response_analysis.ResponseRow, the choices picked read
-  through the many-to-many table in one query.
+  answer, invalid input too), as teaching.response_analysis.ResponseRow with the choices picked
+  (one query, the many-to-many table joined); or, where only counts are wanted (the API),
+  grouped and counted by the database (`QuizData.response_counts`), counted by the same rule.
 
 The statistics page and the API read `quiz_data`, an item's response analysis page
 `item_data`: one reading of the records, so they never disagree.
+
+**Speed** (docs/performance.md): a quiz of 3,000 learners has 90,000 responses. The score
+matrix reads only the columns the scoring rules read, the API's response counts come grouped
+from the database, and no model instance is made per response.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from django.db.models import Exists, OuterRef, QuerySet, TextField, Value
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, TextField, Value
 from django.db.models.fields.json import KT
 from django.db.models.functions import NullIf
 
@@ -37,7 +42,15 @@ from grading import scores
 from grading.models import Attempt, Response
 from teaching import quiz_statistics
 from teaching.quiz_statistics import QUIZ_FIGURES, QuizReport, QuizStatistics
-from teaching.response_analysis import ItemResponses, ItemSpec, ResponseRow, analyse_responses
+from teaching.response_analysis import (
+    ItemCounts,
+    ItemResponses,
+    ItemSpec,
+    ResponseGroup,
+    ResponseRow,
+    analyse_responses,
+    count_responses,
+)
 from teaching.results import AttemptRule, attempts_counted
 
 FloatArray = npt.NDArray[np.float64]
@@ -51,17 +64,14 @@ RULE_LABELS = {
 
 NO_ITEMS = "the quiz has no items yet"
 
-_RESPONSE_FIELDS = (
-    "id",
-    "user_id",
-    "attempt_id",
-    "quiz_item_id",
-    "status",
-    "score",
-    "counts_as_try",
-    "misconception",
-    "created_at",
-)
+# What the statistics read of an attempt (its total, which attempt of the learner's it is) and
+# of its learner (teaching.results.learner_of).
+_ATTEMPT_FIELDS = ("id", "user_id", "quiz_id", "number", "status", "score")
+_LEARNER_FIELDS = ("id", "username", "first_name", "last_name", "email")
+# What the scoring rules (grading.scores.Scored) read of a response, and the attempt it is in.
+_SCORED_FIELDS = ("id", "attempt_id", "quiz_item_id", "score", "counts_as_try", "created_at")
+# What the response analysis reads besides (teaching.response_analysis.ResponseRow).
+_ANALYSED_FIELDS = ("id", "user_id", "attempt_id", "quiz_item_id", "status", "misconception")
 
 
 @dataclass(frozen=True)
@@ -74,7 +84,8 @@ class QuizData:
     choices: dict[int, list[Choice]]  # a question item's choices in their authored order
     attempts: list[Attempt]  # the rows of `scores`, each with its learner
     scores: FloatArray  # attempts × items: fractions of each item's maximum, NaN: no answer
-    # Every response of the counted attempts, oldest first, as _responses reads them.
+    # Every response of the counted attempts, oldest first, as _scored reads them (the fields
+    # the scoring rules read).
     answers: list[Any]
 
     @property
@@ -111,10 +122,18 @@ class QuizData:
         )
 
     def item_responses(self) -> tuple[ItemResponses, ...]:
-        """Each item's response analysis, in quiz order. One more query (the choices the
-        responses picked) when the quiz has a question: the statistics page needs none."""
-        picked = _picked(quiz=self.quiz, rule=self.rule, item=None) if self.choices else {}
-        return analyse_responses(self.item_specs(), _rows(self.answers, picked))
+        """Each item's response analysis with the learners behind every count, in quiz order.
+        One more query (the responses with the choices they picked)."""
+        counted = {attempt.pk for attempt in self.attempts}
+        rows = _rows(quiz=self.quiz, rule=self.rule, item=None, counted=counted)
+        return analyse_responses(self.item_specs(), [row for row, _ in rows])
+
+    def response_counts(self) -> tuple[ItemCounts, ...]:
+        """Each item's responses counted as item_responses counts them, without the learners,
+        in quiz order: grouped and counted by the database (a few hundred rows instead of one
+        per response). One more query."""
+        groups, picks = _grouped(quiz=self.quiz, rule=self.rule, choices=self.choices)
+        return count_responses(self.item_specs(), groups, picks)
 
 
 def item_guess(item: QuizItem, choices: Sequence[Choice]) -> float | None:
@@ -149,7 +168,13 @@ def counted_attempts(*, quiz: Quiz, rule: AttemptRule) -> list[Attempt]:
     """The submitted attempts `rule` counts, by learner and number, each with its learner and
     its quiz set (no query per attempt). One query."""
     by_user: dict[int, list[Attempt]] = defaultdict(list)
-    found = _counted(quiz=quiz, rule=rule).select_related("user")
+    # Only what the statistics, the rule and the learner links read: 9,000 attempts and their
+    # learners cost half as much to build this narrow.
+    found = (
+        _counted(quiz=quiz, rule=rule)
+        .select_related("user")
+        .only(*_ATTEMPT_FIELDS, *(f"user__{name}" for name in _LEARNER_FIELDS))
+    )
     for attempt in found.order_by("user_id", "number"):
         attempt.quiz = quiz  # the scoring rules read the quiz's settings
         by_user[attempt.user_id].append(attempt)
@@ -177,56 +202,104 @@ def quiz_items(*, quiz: Quiz) -> tuple[list[QuizItem], dict[int, list[Choice]]]:
     return items, choices
 
 
-def _responses(*, quiz: Quiz, rule: AttemptRule, item: QuizItem | None) -> list[Any]:
-    """Every response to the attempts `rule` counts (to one item when given), oldest first,
-    as rows of the fields the scoring rules (grading.scores.Scored) and the response analysis
-    read, the diagnosis read out of `detail` by the database. One query.
+def _diagnosis() -> NullIf:
+    """The generic diagnosis read out of Response.detail by the database, as text with no JSON
+    to decode per row; SQLite gives a JSON null as "null"."""
+    return NullIf(KT("detail__diagnosis"), Value("null"), output_field=TextField())
+
+
+def _of_counted(*, quiz: Quiz, rule: AttemptRule, item: QuizItem | None) -> QuerySet[Response]:
+    """The responses to the attempts `rule` counts (to one item when given), unordered."""
+    rows = Response.objects.filter(attempt__in=_counted(quiz=quiz, rule=rule).values("pk"))
+    if item is not None:
+        rows = rows.filter(quiz_item=item)
+    return rows.order_by()
+
+
+def _scored(*, quiz: Quiz, rule: AttemptRule) -> list[Any]:
+    """Every response to the attempts `rule` counts, oldest first, as named rows of the fields
+    the scoring rules read (_SCORED_FIELDS). One query.
 
     Named rows, not model instances: a quiz of 3,000 learners has tens of thousands of
     responses, and building a model instance for each costs ten times the query itself.
     """
-    rows = Response.objects.filter(attempt__in=_counted(quiz=quiz, rule=rule).values("pk"))
-    if item is not None:
-        rows = rows.filter(quiz_item=item)
-    # The key as text, with no JSON to decode per row; SQLite gives a JSON null as "null".
-    diagnosis = NullIf(KT("detail__diagnosis"), Value("null"), output_field=TextField())
-    found = rows.annotate(diagnosis=diagnosis).order_by()
-    # Sorted here: the database would spill rows this wide to disk to sort them.
+    found = _of_counted(quiz=quiz, rule=rule, item=None)
+    # Sorted here: the database would spill the rows to disk to sort them.
     return sorted(
-        found.values_list(*_RESPONSE_FIELDS, "diagnosis", named=True),
-        key=attrgetter("created_at", "id"),
+        found.values_list(*_SCORED_FIELDS, named=True), key=attrgetter("created_at", "id")
     )
 
 
-def _picked(*, quiz: Quiz, rule: AttemptRule, item: QuizItem | None) -> dict[int, tuple[int, ...]]:
-    """Response id -> the ids of the choices it picked, ascending, for the same responses as
-    _responses. One query."""
-    counted = _counted(quiz=quiz, rule=rule).values("pk")
-    links = Response.choices.through.objects.filter(response__attempt__in=counted)
-    if item is not None:
-        links = links.filter(response__quiz_item=item)
-    picked: dict[int, tuple[int, ...]] = {}
-    for response_id, choice_id in links.order_by().values_list("response_id", "choice_id"):
-        picked[response_id] = (*picked.get(response_id, ()), choice_id)
-    return {
-        response: tuple(sorted(ids)) if len(ids) > 1 else ids for response, ids in picked.items()
-    }
-
-
-def _rows(responses: Sequence[Any], picked: dict[int, tuple[int, ...]]) -> list[ResponseRow]:
+def _rows(
+    *, quiz: Quiz, rule: AttemptRule, item: QuizItem | None, counted: set[int]
+) -> list[tuple[ResponseRow, int]]:
+    """Every response to the attempts `rule` counts (to one item when given) whose attempt is
+    in `counted`, oldest first, as a ResponseRow with the ids of the choices it picked
+    (ascending), and the id of its attempt. One query: the choices are joined, one row per
+    choice picked (or one with none)."""
+    found = _of_counted(quiz=quiz, rule=rule, item=item).annotate(diagnosis=_diagnosis())
+    rows = sorted(
+        found.values_list(*_ANALYSED_FIELDS, "diagnosis", "choices", "created_at"),
+        key=lambda row: (row[-1], row[0]),
+    )
+    by_response: dict[int, tuple[tuple, list[int]]] = {}
+    for row in rows:
+        if row[2] not in counted:
+            continue
+        kept = by_response.setdefault(row[0], (row, []))
+        if row[-2] is not None:
+            kept[1].append(row[-2])
     # Positional: tens of thousands of rows, and keywords cost a third of the time.
     return [
-        ResponseRow(
-            row.id,  # response
-            row.user_id,  # learner
-            row.quiz_item_id,  # item
-            row.status,
-            row.misconception,
-            row.diagnosis or None,
-            picked.get(row.id, ()),  # choices
+        (
+            ResponseRow(
+                response,  # id
+                row[1],  # learner
+                row[3],  # item
+                row[4],  # status
+                row[5],  # misconception
+                row[6] or None,  # diagnosis
+                tuple(sorted(choices)),
+            ),
+            row[2],  # attempt
         )
-        for row in responses
+        for response, (row, choices) in by_response.items()
     ]
+
+
+def _grouped(
+    *, quiz: Quiz, rule: AttemptRule, choices: dict[int, list[Choice]]
+) -> tuple[list[ResponseGroup], dict[int, int]]:
+    """The responses to the attempts `rule` counts, grouped by item, status, misconception and
+    diagnosis with their number, and the number that picked each of the quiz's choices. One
+    query: the choices are joined (one row per choice picked), so responses are counted
+    distinct and each choice's picks apart."""
+    pick_counts = {
+        f"picked_{choice.pk}": Count("id", filter=Q(choices=choice.pk))
+        for item_choices in choices.values()
+        for choice in item_choices
+    }
+    found = (
+        _of_counted(quiz=quiz, rule=rule, item=None)
+        .annotate(diagnosis=_diagnosis())
+        .values("quiz_item_id", "status", "misconception", "diagnosis")
+        .annotate(responses=Count("id", distinct=True), **pick_counts)
+    )
+    groups: list[ResponseGroup] = []
+    picks: dict[int, int] = defaultdict(int)
+    for row in found:
+        groups.append(
+            ResponseGroup(
+                row["quiz_item_id"],
+                row["status"],
+                row["misconception"],
+                row["diagnosis"] or None,
+                row["responses"],
+            )
+        )
+        for name in pick_counts:
+            picks[int(name.removeprefix("picked_"))] += row[name]
+    return groups, dict(picks)
 
 
 def quiz_data(*, quiz: Quiz, rule: AttemptRule = AttemptRule.FIRST) -> QuizData:
@@ -237,9 +310,7 @@ def quiz_data(*, quiz: Quiz, rule: AttemptRule = AttemptRule.FIRST) -> QuizData:
     # The database filters by the same rule; an attempt submitted between the two reads is
     # left out of the answers too.
     counted = {attempt.pk for attempt in attempts}
-    answers = [
-        row for row in _responses(quiz=quiz, rule=rule, item=None) if row.attempt_id in counted
-    ]
+    answers = [row for row in _scored(quiz=quiz, rule=rule) if row.attempt_id in counted]
     overrides = scores.quiz_item_overrides(quiz=quiz)
     by_attempt: dict[int, list[Any]] = defaultdict(list)
     for response in answers:
@@ -282,7 +353,7 @@ class ItemData:
 
 def item_data(*, quiz: Quiz, rule: AttemptRule, item_id: int) -> ItemData | None:
     """An item of the quiz with the response analysis of the counted attempts; None when the
-    quiz has no such item. Six queries at most."""
+    quiz has no such item. Four queries at most."""
     items, choices = quiz_items(quiz=quiz)
     position, item = next(
         ((n, item) for n, item in enumerate(items, start=1) if item.pk == item_id), (0, None)
@@ -290,12 +361,9 @@ def item_data(*, quiz: Quiz, rule: AttemptRule, item_id: int) -> ItemData | None
     if item is None:
         return None
     attempts = {attempt.pk: attempt for attempt in counted_attempts(quiz=quiz, rule=rule)}
-    responses = [
-        row for row in _responses(quiz=quiz, rule=rule, item=item) if row.attempt_id in attempts
-    ]
-    picked = _picked(quiz=quiz, rule=rule, item=item) if item.question_id else {}
+    rows = _rows(quiz=quiz, rule=rule, item=item, counted=set(attempts))
     spec = ItemSpec(item.pk, tuple(choice.pk for choice in choices.get(item.pk, [])))
-    (analysis,) = analyse_responses([spec], _rows(responses, picked))
+    (analysis,) = analyse_responses([spec], [row for row, _ in rows])
     return ItemData(
         quiz=quiz,
         rule=rule,
@@ -304,5 +372,5 @@ def item_data(*, quiz: Quiz, rule: AttemptRule, item_id: int) -> ItemData | None
         choices=choices.get(item.pk, []),
         attempts=attempts,
         analysis=analysis,
-        attempt_of_response={row.id: row.attempt_id for row in responses},
+        attempt_of_response={row.response: attempt for row, attempt in rows},
     )

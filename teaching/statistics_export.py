@@ -17,7 +17,7 @@ from typing import Any
 
 from teaching.gradebook import spreadsheet_safe
 from teaching.quiz_statistics import QUIZ_FIGURES
-from teaching.response_analysis import ItemResponses
+from teaching.response_analysis import ItemCounts
 from teaching.statistics_data import QuizData
 
 ITEM_FIGURES = (
@@ -42,16 +42,14 @@ CSV_COLUMNS = [
 ]
 
 
-def response_counts(analysis: ItemResponses) -> dict[str, Any]:
+def response_counts(counts: ItemCounts) -> dict[str, Any]:
     """An item's responses counted by status, choice, misconception and diagnosis."""
     return {
-        "total": analysis.responses,
-        **{status: getattr(analysis, status).count for status in STATUSES},
-        "choices": [{"choice": tally.key, "count": tally.count} for tally in analysis.choices],
-        "misconceptions": [
-            {"code": tally.key, "count": tally.count} for tally in analysis.misconceptions
-        ],
-        "diagnoses": [{"code": tally.key, "count": tally.count} for tally in analysis.diagnoses],
+        "total": counts.responses,
+        **{status: getattr(counts, status) for status in STATUSES},
+        "choices": [{"choice": key, "count": count} for key, count in counts.choices],
+        "misconceptions": [{"code": key, "count": count} for key, count in counts.misconceptions],
+        "diagnoses": [{"code": key, "count": count} for key, count in counts.diagnoses],
     }
 
 
@@ -64,10 +62,10 @@ def statistics_document(data: QuizData) -> dict[str, Any]:
             "item": item.pk,
             "position": figures.position,
             **{name: getattr(figures, name) for name in ITEM_FIGURES},
-            "responses": response_counts(analysis),
+            "responses": response_counts(counts),
         }
-        for item, figures, analysis in zip(
-            data.items, report.items, data.item_responses(), strict=True
+        for item, figures, counts in zip(
+            data.items, report.items, data.response_counts(), strict=True
         )
     ]
     return {"quiz": quiz, "items": items}

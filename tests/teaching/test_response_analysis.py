@@ -6,7 +6,14 @@ from __future__ import annotations
 import pytest
 
 from grading.models import Response
-from teaching.response_analysis import ItemSpec, ResponseRow, analyse_responses
+from teaching.response_analysis import (
+    ItemSpec,
+    ResponseGroup,
+    ResponseRow,
+    analyse_responses,
+    count_responses,
+    counts_of,
+)
 
 QUESTION = ItemSpec(item=1, choices=(11, 12, 13, 14))
 PROBLEM = ItemSpec(item=2)
@@ -130,3 +137,40 @@ def test_rows_name_the_fields_of_a_stored_response():
         Response._meta.get_field(name)
     shown_only = {Response.Status.RECORDED}
     assert set(Response.Status.values) - shown_only == {"correct", "incorrect", "invalid"}
+
+
+def group_of(rows):
+    """The rows as the database groups them, and each choice's picks."""
+    groups: dict = {}
+    picks: dict = {}
+    for found in rows:
+        key = (found.item, found.status, found.misconception, found.diagnosis)
+        groups[key] = groups.get(key, 0) + 1
+        for choice in found.choices:
+            picks[choice] = picks.get(choice, 0) + 1
+    return [ResponseGroup(*key, count) for key, count in groups.items()], picks
+
+
+def test_grouped_responses_count_as_the_rows_do():
+    rows = [*QUESTION_ROWS, *PROBLEM_ROWS]
+    groups, picks = group_of(rows)
+    counted = count_responses([QUESTION, PROBLEM], groups, picks)
+    assert counted == tuple(counts_of(a) for a in analyse_responses([QUESTION, PROBLEM], rows))
+    question, problem = counted
+    assert question.choices == ((11, 2), (12, 2), (13, 1), (14, 0))
+    assert question.misconceptions == (("mean-for-sum", 2), ("variance-for-sd", 1))
+    assert (problem.responses, problem.correct, problem.incorrect) == (8, 2, 5)
+    assert (problem.invalid, problem.unexplained, problem.choices) == (1, 2, ())
+    assert problem.diagnoses == (("sign-flipped", 1),)
+
+
+@pytest.mark.parametrize(
+    ("group", "message"),
+    [
+        (ResponseGroup(2, "correct", "", None, 3), "3 responses answers item 2, not analysed"),
+        (ResponseGroup(1, "recorded", "", None, 1), "has status 'recorded'"),
+    ],
+)
+def test_groups_that_do_not_fit_are_refused(group, message):
+    with pytest.raises(ValueError, match=message):
+        count_responses([QUESTION], [group], {})

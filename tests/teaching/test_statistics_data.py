@@ -12,6 +12,7 @@ import pytest
 from courses.models import Question
 from grading.deletions import attempt_delete
 from grading.services.attempts import attempt_start, attempt_submit
+from teaching.response_analysis import counts_of
 from teaching.results import AttemptRule
 from teaching.statistics_data import (
     NO_ITEMS,
@@ -212,3 +213,18 @@ def test_a_quiz_without_items_has_attempts_and_no_figure(db):
     report = quiz_data(quiz=quiz).report()
     assert (report.quiz.n, report.quiz.mean, report.items) == (1, None, ())
     assert set(report.quiz.undefined.values()) == {NO_ITEMS}
+
+
+@pytest.mark.parametrize("rule", [AttemptRule.FIRST, AttemptRule.ALL])
+def test_the_database_s_counts_are_the_analysis_counts(worked, rule):
+    """The API's counts (grouped by the database) and the pages' analysis (response by
+    response) count the same responses the same way."""
+    data = quiz_data(quiz=worked.quiz, rule=rule)
+    assert data.response_counts() == tuple(counts_of(a) for a in data.item_responses())
+
+
+def test_the_counts_cost_one_query(worked, django_assert_num_queries):
+    data = quiz_data(quiz=worked.quiz, rule=AttemptRule.ALL)
+    with django_assert_num_queries(1):
+        found = data.response_counts()
+    assert [counts.responses for counts in found] == [6, 6, 6]

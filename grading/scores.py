@@ -163,7 +163,7 @@ def attempt_points(
     *,
     attempt: Attempt,
     points: Mapping[int, int],
-    responses: Iterable[Response],
+    responses: Iterable[Scored],
     overrides: Mapping[int, float],
 ) -> float:
     """The attempt's score in points: each item's score (item_scores) times its points."""

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from grading import selectors
+from grading import regrades, selectors
 from grading.models import Attempt, Regrade, Response, ScoreChange, Variant
 from grading.overrides import ScoreChangeNotAllowed, item_score_override
 from grading.regrades import quiz_item_regrade
 from grading.services.attempts import attempt_submit
+from grading.services.verdicts import question_grade
 from tests.grading.exam_records import cohort_sits, exam_build, instructor_of
 
 pytestmark = pytest.mark.django_db
@@ -213,3 +214,20 @@ def test_only_instructors_regrade_and_a_refusal_writes_nothing(cohort):
         with pytest.raises(ScoreChangeNotAllowed, match="Only instructors"):
             quiz_item_regrade(item=exam.question_item, by=attempts["ann"].user, apply=apply)
     assert snapshot() == before
+
+
+def test_a_preview_grades_each_distinct_answer_once(cohort, instructor, monkeypatch):
+    """Ben and Dee both picked B: three sets of choices picked, three gradings, and both still
+    get the new verdict."""
+    exam, _attempts = cohort
+    mark_b_right_instead_of_a(exam)
+    graded = []
+
+    def counting(*, question, choice_ids):
+        graded.append(tuple(choice_ids))
+        return question_grade(question=question, choice_ids=choice_ids)
+
+    monkeypatch.setattr(regrades, "question_grade", counting)
+    preview = quiz_item_regrade(item=exam.question_item, by=instructor, apply=False)
+    assert sorted(graded) == sorted((exam.choices[name].pk,) for name in "ABC")
+    assert {a.learner: a.new_item_score for a in preview.gainers} == {"ben": 2.0, "dee": 2.0}

@@ -56,7 +56,12 @@ def launch_course_role_grant(
     Every launch of a link asks the hooks, learners' too: a person the LMS no longer calls an
     instructor or teaching assistant of the course loses the role earlier launches gave (the
     hooks get role None), and an instructor the LMS now calls a teaching assistant becomes one.
-    Which roles a launch may change (never an administrator's) is the hooks' decision."""
+    Which roles a launch may change (never an administrator's) is the hooks' decision.
+
+    A roles claim naming no role at all (LTI allows an empty one: an LMS that keeps roles to
+    itself) says nothing about the person, so it changes no role: the hooks are not asked."""
+    if not any(isinstance(role, str) and role.strip() for role in roles):
+        return None
     role = course_role(roles)
     hooks = getattr(settings, "SOFTGRADE_LAUNCH_COURSE_ROLE_HOOKS", ())
     if not hooks:

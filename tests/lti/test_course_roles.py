@@ -138,6 +138,19 @@ def test_a_later_launch_as_assistant_changes_a_launch_s_role_not_an_administrato
     assert CourseRole.objects.get().role == "instructor"
 
 
+def test_a_learner_launch_takes_away_the_role_a_launch_gave_and_an_empty_claim_does_not(
+    client, platform, quiz
+):
+    """An empty roles claim names no role: it is no word that the person stopped teaching."""
+    launch_as(client, platform, sub="teacher-1", roles=(INSTRUCTOR,), custom=quiz_custom(quiz))
+    launch_as(client, platform, sub="teacher-1", roles=(), custom=quiz_custom(quiz))
+    assert CourseRole.objects.get().role == "instructor"
+    launch_as(client, platform, sub="teacher-1", roles=("", " "), custom=quiz_custom(quiz))
+    assert CourseRole.objects.get().role == "instructor"
+    launch_as(client, platform, sub="teacher-1", roles=(LEARNER,), custom=quiz_custom(quiz))
+    assert not CourseRole.objects.exists()
+
+
 # ---------------------------------------------------------------------------------------------
 # LMS learners on the instructor pages
 # ---------------------------------------------------------------------------------------------

@@ -149,11 +149,13 @@ def analyse_responses(
 
 
 def count_responses(
-    items: Sequence[ItemSpec], groups: Iterable[ResponseGroup], picks: Mapping[int, int]
+    items: Sequence[ItemSpec],
+    groups: Iterable[ResponseGroup],
+    picks: Mapping[tuple[int, int], int],
 ) -> tuple[ItemCounts, ...]:
     """Each item's ItemCounts, in the order of `items`, from grouped responses and the number
-    of responses that picked each choice (choice id -> count; an unpicked choice may be
-    absent); a group for another item is refused."""
+    of an item's responses that picked each choice ((item id, choice id) -> count; an unpicked
+    choice may be absent); a group for another item is refused."""
     specs = _specs(items)
     tallies: dict[int, dict[tuple[str, str], int]] = {spec.item: defaultdict(int) for spec in items}
     totals = dict.fromkeys(specs, 0)
@@ -173,7 +175,7 @@ def count_responses(
                 incorrect=tally[("status", INCORRECT)],
                 invalid=tally[("status", INVALID)],
                 unexplained=tally[(UNEXPLAINED, UNEXPLAINED)],
-                choices=tuple((choice, picks.get(choice, 0)) for choice in spec.choices),
+                choices=tuple((c, picks.get((spec.item, c), 0)) for c in spec.choices),
                 misconceptions=_ranked_counts(tally, "misconception"),
                 diagnoses=_ranked_counts(tally, "diagnosis"),
             )

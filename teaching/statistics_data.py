@@ -33,7 +33,17 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet, TextField, Value
+from django.db.models import (
+    CharField,
+    Count,
+    Exists,
+    F,
+    IntegerField,
+    OuterRef,
+    QuerySet,
+    TextField,
+    Value,
+)
 from django.db.models.fields.json import KT
 from django.db.models.functions import NullIf
 
@@ -132,7 +142,7 @@ class QuizData:
         """Each item's responses counted as item_responses counts them, without the learners,
         in quiz order: grouped and counted by the database (a few hundred rows instead of one
         per response). One more query."""
-        groups, picks = _grouped(quiz=self.quiz, rule=self.rule, choices=self.choices)
+        groups, picks = _grouped(quiz=self.quiz, rule=self.rule)
         return count_responses(self.item_specs(), groups, picks)
 
 
@@ -268,27 +278,40 @@ def _rows(
 
 
 def _grouped(
-    *, quiz: Quiz, rule: AttemptRule, choices: dict[int, list[Choice]]
-) -> tuple[list[ResponseGroup], dict[int, int]]:
+    *, quiz: Quiz, rule: AttemptRule
+) -> tuple[list[ResponseGroup], dict[tuple[int, int], int]]:
     """The responses to the attempts `rule` counts, grouped by item, status, misconception and
-    diagnosis with their number, and the number that picked each of the quiz's choices. One
-    query: the choices are joined (one row per choice picked), so responses are counted
-    distinct and each choice's picks apart."""
-    pick_counts = {
-        f"picked_{choice.pk}": Count("id", filter=Q(choices=choice.pk))
-        for item_choices in choices.values()
-        for choice in item_choices
-    }
-    found = (
+    diagnosis with their number, and the number of each item's that picked each choice. One query:
+    the two groupings side by side (UNION ALL), a row of the second naming its choice."""
+    counted = _counted(quiz=quiz, rule=rule).values("pk")
+    groups = (
         _of_counted(quiz=quiz, rule=rule, item=None)
-        .annotate(diagnosis=_diagnosis())
-        .values("quiz_item_id", "status", "misconception", "diagnosis")
-        .annotate(responses=Count("id", distinct=True), **pick_counts)
+        .annotate(diagnosis=_diagnosis(), picked=Value(None, output_field=IntegerField()))
+        .values("quiz_item_id", "status", "misconception", "diagnosis", "picked")
+        .annotate(responses=Count("id"))
     )
-    groups: list[ResponseGroup] = []
-    picks: dict[int, int] = defaultdict(int)
-    for row in found:
-        groups.append(
+    # A picked choice is a row of the many-to-many table, one per response and choice.
+    blank = Value("", output_field=CharField())
+    picks = (
+        Response.choices.through.objects.filter(response__attempt__in=counted)
+        .order_by()
+        .annotate(
+            item=F("response__quiz_item_id"),
+            no_status=blank,
+            no_misconception=blank,
+            no_diagnosis=Value(None, output_field=TextField()),
+            picked=F("choice_id"),
+        )
+        .values("item", "no_status", "no_misconception", "no_diagnosis", "picked")
+        .annotate(responses=Count("id"))
+    )
+    found: list[ResponseGroup] = []
+    picked: dict[tuple[int, int], int] = {}
+    for row in groups.union(picks, all=True).order_by():
+        if row["picked"] is not None:
+            picked[(row["quiz_item_id"], row["picked"])] = row["responses"]
+            continue
+        found.append(
             ResponseGroup(
                 row["quiz_item_id"],
                 row["status"],
@@ -297,9 +320,7 @@ def _grouped(
                 row["responses"],
             )
         )
-        for name in pick_counts:
-            picks[int(name.removeprefix("picked_"))] += row[name]
-    return groups, dict(picks)
+    return found, picked
 
 
 def quiz_data(*, quiz: Quiz, rule: AttemptRule = AttemptRule.FIRST) -> QuizData:

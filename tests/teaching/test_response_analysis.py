@@ -147,7 +147,7 @@ def group_of(rows):
         key = (found.item, found.status, found.misconception, found.diagnosis)
         groups[key] = groups.get(key, 0) + 1
         for choice in found.choices:
-            picks[choice] = picks.get(choice, 0) + 1
+            picks[(found.item, choice)] = picks.get((found.item, choice), 0) + 1
     return [ResponseGroup(*key, count) for key, count in groups.items()], picks
 
 

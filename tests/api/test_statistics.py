@@ -240,7 +240,7 @@ def test_the_csv_is_named_after_the_quiz_and_rule(worked, client):
 
 
 # The key (1), the quiz in the key's courses (1), teaching.statistics_data.quiz_data (items,
-# choices, attempts, responses, overrides: 5), then the choices the responses picked (1).
+# choices, attempts, responses, overrides: 5), then the responses counted by the database (1).
 STATISTICS_QUERIES = 8
 
 

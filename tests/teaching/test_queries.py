@@ -105,7 +105,8 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 # - regrade: the item (1), whether the user may change scores (1), a question's choices and its
 #   lesson's misconceptions (2), the item's place, other uses and regrades (3); for those who
 #   may change scores, the preview (grading.regrades): the item and the rule again (2), the
-#   question and its choices (2) or the problem (1), the answers and their choices (2); with a
+#   question and its choices (2) or the problem (1), the answers (1) and, for a question, their
+#   choices (1); with a
 #   fix, the misconceptions a choice may name (1, questions only) and the other uses' quizzes
 #   (1); for the attempts that change, the attempts, all their answers, the quiz's items and
 #   its overrides (4).
@@ -121,7 +122,7 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 # - statistics: the quiz (1), teaching.statistics_data.quiz_data (items, choices, attempts,
 #   responses, overrides: 5);
 # - responses: the quiz (1), items (1), choices (1, for a question), attempts (1), the item's
-#   responses (1), their choices (1, for a question), the misconceptions named (1).
+#   responses with the choices they picked (1), the misconceptions named (1).
 PAGES = {
     "courses": 4,
     "course": 6,
@@ -140,7 +141,7 @@ PAGES = {
     "learner profile": 7,
     "statistics": 8,
     "statistics, every attempt": 8,
-    "responses to a question": 9,
+    "responses to a question": 8,
     "responses to a problem": 8,
 }
 

@@ -65,10 +65,14 @@ class ProblemForm(MarkupFieldsForm):
         )
         if not errors and family == engine.FORMULA_FAMILY:
             # Each mistake code must name a misconception, or learners get no explanation of it.
-            codes = set((cleaned["params"] or {}).get("mistakes", {}))
+            named = engine.mistake_misconceptions(cleaned["params"] or {})
+            codes = set(named.values())
             known = set(Misconception.objects.filter(code__in=codes).values_list("code", flat=True))
-            for code in sorted(codes - known):
-                errors[f"params.mistakes.{code}"] = f"no misconception has the code {code!r}"
+            for code, misconception in sorted(named.items()):
+                if misconception not in known:
+                    errors[f"params.mistakes.{code}"] = (
+                        f"no misconception has the code {misconception!r}"
+                    )
         for name, message in errors.items():
             if name == "family":
                 self.add_error("family", message)

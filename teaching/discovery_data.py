@@ -188,7 +188,8 @@ def named_already(problem: Problem, group: MistakeGroup) -> str | None:
     if problem.family != engine.FORMULA_FAMILY or not isinstance(answer, str):
         return None
     wanted = "".join(mistake_formula(group.formula, answer).split())
-    for code, formula in (params.get("mistakes") or {}).items():
+    for code, entry in (params.get("mistakes") or {}).items():
+        formula = engine.mistake_formula(entry)
         if isinstance(formula, str) and "".join(formula.split()) == wanted:
             return code
     return None

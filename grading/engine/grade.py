@@ -95,6 +95,7 @@ class _Marker:
         grading_key: Mapping[str, Any] = NO_KEY,
     ) -> None:
         self.family = family
+        self.grading_key = grading_key
         self.tolerance = tolerance
         self.tolerance_text = describe_tolerance(tolerance)
         self.correct_feedback = f"Correct: {self.tolerance_text}."
@@ -124,18 +125,17 @@ class _Marker:
             self._slip_targets = _Targets(self._slips.values, self.tolerance)
         return self._slips, self._slip_targets
 
-    def feedback(self, misconception: str | None, sentence: str | None, wrong: list[Any]) -> str:
+    def feedback(self, mistake: str | None, sentence: str | None, wrong: list[Any]) -> str:
         """Feedback text for an incorrect response, memoised: regrades repeat it often."""
-        key = (misconception, sentence, tuple(map(str, wrong)))
+        key = (mistake, sentence, tuple(map(str, wrong)))
         text = self._feedback.get(key)
         if text is None:
             parts = []
-            if misconception is not None:
-                parts.append(
-                    self.family.mistakes.get(
-                        misconception, f"That value matches the known mistake '{misconception}'."
-                    )
-                )
+            if mistake is not None:
+                _, own = self.family.mistake_feedback(mistake, self.grading_key)
+                # A mistake code is an internal name: learners read the mistake's own sentence
+                # or this one, with the misconception's title and explanation beside it.
+                parts.append(own or "That value matches a known mistake.")
             else:
                 parts.append("Not correct.")
             if wrong:
@@ -172,16 +172,19 @@ class _Marker:
         self,
         parsed: Any,
         wrong: list[Any],
-        misconception: str | None,
+        mistake: str | None,
         code: str | None,
         sentence: str | None,
     ) -> Verdict:
         """The verdict for a wrong response: its wrong entries and what it was taken for."""
+        misconception = (
+            None if mistake is None else self.family.mistake_feedback(mistake, self.grading_key)[0]
+        )
         return Verdict(
             "incorrect",
             0.0,
             misconception,
-            self.feedback(misconception, sentence, wrong),
+            self.feedback(mistake, sentence, wrong),
             {
                 "wrong_entries": wrong,
                 "tolerance": self.tolerance_text,

@@ -19,7 +19,15 @@ from grading.engine.answers.arithmetic import (
     thread_evaluator,
 )
 from grading.engine.answers.errors import ALLOWED, EMPTY_MESSAGE, ParseError
-from grading.engine.answers.text import MAX_LENGTH, check_brackets, check_characters, normalise
+from grading.engine.answers.text import (
+    BAD_CHARACTER as _BAD_CHARACTER,
+)
+from grading.engine.answers.text import (
+    MAX_LENGTH,
+    check_brackets,
+    check_characters,
+    normalise,
+)
 
 MAX_TREE_DEPTH = 60  # a bound that keeps hostile input cheap, like the text's bracket depth
 _TOKEN = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|([A-Za-z_]\w*)")
@@ -172,6 +180,32 @@ class Expression:
         return evaluate_text(self.text, names, self.hint)
 
 
+def _locate_names(text: str, known: Iterable[str], hint: str) -> None:
+    """Refuse the first unknown or reserved name, with its column in the text as written."""
+    known_names = set(known)
+    for match in _TOKEN.finditer(text):
+        name = match.group(1)
+        if name is None or name in known_names or name in FUNCTIONS:
+            continue
+        column = match.start(1) + 1
+        if keyword.iskeyword(name) or keyword.issoftkeyword(name):
+            raise ParseError(f"'{name}' at column {column} is not allowed; {hint}", column)
+        raise ParseError(f"unknown name '{name}' at column {column}; {hint}", column)
+
+
+def _locate_characters(text: str, normalised: str) -> None:
+    """check_characters, with the column of the refused character in the text as written."""
+    try:
+        check_characters(normalised)
+    except ParseError as error:
+        bad = _BAD_CHARACTER.search(normalised)
+        column = text.find(bad.group()) + 1 if bad else 0
+        if column < 1:
+            raise
+        message = error.message.replace(" is not allowed", f" at column {column} is not allowed", 1)
+        raise ParseError(message, column) from None
+
+
 def compile_expression(text: str, variables: Iterable[str] = ()) -> Expression:
     """Check a formula over the given variable names; raise ParseError naming what is wrong."""
     if not isinstance(text, str):
@@ -181,12 +215,15 @@ def compile_expression(text: str, variables: Iterable[str] = ()) -> Expression:
     variables = frozenset(variables)
     listed = ", ".join(sorted(variables)) or "none"
     hint = f"the variables are {listed}; you can also use sqrt, exp, ln, log, e, pi"
+    known = set(CONSTANTS) | variables
     normalised = normalise(text).strip()
     if not normalised:
         raise ParseError("the formula is empty")
-    check_characters(normalised)
+    _locate_characters(text, normalised)
+    # Names are found in the text as written, so the column is the one the instructor sees
+    # (normalising turns ^ into ** and shifts what follows).
+    _locate_names(text, known, hint)
     check_brackets(normalised)
-    known = set(CONSTANTS) | variables
     _check_names(normalised, known, hint)
     try:
         tree = ast.parse(normalised, mode="eval").body

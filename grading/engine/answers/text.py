@@ -29,7 +29,7 @@ _TRANSLATION = str.maketrans(
 _ROOT_AFTER_VALUE = re.compile(r"(?<=[\w.)\]])\s*√")
 _ROOT_BRACKET = re.compile(r"√\s*\(")
 _ROOT_ATOM = re.compile(r"√\s*((?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[A-Za-z_]\w*)")
-_BAD_CHARACTER = re.compile(r"[^0-9A-Za-z_.,;+\-*/()\[\] \t\r\n]")
+BAD_CHARACTER = re.compile(r"[^0-9A-Za-z_.,;+\-*/()\[\] \t\r\n]")
 _CLOSING = {")": "(", "]": "["}
 
 
@@ -46,7 +46,7 @@ def normalise(text: str) -> str:
 
 
 def check_characters(text: str) -> None:
-    bad = _BAD_CHARACTER.search(text)
+    bad = BAD_CHARACTER.search(text)
     if bad is None:
         return
     char = bad.group()

@@ -12,7 +12,18 @@ from grading.engine.problems.base import (
     offered_mistakes,
     validate_params,
 )
-from grading.engine.problems.formula import FORMULA, FORMULA_FAMILY, validate_formula
+from grading.engine.problems.formula import (
+    FORMULA,
+    FORMULA_FAMILY,
+    mistake_formula,
+    mistake_misconceptions,
+)
+from grading.engine.problems.formula_check import (
+    VALIDATION_SEEDS,
+    FormulaReport,
+    check_formula,
+    validate_formula,
+)
 from grading.engine.problems.registry import FAMILIES, UnknownFamily, get_family
 
 __all__ = [
@@ -20,15 +31,20 @@ __all__ = [
     "FORMULA",
     "FORMULA_FAMILY",
     "NO_KEY",
+    "VALIDATION_SEEDS",
     "Drawn",
     "Family",
+    "FormulaReport",
     "ParamError",
     "ParamSpec",
     "Solution",
     "UnknownFamily",
     "VariantData",
+    "check_formula",
     "get_family",
     "make_variant",
+    "mistake_formula",
+    "mistake_misconceptions",
     "offered_mistakes",
     "validate_formula",
     "validate_params",

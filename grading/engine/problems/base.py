@@ -206,6 +206,14 @@ class Family(ABC):
                 return False
         return True
 
+    def mistake_feedback(
+        self, code: str, grading_key: Mapping[str, Any] = NO_KEY
+    ) -> tuple[str, str | None]:
+        """The misconception a mistake names, and the sentence for it (None: no own sentence).
+
+        A built-in family's mistake codes are misconception codes, each with its sentence."""
+        return code, self.mistakes.get(code)
+
     @abstractmethod
     def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> dict[str, Any]:
         """Draw one candidate from cleaned params: the givens, plus anything split() keeps

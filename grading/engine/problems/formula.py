@@ -3,7 +3,11 @@
 Params look like::
 
     {"variables": {"d_k": {"choices": [16, 64]}, "s": {"min": 0.5, "max": 2, "step": 0.5}},
-     "answer": "d_k * s^2", "mistakes": {"std-for-variance": "sqrt(d_k) * s"},
+     "answer": "d_k * s^2",
+     "mistakes": {"std-for-variance": "sqrt(d_k) * s",          (code: formula, or
+                  "width-ignored": {"formula": "s^2",           code: an object with the formula,
+                                    "misconception": "width",   the misconception it shows
+                                    "feedback": "Where is d_k?"}},   and its own feedback)
      "prompt": "Components have standard deviation {s} and d_k = {d_k}. Var(q·k)?",
      "solution": ["Var(q·k) = d_k s^2 = {d_k} · {s}^2."],   (optional worked-solution steps)
      "version": 1}
@@ -42,10 +46,9 @@ from grading.engine.answers import (
 from grading.engine.answers import (
     format_number as fmt,
 )
-from grading.engine.checks import Tolerance, within_tolerance
+from grading.engine.checks import Tolerance
 from grading.engine.problems.base import NO_KEY, Drawn, Family, ParamError, Solution, pick
 
-VALIDATION_SEEDS = 50
 MAX_VARIABLES = 20
 MAX_CHOICES = 100
 MAX_STEPS = 1_000_000
@@ -55,6 +58,8 @@ _CODE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _PLACEHOLDER = re.compile(r"\{([A-Za-z][A-Za-z0-9_]*)\}")
 _KEYS = {"variables", "answer", "mistakes", "prompt", "solution", "version"}
 MAX_SOLUTION_STEPS = 20
+MAX_FEEDBACK_LENGTH = 2_000
+_MISTAKE_KEYS = {"formula", "misconception", "feedback"}
 
 
 @lru_cache(maxsize=1024)
@@ -114,10 +119,6 @@ def _draw_value(rng: np.random.Generator, spec: Mapping[str, Any]) -> int | floa
     return round(float(value), max(_decimals(low), _decimals(step)))
 
 
-def _describe_values(values: Mapping[str, Any]) -> str:
-    return ", ".join(f"{name}={fmt(value)}" for name, value in values.items())
-
-
 FORMULA_FAMILY = "formula"
 
 
@@ -168,10 +169,13 @@ class FormulaFamily(Family):
         if not isinstance(mistakes, Mapping):
             errors["mistakes"] = "Give mistakes as an object mapping codes to formulas."
             mistakes = {}
-        for code, formula in mistakes.items():
+        for code, entry in mistakes.items():
             field = f"mistakes.{code}"
+            formula = mistake_formula(entry)
             if not isinstance(code, str) or not _CODE.match(code):
                 errors[field] = "A mistake code uses lowercase letters, digits and hyphens."
+            elif isinstance(entry, Mapping) and (entry_errors := _mistake_entry_errors(entry)):
+                errors.update({f"{field}.{key}": text for key, text in entry_errors.items()})
             elif not isinstance(formula, str):
                 errors[field] = "Give the mistake as a formula."
             elif "variables" not in errors:
@@ -210,7 +214,7 @@ class FormulaFamily(Family):
         }
 
     def generate(self, rng: np.random.Generator, params: Mapping[str, Any]) -> Drawn:
-        """One draw, never redrawn: validate_formula tells the instructor about bad values."""
+        """One draw, never redrawn: check_formula tells the instructor about bad values."""
         return self.split(self.draw(rng, self.clean_params(params)))
 
     def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> dict[str, Any]:
@@ -243,7 +247,10 @@ class FormulaFamily(Family):
             raise ValueError("a formula variant is graded with its grading key; none was given")
         values = {**givens["values"], **grading_key.get("hidden_values", {})}
         names = frozenset(values)
-        formulas = {"": grading_key["answer"], **grading_key["mistakes"]}
+        formulas = {
+            "": grading_key["answer"],
+            **{code: mistake_formula(entry) for code, entry in grading_key["mistakes"].items()},
+        }
         results: dict[str, float] = {}
         failures: dict[str, str] = {}
         for code, formula in formulas.items():
@@ -263,6 +270,16 @@ class FormulaFamily(Family):
         }
         return Solution(answer=answer, mistakes=mistakes)
 
+    def mistake_feedback(
+        self, code: str, grading_key: Mapping[str, Any] = NO_KEY
+    ) -> tuple[str, str | None]:
+        """The misconception the instructor tied to the mistake (its code when none), and the
+        mistake's own feedback if it has one; both kept in the variant's grading key."""
+        entry = grading_key.get("mistakes", {}).get(code) if grading_key else None
+        if isinstance(entry, Mapping):
+            return entry.get("misconception") or code, entry.get("feedback") or None
+        return code, None
+
     def answer_shape(self, givens: Mapping[str, Any]) -> tuple[int, ...]:
         """Formula answers are single numbers."""
         return ()
@@ -273,6 +290,46 @@ class FormulaFamily(Family):
 
 
 FORMULA = FormulaFamily()
+
+
+def mistake_formula(entry: object) -> object:
+    """The formula of a mistake entry: the entry itself, or its "formula" when an object."""
+    return entry.get("formula") if isinstance(entry, Mapping) else entry
+
+
+def mistake_misconceptions(params: Mapping[str, Any]) -> dict[str, str]:
+    """Each mistake code of formula params and the misconception code it names."""
+    mistakes = params.get("mistakes") if isinstance(params, Mapping) else None
+    if not isinstance(mistakes, Mapping):
+        return {}
+    return {
+        str(code): str(entry.get("misconception") or code)
+        if isinstance(entry, Mapping)
+        else str(code)
+        for code, entry in mistakes.items()
+    }
+
+
+def _mistake_entry_errors(entry: Mapping[str, Any]) -> dict[str, str]:
+    errors: dict[str, str] = {}
+    extra = set(entry) - _MISTAKE_KEYS
+    if extra:
+        errors["formula"] = (
+            f"Unknown key {sorted(map(str, extra))[0]!r}; use {', '.join(sorted(_MISTAKE_KEYS))}."
+        )
+    if not isinstance(entry.get("formula"), str):
+        errors["formula"] = "Give the mistake as a formula."
+    misconception = entry.get("misconception")
+    if misconception is not None and (
+        not isinstance(misconception, str) or not _CODE.match(misconception)
+    ):
+        errors["misconception"] = "A misconception code uses lowercase letters, digits, hyphens."
+    feedback = entry.get("feedback")
+    if feedback is not None and (
+        not isinstance(feedback, str) or len(feedback) > MAX_FEEDBACK_LENGTH
+    ):
+        errors["feedback"] = f"Feedback is text of at most {MAX_FEEDBACK_LENGTH:,} characters."
+    return errors
 
 
 def substitute_placeholders(text: str, values: Mapping[str, Any]) -> str:
@@ -311,39 +368,3 @@ def split_formula_draw(drawn: Mapping[str, Any]) -> Drawn:
         "prompt": drawn["prompt"],
     }
     return Drawn(givens=givens, grading_key=grading_key)
-
-
-def validate_formula(params: Mapping[str, Any], tolerance: Tolerance | None = None) -> None:
-    """Try seeds 0..49; raise ParamError if a value is non-finite or a mistake hits the answer."""
-    cleaned = FORMULA.clean_params(params)
-    tol = tolerance or FORMULA.default_tolerance
-    errors: dict[str, str] = {}
-    for seed in range(VALIDATION_SEEDS):
-        drawn = FORMULA.generate(np.random.default_rng(seed), cleaned)
-        values = {**drawn.givens["values"], **drawn.grading_key.get("hidden_values", {})}
-        where = f"seed {seed}"
-        if values:
-            where += f" ({_describe_values(dict(sorted(values.items())))})"
-        results, failures = FORMULA.evaluate(drawn.givens, drawn.grading_key)
-        if "" in failures:
-            errors.setdefault(
-                "answer", f"the answer is not a finite number for {where}: {failures['']}"
-            )
-            answer = None
-        else:
-            answer = results[""]
-            if within_tolerance(0.0, answer, tol):
-                errors.setdefault(
-                    "answer",
-                    f"the answer is 0 (within tolerance) for {where}, so typing 0 would pass",
-                )
-        for code in drawn.grading_key["mistakes"]:
-            field = f"mistakes.{code}"
-            if code in failures:
-                errors.setdefault(
-                    field, f"mistake '{code}' is not a finite number for {where}: {failures[code]}"
-                )
-            elif answer is not None and within_tolerance(results[code], answer, tol):
-                errors.setdefault(field, f"mistake '{code}' equals the answer for {where}")
-    if errors:
-        raise ParamError(errors)

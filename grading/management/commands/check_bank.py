@@ -42,10 +42,11 @@ def _unrecognised_mistakes(problem, family, seed, data, tolerance) -> list[str]:
         verdict = engine.grade(
             family, data.givens, typed, tolerance=tolerance, grading_key=data.grading_key
         )
-        if verdict.status != "incorrect" or verdict.misconception != code:
+        named, _ = family.mistake_feedback(code, data.grading_key)
+        if verdict.status != "incorrect" or verdict.misconception != named:
             failures.append(
                 f"{where}: mistake {code} typed as {typed!r} grades {verdict.status} "
-                f"with misconception {verdict.misconception}, not {code}"
+                f"with misconception {verdict.misconception}, not {named}"
             )
     return failures
 
@@ -57,7 +58,7 @@ def problem_failures(problem: Problem, seeds: range) -> list[str]:
     tolerance = problem_tolerance(problem)
     codes = set(family.mistakes)
     if problem.family == engine.FORMULA_FAMILY:
-        codes = set(problem.params.get("mistakes", {}))
+        codes = set(engine.mistake_misconceptions(problem.params).values())
     known = set(Misconception.objects.filter(code__in=codes).values_list("code", flat=True))
     for code in sorted(codes - known):
         failures.append(f"{problem.slug}: mistake {code} names no misconception in the bank")

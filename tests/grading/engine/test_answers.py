@@ -263,5 +263,7 @@ def test_compile_expression_uses_variables_and_refuses_unknown_names():
     formula = compile_expression("sqrt(d_k) * s^2", ["d_k", "s"])
     assert formula.evaluate({"d_k": 64, "s": 0.5}) == pytest.approx(2.0)
     assert formula.variables == frozenset({"d_k", "s"})
-    with pytest.raises(ParseError, match="unknown name 'sigma'; the variables are d_k, s"):
+    with pytest.raises(
+        ParseError, match="unknown name 'sigma' at column 1; the variables are d_k, s"
+    ):
         compile_expression("sigma * d_k", ["d_k", "s"])

@@ -1,0 +1,90 @@
+"""What fifty seeds tell an instructor about a formula problem before learners see it.
+
+A mistake that equals the answer for some seeds is simply not offered for those variants
+(make_variant withholds it, as for every family), so the instructor is told how often that
+happens; the problem is refused only when a value is not a finite number, when the answer is 0
+(typing 0 would pass), or when a mistake equals the answer for every seed (it could never be
+told apart).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from grading.engine.answers import format_number
+from grading.engine.checks import Tolerance, within_tolerance
+from grading.engine.problems.base import ParamError
+from grading.engine.problems.formula import FORMULA
+
+VALIDATION_SEEDS = 50
+
+
+@dataclass(frozen=True, slots=True)
+class FormulaReport:
+    """Seeds 0..seeds-1 all make variants; withheld counts, per mistake code, the seeds on
+    which that mistake equals the answer and is therefore not offered."""
+
+    seeds: int
+    withheld: dict[str, int] = field(default_factory=dict)
+
+
+def _describe_values(values: Mapping[str, Any]) -> str:
+    return ", ".join(f"{name}={format_number(value)}" for name, value in values.items())
+
+
+def check_formula(params: Mapping[str, Any], tolerance: Tolerance | None = None) -> FormulaReport:
+    """Try seeds 0..49; raise ParamError (field → message) for what makes the problem unusable,
+    else report how often each mistake is withheld, e.g. FormulaReport(50, {"halved": 0})."""
+    cleaned = FORMULA.clean_params(params)
+    tol = tolerance or FORMULA.default_tolerance
+    errors: dict[str, str] = {}
+    codes = list(cleaned["mistakes"])
+    withheld = dict.fromkeys(codes, 0)
+    first_equal: dict[str, str] = {}
+    for seed in range(VALIDATION_SEEDS):
+        drawn = FORMULA.generate(np.random.default_rng(seed), cleaned)
+        values = {**drawn.givens["values"], **drawn.grading_key.get("hidden_values", {})}
+        where = f"seed {seed}"
+        if values:
+            where += f" ({_describe_values(dict(sorted(values.items())))})"
+        results, failures = FORMULA.evaluate(drawn.givens, drawn.grading_key)
+        answer = None
+        if "" in failures:
+            errors.setdefault(
+                "answer", f"the answer is not a finite number for {where}: {failures['']}"
+            )
+        else:
+            answer = results[""]
+            if within_tolerance(0.0, answer, tol):
+                errors.setdefault(
+                    "answer",
+                    f"the answer is 0 (within tolerance) for {where}, so typing 0 would pass",
+                )
+        for code in codes:
+            if code in failures:
+                errors.setdefault(
+                    f"mistakes.{code}",
+                    f"mistake '{code}' is not a finite number for {where}: {failures[code]}",
+                )
+            elif answer is not None and within_tolerance(results[code], answer, tol):
+                withheld[code] += 1
+                first_equal.setdefault(code, where)
+    for code, count in withheld.items():
+        if count == VALIDATION_SEEDS:
+            errors.setdefault(
+                f"mistakes.{code}",
+                f"mistake '{code}' equals the answer for every one of {VALIDATION_SEEDS} seeds "
+                f"(first {first_equal[code]}), so it could never be told apart",
+            )
+    if errors:
+        raise ParamError(errors)
+    return FormulaReport(seeds=VALIDATION_SEEDS, withheld=withheld)
+
+
+def validate_formula(params: Mapping[str, Any], tolerance: Tolerance | None = None) -> None:
+    """check_formula without the report: raise ParamError if the problem cannot be used."""
+    check_formula(params, tolerance)

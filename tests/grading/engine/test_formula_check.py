@@ -1,0 +1,133 @@
+"""Formula problems checked over fifty seeds, mistakes with their own misconception and
+feedback, and formula errors located by column."""
+
+import pytest
+
+from grading.engine import (
+    FORMULA_FAMILY,
+    VALIDATION_SEEDS,
+    ParamError,
+    ParseError,
+    check_formula,
+    format_answer,
+    get_family,
+    grade,
+    make_variant,
+    mistake_misconceptions,
+    validate_params,
+)
+from grading.engine.answers import compile_expression
+
+FORMULA = get_family(FORMULA_FAMILY)
+
+
+def _params(**changes):
+    params = {
+        "variables": {"d_k": {"choices": [1, 4, 16, 64]}},
+        "answer": "d_k",
+        "mistakes": {"std-for-variance": "sqrt(d_k)"},
+        "prompt": "d_k = {d_k}",
+    }
+    return {**params, **changes}
+
+
+def test_a_mistake_equal_to_the_answer_for_some_seeds_is_counted_and_withheld():
+    params = _params()
+    equal = [
+        s
+        for s in range(VALIDATION_SEEDS)
+        if make_variant(FORMULA, params, s).givens["values"]["d_k"] == 1
+    ]
+    assert 0 < len(equal) < VALIDATION_SEEDS
+    report = check_formula(params)
+    assert report.seeds == 50
+    assert report.withheld == {"std-for-variance": len(equal)}
+    # On those variants the mistake is not offered; on the others it is.
+    assert "std-for-variance" not in make_variant(FORMULA, params, equal[0]).mistakes
+    other = next(s for s in range(VALIDATION_SEEDS) if s not in equal)
+    assert "std-for-variance" in make_variant(FORMULA, params, other).mistakes
+
+
+def test_a_mistake_that_always_equals_the_answer_is_refused():
+    params = _params(mistakes={"same": "d_k * 1", "fine": "2 * d_k"})
+    with pytest.raises(ParamError) as caught:
+        check_formula(params)
+    assert set(caught.value.errors) == {"mistakes.same"}
+    assert (
+        "equals the answer for every one of 50 seeds (first seed"
+        in caught.value.errors["mistakes.same"]
+    )
+
+
+def test_a_value_that_is_not_finite_is_refused_on_its_field():
+    params = _params(mistakes={"rooted": "sqrt(d_k - 2)"})
+    with pytest.raises(ParamError) as caught:
+        check_formula(params)
+    assert (
+        "mistake 'rooted' is not a finite number for seed" in caught.value.errors["mistakes.rooted"]
+    )
+
+
+def test_no_mistake_reports_nothing_withheld():
+    assert check_formula(_params(mistakes={})).withheld == {}
+
+
+def test_formula_errors_name_the_column_as_written():
+    with pytest.raises(ParseError) as caught:
+        compile_expression("d_k^2 + d_kk", ["d_k"])
+    assert caught.value.column == 9
+    assert caught.value.message.startswith("unknown name 'd_kk' at column 9;")
+    with pytest.raises(ParseError) as caught:
+        compile_expression("d_k $ 2", ["d_k"])
+    assert caught.value.column == 5
+    assert "'$' at column 5 is not allowed" in caught.value.message
+    with pytest.raises(ParamError) as caught:
+        validate_params(FORMULA, _params(answer="2 * d_kk"))
+    assert "unknown name 'd_kk' at column 5" in caught.value.errors["answer"]
+
+
+def test_a_mistake_may_name_its_misconception_and_own_feedback():
+    params = _params(
+        answer="d_k * 2",
+        mistakes={
+            "halved": {
+                "formula": "d_k",
+                "misconception": "std-for-variance",
+                "feedback": "You forgot the factor 2.",
+            },
+            "plain": "d_k * 3",
+        },
+    )
+    assert check_formula(params).withheld == {"halved": 0, "plain": 0}
+    assert mistake_misconceptions(params) == {"halved": "std-for-variance", "plain": "plain"}
+    variant = make_variant(FORMULA, params, 3)
+    key = variant.grading_key
+    halved = grade(
+        FORMULA, variant.givens, format_answer(variant.mistakes["halved"]), grading_key=key
+    )
+    assert halved.misconception == "std-for-variance"
+    assert halved.feedback.startswith("You forgot the factor 2.")
+    assert "halved" not in halved.feedback
+    plain = grade(
+        FORMULA, variant.givens, format_answer(variant.mistakes["plain"]), grading_key=key
+    )
+    assert plain.misconception == "plain"
+    assert "plain" not in plain.feedback
+
+
+def test_mistake_entry_errors_point_to_their_key():
+    params = _params(
+        mistakes={
+            "a": {"formula": 3},
+            "b": {"formula": "d_k*2", "misconception": "Bad Code"},
+            "c": {"formula": "d_k*3", "feedback": "x" * 2001},
+            "d": {"formula": "d_k*4", "colour": 1},
+        }
+    )
+    with pytest.raises(ParamError) as caught:
+        validate_params(FORMULA, params)
+    errors = caught.value.errors
+    assert errors["mistakes.a.formula"] == "Give the mistake as a formula."
+    assert "lowercase" in errors["mistakes.b.misconception"]
+    assert "at most 2,000 characters" in errors["mistakes.c.feedback"]
+    assert "Unknown key 'colour'" in errors["mistakes.d.formula"]

@@ -48,6 +48,14 @@ from grading.engine.answers import (
 )
 from grading.engine.checks import Tolerance
 from grading.engine.problems.base import NO_KEY, Drawn, Family, ParamError, Solution, pick
+from grading.engine.problems.formula_shape import (
+    SHAPES,
+    ShapedFormula,
+    dimensions,
+    entries,
+    map_entries,
+    shape_error,
+)
 
 MAX_VARIABLES = 20
 MAX_CHOICES = 100
@@ -56,7 +64,7 @@ MAX_PROMPT_LENGTH = 10_000
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _CODE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _PLACEHOLDER = re.compile(r"\{([A-Za-z][A-Za-z0-9_]*)\}")
-_KEYS = {"variables", "answer", "mistakes", "prompt", "solution", "version"}
+_KEYS = {"variables", "answer", "shape", "mistakes", "prompt", "solution", "version"}
 MAX_SOLUTION_STEPS = 20
 MAX_FEEDBACK_LENGTH = 2_000
 _MISTAKE_KEYS = {"formula", "misconception", "feedback"}
@@ -157,14 +165,15 @@ class FormulaFamily(Family):
                 else:
                     variables[name] = cleaned  # type: ignore[assignment]
         names = frozenset(variables)
+        shape = params.get("shape", "number")
+        if shape not in SHAPES:
+            errors["shape"] = f"The shape is one of {', '.join(SHAPES)}."
+            shape = "number"
         answer = params.get("answer")
-        if not isinstance(answer, str):
-            errors["answer"] = "Give the answer as a formula, e.g. d_k * s^2."
-        elif "variables" not in errors:
-            try:
-                _compiled(answer, names)
-            except ParseError as error:
-                errors["answer"] = f"In the answer formula: {error.message}."
+        if (message := shape_error(answer, shape)) is not None:
+            errors["answer"] = message
+        elif "variables" not in errors and (message := _formula_error(answer, names)):
+            errors["answer"] = f"In the answer formula{message}."
         mistakes = params.get("mistakes", {})
         if not isinstance(mistakes, Mapping):
             errors["mistakes"] = "Give mistakes as an object mapping codes to formulas."
@@ -176,13 +185,14 @@ class FormulaFamily(Family):
                 errors[field] = "A mistake code uses lowercase letters, digits and hyphens."
             elif isinstance(entry, Mapping) and (entry_errors := _mistake_entry_errors(entry)):
                 errors.update({f"{field}.{key}": text for key, text in entry_errors.items()})
-            elif not isinstance(formula, str):
+            elif not isinstance(formula, str | list):
                 errors[field] = "Give the mistake as a formula."
-            elif "variables" not in errors:
-                try:
-                    _compiled(formula, names)
-                except ParseError as error:
-                    errors[field] = f"In mistake '{code}': {error.message}."
+            elif shape_error(formula, shape) is not None or (
+                "answer" not in errors and dimensions(formula) != dimensions(answer)
+            ):
+                errors[field] = f"Give the mistake in the answer's shape ({shape})."
+            elif "variables" not in errors and (message := _formula_error(formula, names)):
+                errors[field] = f"In mistake '{code}'{message}."
         prompt = params.get("prompt")
         if not isinstance(prompt, str) or not prompt.strip():
             errors["prompt"] = "Give the prompt text; {name} shows a variable's value."
@@ -207,6 +217,7 @@ class FormulaFamily(Family):
         return {
             "variables": variables,
             "answer": answer,
+            "shape": shape,
             "mistakes": dict(mistakes),
             "prompt": prompt,
             "solution": list(solution) if isinstance(solution, list | tuple) else [],
@@ -251,11 +262,13 @@ class FormulaFamily(Family):
             "": grading_key["answer"],
             **{code: mistake_formula(entry) for code, entry in grading_key["mistakes"].items()},
         }
-        results: dict[str, float] = {}
+        results: dict[str, Any] = {}
         failures: dict[str, str] = {}
         for code, formula in formulas.items():
             try:
-                results[code] = _compiled(formula, names).evaluate(values)
+                results[code] = map_entries(
+                    formula, lambda text: _compiled(text, names).evaluate(values)
+                )
             except ParseError as error:
                 failures[code] = error.message
         return results, failures
@@ -263,9 +276,10 @@ class FormulaFamily(Family):
     def solve(self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY) -> Solution:
         """Evaluate the formulas; one that cannot be evaluated gives NaN (never offered)."""
         results, _ = self.evaluate(givens, grading_key)
-        answer = np.array(results.get("", math.nan), dtype=np.float64)
+        unknown = np.full(self.answer_shape(givens), math.nan)
+        answer = np.array(results.get("", unknown), dtype=np.float64)
         mistakes = {
-            code: np.array(results.get(code, math.nan), dtype=np.float64)
+            code: np.array(results.get(code, unknown), dtype=np.float64)
             for code in grading_key["mistakes"]
         }
         return Solution(answer=answer, mistakes=mistakes)
@@ -281,8 +295,8 @@ class FormulaFamily(Family):
         return code, None
 
     def answer_shape(self, givens: Mapping[str, Any]) -> tuple[int, ...]:
-        """Formula answers are single numbers."""
-        return ()
+        """() for a number; a vector's or matrix's dimensions, which its givens state."""
+        return tuple(givens.get("shape", ()))
 
     def prompt(self, givens: Mapping[str, Any]) -> str:
         """The instructor's text with {name} replaced by the drawn value; other braces stay."""
@@ -290,6 +304,16 @@ class FormulaFamily(Family):
 
 
 FORMULA = FormulaFamily()
+
+
+def _formula_error(formula: ShapedFormula, names: frozenset[str]) -> str:
+    """'' when every entry compiles, else ' (entry 2): why' for the first that does not."""
+    for where, text in entries(formula):
+        try:
+            _compiled(text, names)
+        except ParseError as error:
+            return f"{f', {where}' if where else ''}: {error.message}"
+    return ""
 
 
 def mistake_formula(entry: object) -> object:
@@ -363,8 +387,11 @@ def split_formula_draw(drawn: Mapping[str, Any]) -> Drawn:
     # like the formulas, and shown only when the learner may see a solution (grading.policy).
     if drawn.get("solution"):
         grading_key["solution"] = list(drawn["solution"])
-    givens = {
+    givens: dict[str, Any] = {
         "values": {name: value for name, value in values.items() if name in shown},
         "prompt": drawn["prompt"],
     }
+    # The learner's input grid shows the dimensions anyway; a number's givens stay as they were.
+    if dimensions(drawn["answer"]):
+        givens["shape"] = list(dimensions(drawn["answer"]))
     return Drawn(givens=givens, grading_key=grading_key)

@@ -58,8 +58,8 @@ def check_formula(params: Mapping[str, Any], tolerance: Tolerance | None = None)
                 "answer", f"the answer is not a finite number for {where}: {failures['']}"
             )
         else:
-            answer = results[""]
-            if within_tolerance(0.0, answer, tol):
+            answer = np.asarray(results[""], dtype=np.float64)
+            if within_tolerance(np.zeros_like(answer), answer, tol).all():
                 errors.setdefault(
                     "answer",
                     f"the answer is 0 (within tolerance) for {where}, so typing 0 would pass",
@@ -70,7 +70,10 @@ def check_formula(params: Mapping[str, Any], tolerance: Tolerance | None = None)
                     f"mistakes.{code}",
                     f"mistake '{code}' is not a finite number for {where}: {failures[code]}",
                 )
-            elif answer is not None and within_tolerance(results[code], answer, tol):
+            elif (
+                answer is not None
+                and within_tolerance(np.asarray(results[code], dtype=np.float64), answer, tol).all()
+            ):
                 withheld[code] += 1
                 first_equal.setdefault(code, where)
     for code, count in withheld.items():

@@ -7,9 +7,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from grading.engine.answers import format_number
 from grading.engine.problems.formula import FORMULA, substitute_placeholders
-from grading.engine.solutions.writing import ANSWER_DIGITS, tex
+from grading.engine.problems.formula_shape import written
+from grading.engine.solutions.writing import ANSWER_DIGITS, matrix, tex, vector
 
 _NAME = re.compile(r"(?<![A-Za-z0-9_.])[A-Za-z][A-Za-z0-9_]*")
 
@@ -17,6 +20,15 @@ _NAME = re.compile(r"(?<![A-Za-z0-9_.])[A-Za-z][A-Za-z0-9_]*")
 def _literal(value: float) -> str:
     text = format_number(value, 12)
     return f"({text})" if float(value) < 0 else text
+
+
+def _tex_value(value: Any) -> str:
+    array = np.asarray(value, dtype=np.float64)
+    if array.ndim == 0:
+        return tex(float(array), ANSWER_DIGITS)
+    if array.ndim == 1:
+        return vector(array.tolist(), ANSWER_DIGITS)
+    return matrix(array, ANSWER_DIGITS)
 
 
 def substituted_formula(formula: str, values: Mapping[str, Any]) -> str:
@@ -35,7 +47,7 @@ def formula_solution(givens: Mapping[str, Any], grading_key: Mapping[str, Any]) 
     values = {**givens["values"], **grading_key.get("hidden_values", {})}
     results, failures = FORMULA.evaluate(givens, grading_key)
     answer = (
-        f"${tex(results[''], ANSWER_DIGITS)}$."
+        f"${_tex_value(results[''])}$."
         if "" not in failures
         else "not a finite number for these values."
     )
@@ -44,7 +56,7 @@ def formula_solution(givens: Mapping[str, Any], grading_key: Mapping[str, Any]) 
         steps = [substitute_placeholders(step, values) for step in template]
         return (*steps, f"For your numbers the answer is {answer}")
     named = ", ".join(f"`{name} = {format_number(values[name], 12)}`" for name in sorted(values))
-    formula = grading_key["answer"]
+    formula = written(grading_key["answer"])
     return (
         f"The answer is given by the formula `{formula}`.",
         f"Your variant's numbers are {named}.",

@@ -214,7 +214,9 @@ def test_structure_errors_are_reported_per_field():
     with pytest.raises(ParamError) as caught:
         validate_params(FORMULA, params)
     assert caught.value.errors == {
-        "extra": "Unknown parameter; use answer, mistakes, prompt, solution, variables, version.",
+        "extra": (
+            "Unknown parameter; use answer, mistakes, prompt, shape, solution, variables, version."
+        ),
         "variables.e": "'e' is reserved; choose another variable name.",
         "variables.x": "min must not exceed max.",
         "variables.y": "choices must be a non-empty list of numbers.",

@@ -131,3 +131,69 @@ def test_mistake_entry_errors_point_to_their_key():
     assert "lowercase" in errors["mistakes.b.misconception"]
     assert "at most 2,000 characters" in errors["mistakes.c.feedback"]
     assert "Unknown key 'colour'" in errors["mistakes.d.formula"]
+
+
+def test_a_vector_answer_is_graded_entry_by_entry():
+    params = {
+        "variables": {"a": {"choices": [2, 3]}, "b": {"choices": [5, 7]}},
+        "shape": "vector",
+        "answer": ["a + b", "a * b"],
+        "mistakes": {"swapped": ["a * b", "a + b"]},
+        "prompt": "a = {a}, b = {b}",
+    }
+    assert check_formula(params).withheld == {"swapped": 0}
+    variant = make_variant(FORMULA, params, 1)
+    a, b = variant.givens["values"]["a"], variant.givens["values"]["b"]
+    assert variant.answer.tolist() == [a + b, a * b]
+    assert FORMULA.answer_shape(variant.givens) == (2,)
+    key = variant.grading_key
+    assert (
+        grade(FORMULA, variant.givens, f"[{a + b}, {a * b}]", grading_key=key).status == "correct"
+    )
+    swapped = grade(FORMULA, variant.givens, f"[{a * b}, {a + b}]", grading_key=key)
+    assert swapped.misconception == "swapped"
+
+
+def test_a_matrix_answer_and_shape_errors():
+    params = {
+        "variables": {"a": {"choices": [2, 3]}},
+        "shape": "matrix",
+        "answer": [["a", "0"], ["0", "2*a"]],
+        "prompt": "a = {a}",
+    }
+    variant = make_variant(FORMULA, params, 0)
+    assert FORMULA.answer_shape(variant.givens) == (2, 2)
+    a = variant.givens["values"]["a"]
+    assert variant.answer.tolist() == [[a, 0], [0, 2 * a]]
+    with pytest.raises(ParamError) as caught:
+        validate_params(
+            FORMULA,
+            dict(params, answer=[["a", "0"], ["0"]], mistakes={"m": "a"}, shape="matrix"),
+        )
+    assert "rows of formulas" in caught.value.errors["answer"]
+    with pytest.raises(ParamError) as caught:
+        validate_params(FORMULA, dict(params, mistakes={"m": "a"}))
+    assert caught.value.errors == {"mistakes.m": "Give the mistake in the answer's shape (matrix)."}
+    with pytest.raises(ParamError) as caught:
+        validate_params(FORMULA, dict(params, answer=[["a", "0"], ["0", "2*aa"]]))
+    assert caught.value.errors["answer"].startswith(
+        "In the answer formula, row 2, entry 2: unknown name 'aa' at column 3;"
+    )
+    with pytest.raises(ParamError) as caught:
+        validate_params(FORMULA, dict(params, shape="cube"))
+    assert caught.value.errors["shape"] == "The shape is one of number, vector, matrix."
+
+
+def test_a_vector_answer_has_a_worked_solution():
+    from grading.engine.solutions import worked_solution
+
+    params = {
+        "variables": {"a": {"choices": [2]}},
+        "shape": "vector",
+        "answer": ["a + 1", "2*a"],
+        "prompt": "a = {a}",
+    }
+    variant = make_variant(FORMULA, params, 0)
+    steps = worked_solution(FORMULA_FAMILY, variant.givens, variant.grading_key)
+    assert "`[a + 1, 2*a]`" in steps[0]
+    assert steps[-1].endswith("works out to $(3,\\ 4)$.")

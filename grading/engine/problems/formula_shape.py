@@ -1,0 +1,78 @@
+"""The shape of a formula problem's answer: one formula for a number, a list of formulas for a
+vector, a list of rows of formulas for a matrix; every mistake has the answer's shape.
+
+    "shape": "vector", "answer": ["a + b", "a - b"]
+    "shape": "matrix", "answer": [["a", "0"], ["0", "b"]]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+SHAPES = ("number", "vector", "matrix")
+MAX_ENTRIES = 100
+ShapedFormula = str | list[str] | list[list[str]]
+
+
+def shape_error(formula: object, shape: str) -> str | None:
+    """Why formula is not written in the given shape, or None when it is."""
+    if shape == "number":
+        return None if isinstance(formula, str) else "Give the answer as a formula, e.g. d_k * s^2."
+    if shape == "vector":
+        if (
+            isinstance(formula, list)
+            and 0 < len(formula) <= MAX_ENTRIES
+            and all(isinstance(entry, str) for entry in formula)
+        ):
+            return None
+        return f"Give a vector as a list of 1 to {MAX_ENTRIES} formulas, e.g. [a + b, a - b]."
+    if (
+        isinstance(formula, list)
+        and formula
+        and all(isinstance(row, list) and row for row in formula)
+        and len({len(row) for row in formula}) == 1
+        and len(formula) * len(formula[0]) <= MAX_ENTRIES
+        and all(isinstance(entry, str) for row in formula for entry in row)
+    ):
+        return None
+    return (
+        "Give a matrix as rows of formulas, each row as long, at most "
+        f"{MAX_ENTRIES} entries, e.g. [[a, 0], [0, b]]."
+    )
+
+
+def dimensions(formula: ShapedFormula) -> tuple[int, ...]:
+    """() for one formula, (n,) for a vector, (rows, columns) for a matrix."""
+    if isinstance(formula, str):
+        return ()
+    if formula and isinstance(formula[0], list):
+        return (len(formula), len(formula[0]))
+    return (len(formula),)
+
+
+def entries(formula: ShapedFormula) -> list[tuple[str, str]]:
+    """Each formula with where it sits, for messages: "", "entry 2" or "row 1, entry 2"."""
+    if isinstance(formula, str):
+        return [("", formula)]
+    if formula and isinstance(formula[0], list):
+        return [
+            (f"row {i}, entry {j}", entry)
+            for i, row in enumerate(formula, start=1)
+            for j, entry in enumerate(row, start=1)
+        ]
+    return [(f"entry {i}", entry) for i, entry in enumerate(formula, start=1)]  # type: ignore[misc]
+
+
+def map_entries(formula: ShapedFormula, evaluate: Callable[[str], Any]) -> Any:
+    """formula with each entry replaced by evaluate(entry), keeping its nesting."""
+    if isinstance(formula, str):
+        return evaluate(formula)
+    return [map_entries(entry, evaluate) for entry in formula]  # type: ignore[arg-type]
+
+
+def written(formula: ShapedFormula | Sequence[Any]) -> str:
+    """The formula as an instructor would type it: 'a + b', '[a + b, a - b]', '[[a, 0], [0, b]]'."""
+    if isinstance(formula, str):
+        return formula
+    return "[" + ", ".join(written(entry) for entry in formula) + "]"

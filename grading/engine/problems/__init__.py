@@ -12,18 +12,14 @@ from grading.engine.problems.base import (
     offered_mistakes,
     validate_params,
 )
-from grading.engine.problems.formula import (
-    FORMULA,
-    FORMULA_FAMILY,
-    mistake_formula,
-    mistake_misconceptions,
-)
+from grading.engine.problems.formula import FORMULA, FORMULA_FAMILY
 from grading.engine.problems.formula_check import (
     VALIDATION_SEEDS,
     FormulaReport,
     check_formula,
     validate_formula,
 )
+from grading.engine.problems.formula_mistakes import mistake_formula, mistake_misconceptions
 from grading.engine.problems.registry import FAMILIES, UnknownFamily, get_family
 
 __all__ = [

@@ -48,6 +48,7 @@ from grading.engine.answers import (
 )
 from grading.engine.checks import Tolerance
 from grading.engine.problems.base import NO_KEY, Drawn, Family, ParamError, Solution, pick
+from grading.engine.problems.formula_mistakes import mistake_entry_errors, mistake_formula
 from grading.engine.problems.formula_shape import (
     SHAPES,
     ShapedFormula,
@@ -66,8 +67,6 @@ _CODE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 _PLACEHOLDER = re.compile(r"\{([A-Za-z][A-Za-z0-9_]*)\}")
 _KEYS = {"variables", "answer", "shape", "mistakes", "prompt", "solution", "version"}
 MAX_SOLUTION_STEPS = 20
-MAX_FEEDBACK_LENGTH = 2_000
-_MISTAKE_KEYS = {"formula", "misconception", "feedback"}
 
 
 @lru_cache(maxsize=1024)
@@ -92,6 +91,13 @@ def _clean_variable(name: object, spec: object) -> tuple[dict[str, Any] | None, 
         return None, f"'{name}' is reserved; choose another variable name."
     if not isinstance(spec, Mapping):
         return None, 'Give {"choices": [...]} or {"min": a, "max": b, "step": s}.'
+    shown: dict[str, int] = {}
+    if "decimals" in spec:
+        decimals = spec["decimals"]
+        if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 10:
+            return None, "decimals (how the prompt shows the value) is a whole number 0 to 10."
+        shown = {"decimals": decimals}
+        spec = {key: value for key, value in spec.items() if key != "decimals"}
     if set(spec) == {"choices"}:
         choices = spec["choices"]
         if not isinstance(choices, list | tuple) or not choices:
@@ -100,7 +106,7 @@ def _clean_variable(name: object, spec: object) -> tuple[dict[str, Any] | None, 
             return None, f"choices may list at most {MAX_CHOICES} numbers."
         if not all(_is_number(c) for c in choices):
             return None, "every choice must be a finite number."
-        return {"choices": list(choices)}, None
+        return {"choices": list(choices), **shown}, None
     if set(spec) == {"min", "max", "step"}:
         low, high, step = spec["min"], spec["max"], spec["step"]
         if not all(_is_number(v) for v in (low, high, step)):
@@ -111,7 +117,7 @@ def _clean_variable(name: object, spec: object) -> tuple[dict[str, Any] | None, 
             return None, "min must not exceed max."
         if (high - low) / step > MAX_STEPS:
             return None, f"the range may hold at most {MAX_STEPS:,} steps."
-        return {"min": low, "max": high, "step": step}, None
+        return {"min": low, "max": high, "step": step, **shown}, None
     return None, 'Give either {"choices": [...]} or {"min": a, "max": b, "step": s}.'
 
 
@@ -183,7 +189,7 @@ class FormulaFamily(Family):
             formula = mistake_formula(entry)
             if not isinstance(code, str) or not _CODE.match(code):
                 errors[field] = "A mistake code uses lowercase letters, digits and hyphens."
-            elif isinstance(entry, Mapping) and (entry_errors := _mistake_entry_errors(entry)):
+            elif isinstance(entry, Mapping) and (entry_errors := mistake_entry_errors(entry)):
                 errors.update({f"{field}.{key}": text for key, text in entry_errors.items()})
             elif not isinstance(formula, str | list):
                 errors[field] = "Give the mistake as a formula."
@@ -242,6 +248,9 @@ class FormulaFamily(Family):
         }
         if params.get("solution"):
             drawn["solution"] = list(params["solution"])
+        decimals = {n: spec["decimals"] for n, spec in variables.items() if "decimals" in spec}
+        if decimals:
+            drawn["decimals"] = decimals
         return drawn
 
     def split(self, drawn: dict[str, Any]) -> Drawn:
@@ -300,7 +309,7 @@ class FormulaFamily(Family):
 
     def prompt(self, givens: Mapping[str, Any]) -> str:
         """The instructor's text with {name} replaced by the drawn value; other braces stay."""
-        return substitute_placeholders(givens["prompt"], givens["values"])
+        return substitute_placeholders(givens["prompt"], givens["values"], givens.get("decimals"))
 
 
 FORMULA = FormulaFamily()
@@ -316,52 +325,19 @@ def _formula_error(formula: ShapedFormula, names: frozenset[str]) -> str:
     return ""
 
 
-def mistake_formula(entry: object) -> object:
-    """The formula of a mistake entry: the entry itself, or its "formula" when an object."""
-    return entry.get("formula") if isinstance(entry, Mapping) else entry
-
-
-def mistake_misconceptions(params: Mapping[str, Any]) -> dict[str, str]:
-    """Each mistake code of formula params and the misconception code it names."""
-    mistakes = params.get("mistakes") if isinstance(params, Mapping) else None
-    if not isinstance(mistakes, Mapping):
-        return {}
-    return {
-        str(code): str(entry.get("misconception") or code)
-        if isinstance(entry, Mapping)
-        else str(code)
-        for code, entry in mistakes.items()
-    }
-
-
-def _mistake_entry_errors(entry: Mapping[str, Any]) -> dict[str, str]:
-    errors: dict[str, str] = {}
-    extra = set(entry) - _MISTAKE_KEYS
-    if extra:
-        errors["formula"] = (
-            f"Unknown key {sorted(map(str, extra))[0]!r}; use {', '.join(sorted(_MISTAKE_KEYS))}."
-        )
-    if not isinstance(entry.get("formula"), str):
-        errors["formula"] = "Give the mistake as a formula."
-    misconception = entry.get("misconception")
-    if misconception is not None and (
-        not isinstance(misconception, str) or not _CODE.match(misconception)
-    ):
-        errors["misconception"] = "A misconception code uses lowercase letters, digits, hyphens."
-    feedback = entry.get("feedback")
-    if feedback is not None and (
-        not isinstance(feedback, str) or len(feedback) > MAX_FEEDBACK_LENGTH
-    ):
-        errors["feedback"] = f"Feedback is text of at most {MAX_FEEDBACK_LENGTH:,} characters."
-    return errors
-
-
-def substitute_placeholders(text: str, values: Mapping[str, Any]) -> str:
-    """text with each {name} of a variable replaced by its value; other braces stay."""
+def substitute_placeholders(
+    text: str, values: Mapping[str, Any], decimals: Mapping[str, int] | None = None
+) -> str:
+    """text with each {name} of a variable replaced by its value (with the variable's fixed
+    decimals if it has them, e.g. 0.50); other braces stay."""
 
     def _substitute(match: re.Match[str]) -> str:
         name = match.group(1)
-        return fmt(values[name]) if name in values else match.group(0)
+        if name not in values:
+            return match.group(0)
+        if decimals and name in decimals:
+            return f"{values[name]:.{decimals[name]}f}"
+        return fmt(values[name])
 
     return _PLACEHOLDER.sub(_substitute, text)
 
@@ -391,6 +367,9 @@ def split_formula_draw(drawn: Mapping[str, Any]) -> Drawn:
         "values": {name: value for name, value in values.items() if name in shown},
         "prompt": drawn["prompt"],
     }
+    shown_decimals = {n: d for n, d in drawn.get("decimals", {}).items() if n in shown}
+    if shown_decimals:
+        givens["decimals"] = shown_decimals
     # The learner's input grid shows the dimensions anyway; a number's givens stay as they were.
     if dimensions(drawn["answer"]):
         givens["shape"] = list(dimensions(drawn["answer"]))

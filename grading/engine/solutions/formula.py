@@ -53,7 +53,8 @@ def formula_solution(givens: Mapping[str, Any], grading_key: Mapping[str, Any]) 
     )
     template = grading_key.get("solution")
     if template:
-        steps = [substitute_placeholders(step, values) for step in template]
+        decimals = givens.get("decimals")
+        steps = [substitute_placeholders(step, values, decimals) for step in template]
         return (*steps, f"For your numbers the answer is {answer}")
     named = ", ".join(f"`{name} = {format_number(values[name], 12)}`" for name in sorted(values))
     formula = written(grading_key["answer"])

@@ -197,3 +197,17 @@ def test_a_vector_answer_has_a_worked_solution():
     steps = worked_solution(FORMULA_FAMILY, variant.givens, variant.grading_key)
     assert "`[a + 1, 2*a]`" in steps[0]
     assert steps[-1].endswith("works out to $(3,\\ 4)$.")
+
+
+def test_a_variable_may_fix_the_decimals_the_prompt_shows():
+    params = {
+        "variables": {"s": {"min": 0.5, "max": 0.5, "step": 0.5, "decimals": 2}},
+        "answer": "s * 2",
+        "prompt": "s = {s}",
+    }
+    variant = make_variant(FORMULA, params, 0)
+    assert FORMULA.prompt(variant.givens) == "s = 0.50"
+    assert variant.givens["values"] == {"s": 0.5}
+    with pytest.raises(ParamError) as caught:
+        validate_params(FORMULA, dict(params, variables={"s": {"choices": [1], "decimals": 11}}))
+    assert "decimals" in caught.value.errors["variables.s"]

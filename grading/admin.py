@@ -17,6 +17,7 @@ from courses.admin import MarkupFieldsForm, markup_preview
 from courses.markup import MarkupError, render_markup
 from courses.models import Misconception, Problem
 from grading import engine
+from grading.admin_formula import FormulaEditorMixin, starter_params
 from grading.deletions import attempt_delete, may_delete_attempts
 from grading.families import problem_errors, variant_data
 from grading.forms import username_unreserved
@@ -51,6 +52,8 @@ class ProblemForm(MarkupFieldsForm):
         for key, family in sorted(engine.FAMILIES.items()):
             names = ", ".join(f"{s.name} (default {s.default!r})" for s in family.param_specs)
             specs.append(f"{key}: {names or 'no parameters'}")
+        if "params" not in self.fields:
+            return  # a formula problem's params are edited with its own form
         self.fields["params"].help_text = (
             "JSON; {} takes the family's defaults. Parameters per family — " + "; ".join(specs)
         )
@@ -58,6 +61,9 @@ class ProblemForm(MarkupFieldsForm):
     def clean(self):
         cleaned = super().clean()
         family = cleaned.get("family")
+        if family == engine.FORMULA_FAMILY and not cleaned.get("params"):
+            # A new formula problem starts from a small working example, then opens in its form.
+            cleaned["params"] = starter_params()
         if not family or "params" not in cleaned:
             return cleaned
         errors = problem_errors(
@@ -84,12 +90,12 @@ class ProblemForm(MarkupFieldsForm):
 
 
 @admin.register(Problem)
-class ProblemAdmin(admin.ModelAdmin):
+class ProblemAdmin(FormulaEditorMixin, admin.ModelAdmin):
     form = ProblemForm
     list_display = ["title", "slug", "family", "lesson", "tolerance", "exam_only"]
     list_filter = ["lesson", "family", "exam_only"]
     search_fields = ["title", "slug", "family", "prompt"]
-    readonly_fields = ["variant_preview"]
+    readonly_fields = ["variant_preview", "formula_editor"]
     fieldsets = [
         (
             None,
@@ -105,7 +111,7 @@ class ProblemAdmin(admin.ModelAdmin):
                 ]
             },
         ),
-        ("Engine", {"fields": ["family", "params", "atol", "rtol"]}),
+        ("Engine", {"fields": ["family", "formula_editor", "params", "atol", "rtol"]}),
         ("Preview", {"fields": ["variant_preview"]}),
     ]
 

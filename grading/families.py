@@ -21,30 +21,49 @@ def problem_errors(
     Named in settings as SOFTGRADE_PROBLEM_VALIDATOR, so the bank importer and the admin use it
     without the courses app importing grading.
     """
+    return _checked(family_key, params, atol, rtol)[1]
+
+
+def formula_report(
+    params: dict, atol: float | None, rtol: float | None
+) -> tuple[engine.FormulaReport | None, dict[str, str]]:
+    """problem_errors for a formula problem, with its 50-seed report when it has no errors."""
+    return _checked(engine.FORMULA_FAMILY, params, atol, rtol)
+
+
+def _checked(
+    family_key: str, params: dict, atol: float | None, rtol: float | None
+) -> tuple[engine.FormulaReport | None, dict[str, str]]:
     try:
         family = engine.get_family(family_key)
     except UnknownFamily as exc:
-        return {"family": str(exc.args[0] if exc.args else exc)}
+        return None, {"family": str(exc.args[0] if exc.args else exc)}
     if (atol is None) != (rtol is None):
-        return {"tolerance": "set both atol and rtol, or neither"}
+        return None, {"tolerance": "set both atol and rtol, or neither"}
     try:
         tolerance = family.default_tolerance if atol is None else Tolerance(atol, rtol)
     except (TypeError, ValueError) as exc:
-        return {"tolerance": str(exc)}
+        return None, {"tolerance": str(exc)}
+    report = None
     try:
         checked = engine.validate_params(family, params)
         if family_key == engine.FORMULA_FAMILY:
-            engine.validate_formula(checked, tolerance)
+            report = engine.check_formula(checked, tolerance)
     except ParamError as exc:
-        return {f"params.{name}": message for name, message in exc.errors.items()}
-    return {}
+        return None, {f"params.{name}": message for name, message in exc.errors.items()}
+    return report, {}
 
 
 def problem_tolerance(problem: Problem) -> Tolerance:
     """The problem's own tolerance, or its family's default when the instructor set none."""
-    if problem.atol is None:
-        return engine.get_family(problem.family).default_tolerance
-    return Tolerance(problem.atol, problem.rtol)
+    return problem_tolerance_from(engine.get_family(problem.family), problem.atol, problem.rtol)
+
+
+def problem_tolerance_from(family: engine.Family, atol: float | None, rtol: float | None):
+    """The tolerance atol and rtol give, or the family's default when they are not set."""
+    if atol is None:
+        return family.default_tolerance
+    return Tolerance(atol, rtol)
 
 
 def practice_seed(*, user_id: int, problem_id: int, counter: int) -> int:

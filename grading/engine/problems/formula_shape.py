@@ -76,3 +76,44 @@ def written(formula: ShapedFormula | Sequence[Any]) -> str:
     if isinstance(formula, str):
         return formula
     return "[" + ", ".join(written(entry) for entry in formula) + "]"
+
+
+def _split_top(text: str, separators: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+        elif depth == 0 and char in separators:
+            parts.append(text[start:index].strip())
+            start = index + 1
+    parts.append(text[start:].strip())
+    return parts
+
+
+def _unbracket(text: str) -> str:
+    """text without one pair of brackets around all of it: '[a, b]' → 'a, b'; '[a] + [b]' stays."""
+    text = text.strip()
+    if not (text.startswith("[") and text.endswith("]")):
+        return text
+    depth = 0
+    for index, char in enumerate(text):
+        depth += char in "(["
+        depth -= char in ")]"
+        if depth == 0 and index < len(text) - 1:
+            return text  # the first bracket closes early
+    return text[1:-1].strip()
+
+
+def read_shaped(text: str, shape: str) -> ShapedFormula:
+    """Text as an instructor types it in the given shape, e.g. '[a + b, a - b]' → ['a + b',
+    'a - b']; '[[a, 0], [0, b]]' or 'a, 0; 0, b' → [['a', '0'], ['0', 'b']]. The entries are
+    checked later, with the rest of the problem."""
+    if shape == "number":
+        return text.strip()
+    inner = _unbracket(text)
+    if shape == "vector":
+        return _split_top(inner, ",;")
+    rows = _split_top(inner, ",;\n") if "[" in inner else _split_top(inner, ";\n")
+    return [_split_top(_unbracket(row), ",") for row in rows if row]

@@ -1,0 +1,64 @@
+"""What an instructor sees beside the formula form: variants with their givens, answer and the
+value of every mistake, each marked offered or withheld (equal to the answer for that seed)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils.safestring import SafeString
+
+from courses.markup import MarkupError, render_markup
+from grading import engine
+from grading.families import problem_tolerance_from
+
+PREVIEW_SEEDS = (1, 2, 3)
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewMistake:
+    code: str
+    value: str
+    offered: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewVariant:
+    """One seed's variant as the instructor checks it; prompt is rendered as learners see it."""
+
+    seed: int
+    prompt: SafeString | str
+    values: list[tuple[str, str, bool]]  # name, value, shown in the prompt
+    answer: str
+    mistakes: list[PreviewMistake]
+    error: str = ""
+
+
+def formula_preview(
+    params: dict[str, Any], atol: float | None, rtol: float | None, seeds: tuple[int, ...]
+) -> list[PreviewVariant]:
+    """The variants of these (already checked) params for each seed."""
+    family = engine.get_family(engine.FORMULA_FAMILY)
+    tolerance = problem_tolerance_from(family, atol, rtol)
+    variants = []
+    for seed in seeds:
+        data = engine.make_variant(family, params, seed, tolerance=tolerance)
+        try:
+            prompt: SafeString | str = render_markup(family.prompt(data.givens))
+        except MarkupError as exc:
+            prompt = f"The prompt cannot render: {exc}"
+        shown = data.givens["values"]
+        hidden = data.grading_key.get("hidden_values", {})
+        values = [
+            (name, engine.format_answer(value), name in shown)
+            for name, value in sorted({**shown, **hidden}.items())
+        ]
+        every = family.solve(data.givens, data.grading_key).mistakes
+        mistakes = [
+            PreviewMistake(code, engine.format_answer(value), code in data.mistakes)
+            for code, value in every.items()
+        ]
+        variants.append(
+            PreviewVariant(seed, prompt, values, engine.format_answer(data.answer), mistakes)
+        )
+    return variants

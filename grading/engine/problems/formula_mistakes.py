@@ -43,7 +43,7 @@ def mistake_entry_errors(entry: Mapping[str, Any]) -> dict[str, str]:
         errors["formula"] = (
             f"Unknown key {sorted(map(str, extra))[0]!r}; use {', '.join(sorted(_MISTAKE_KEYS))}."
         )
-    if not isinstance(entry.get("formula"), str):
+    if not isinstance(entry.get("formula"), str | list):
         errors["formula"] = "Give the mistake as a formula."
     misconception = entry.get("misconception")
     if misconception is not None and (

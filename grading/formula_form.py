@@ -284,23 +284,17 @@ class FormulaEditor:
         return params
 
     def _check_codes(self) -> None:
-        seen: set[str] = set()
-        for row in self.rows(self.variables):
-            name = row.cleaned_data["name"]
-            if name in seen:
-                row.add_error("name", f"Another variable is named {name!r}.")
-            seen.add(name)
-        if not seen:
+        """Names and codes are keys of the params: each once. A mistake without a picked
+        misconception needs one with its code, or learners would get no explanation."""
+        if not _mark_repeats(self.rows(self.variables), "name", "Another variable is named"):
             self.form.add_error("answer", "Add at least one variable below.")
-        codes: set[str] = set()
-        for row in self.rows(self.mistakes):
+        mistakes = self.rows(self.mistakes)
+        _mark_repeats(mistakes, "code", "Another mistake has the code")
+        unpicked = {r.cleaned_data["code"] for r in mistakes if not r.cleaned_data["misconception"]}
+        known = set(Misconception.objects.filter(code__in=unpicked).values_list("code", flat=True))
+        for row in mistakes:
             code = row.cleaned_data["code"]
-            if code in codes:
-                row.add_error("code", f"Another mistake has the code {code!r}.")
-            codes.add(code)
-            if row.cleaned_data.get("misconception") is None and not (
-                Misconception.objects.filter(code=code).exists()
-            ):
+            if code in unpicked - known and not row.cleaned_data["misconception"]:
                 row.add_error(
                     "misconception",
                     f"Pick the misconception this mistake shows (none has the code {code!r}).",
@@ -323,6 +317,17 @@ class FormulaEditor:
             row.add_error(part or "formula", message)
         else:
             self.form.add_error(None, f"{key}: {message}")
+
+
+def _mark_repeats(rows: list, name: str, message: str) -> set[str]:
+    """Mark each row whose field repeats an earlier row's; return the values seen."""
+    seen: set[str] = set()
+    for row in rows:
+        value = row.cleaned_data[name]
+        if value in seen:
+            row.add_error(name, f"{message} {value!r}.")
+        seen.add(value)
+    return seen
 
 
 def _variable_field(row: VariableForm, message: str) -> str:

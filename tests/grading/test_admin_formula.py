@@ -156,6 +156,16 @@ def test_a_vector_answer_is_saved_as_a_list_of_formulas(staff, problem):
         ({"mistakes-0-code": "unknown-code"}, "mistakes-0-misconception", "Pick the misconception"),
         ({"atol": "0.1"}, "atol", "set both atol and rtol"),
         ({"shape": "matrix", "answer": "[[d_k, s], [s]]"}, "answer", "rows of formulas"),
+        (
+            {"variables-2-name": "s", "variables-2-kind": "list", "variables-2-values": "3"},
+            "variables-2-name",
+            "Another variable is named &#x27;s&#x27;",
+        ),
+        (
+            {"mistakes-1-code": "std-for-variance", "mistakes-1-formula": "2 * d_k"},
+            "mistakes-1-code",
+            "Another mistake has the code",
+        ),
     ],
 )
 def test_errors_point_to_their_field(staff, problem, changes, field, message):

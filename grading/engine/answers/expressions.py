@@ -41,15 +41,18 @@ def _syntax_message(text: str) -> str:
     return f"could not read '{snippet}' as a number or expression"
 
 
-def _check_names(text: str, known: Iterable[str], unknown_hint: str) -> None:
+def _check_names(text: str, known: Iterable[str], unknown_hint: str, located: bool = False) -> None:
+    """Refuse the first unknown or reserved name; located: say at which column of text it is."""
     known_names = set(known)
     for match in _TOKEN.finditer(text):
         name = match.group(1)
         if name is None or name in known_names or name in FUNCTIONS:
             continue
+        column = match.start(1) + 1
+        where = f" at column {column}" if located else ""
         if keyword.iskeyword(name) or keyword.issoftkeyword(name):
-            raise ParseError(f"'{name}' is not allowed; {unknown_hint}")
-        raise ParseError(f"unknown name '{name}'; {unknown_hint}")
+            raise ParseError(f"'{name}'{where} is not allowed; {unknown_hint}", column)
+        raise ParseError(f"unknown name '{name}'{where}; {unknown_hint}", column)
 
 
 def _check_tree(tree: ast.expr, known: Iterable[str], unknown_hint: str) -> None:
@@ -180,19 +183,6 @@ class Expression:
         return evaluate_text(self.text, names, self.hint)
 
 
-def _locate_names(text: str, known: Iterable[str], hint: str) -> None:
-    """Refuse the first unknown or reserved name, with its column in the text as written."""
-    known_names = set(known)
-    for match in _TOKEN.finditer(text):
-        name = match.group(1)
-        if name is None or name in known_names or name in FUNCTIONS:
-            continue
-        column = match.start(1) + 1
-        if keyword.iskeyword(name) or keyword.issoftkeyword(name):
-            raise ParseError(f"'{name}' at column {column} is not allowed; {hint}", column)
-        raise ParseError(f"unknown name '{name}' at column {column}; {hint}", column)
-
-
 def _locate_characters(text: str, normalised: str) -> None:
     """check_characters, with the column of the refused character in the text as written."""
     try:
@@ -222,9 +212,8 @@ def compile_expression(text: str, variables: Iterable[str] = ()) -> Expression:
     _locate_characters(text, normalised)
     # Names are found in the text as written, so the column is the one the instructor sees
     # (normalising turns ^ into ** and shifts what follows).
-    _locate_names(text, known, hint)
+    _check_names(text, known, hint, located=True)
     check_brackets(normalised)
-    _check_names(normalised, known, hint)
     try:
         tree = ast.parse(normalised, mode="eval").body
     except SyntaxError:

@@ -13,7 +13,7 @@ from grading.engine.answers.errors import ParseError
 _DECIMAL_COMMA = re.compile(r"^\s*-?\d+,\d+\s*$")
 
 
-def _split_top(text: str, separators: str) -> list[str]:
+def split_top(text: str, separators: str) -> list[str]:
     """Split text at separators that sit outside every bracket."""
     parts: list[str] = []
     depth = 0
@@ -47,7 +47,7 @@ def _list_body(text: str) -> str | None:
     if len(text) < 2 or text[0] not in "([" or _closing_index(text) != len(text) - 1:
         return None
     inner = text[1:-1]
-    if text[0] == "(" and len(_split_top(inner, ",")) < 2:
+    if text[0] == "(" and len(split_top(inner, ",")) < 2:
         return None  # plain grouping brackets around one expression
     return inner
 
@@ -56,7 +56,7 @@ def _split_spaces(row: str) -> list[str]:
     # Spaces separate entries unless they sit inside an operation: "1 - 2" is one entry,
     # "1 -2" is two, "sqrt (2)" is one.
     entries: list[str] = []
-    for chunk in _split_top(row, " \t\r"):
+    for chunk in split_top(row, " \t\r"):
         if not chunk:
             continue
         if entries:
@@ -78,7 +78,7 @@ def _row_entries(row: str, spaces_separate: bool) -> list[str]:
     body = _list_body(row.strip())
     if body is not None:
         row = body
-    parts = _split_top(row, ",")
+    parts = split_top(row, ",")
     if len(parts) > 1:
         if not parts[-1].strip():
             parts.pop()  # a trailing comma is harmless
@@ -95,13 +95,13 @@ def layout(text: str, spaces_separate: bool) -> list[list[str]]:
     text = text.strip()
     body = _list_body(text)
     if body is not None:
-        items = _split_top(body, ",")
+        items = split_top(body, ",")
         if items[-1].strip() == "" and len(items) > 1:
             items.pop()
         if all(_list_body(item.strip()) is not None for item in items):
             return [_row_entries(item, spaces_separate) for item in items]
         text = body
-    rows = [row for row in _split_top(text, ";\n") if row.strip()]
+    rows = [row for row in split_top(text, ";\n") if row.strip()]
     return [_row_entries(row, spaces_separate) for row in rows]
 
 

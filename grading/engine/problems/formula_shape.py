@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from grading.engine.answers.layout import split_top
+
 SHAPES = ("number", "vector", "matrix")
 MAX_ENTRIES = 100
 ShapedFormula = str | list[str] | list[list[str]]
@@ -79,17 +81,7 @@ def written(formula: ShapedFormula | Sequence[Any]) -> str:
 
 
 def _split_top(text: str, separators: str) -> list[str]:
-    parts, depth, start = [], 0, 0
-    for index, char in enumerate(text):
-        if char in "([":
-            depth += 1
-        elif char in ")]":
-            depth -= 1
-        elif depth == 0 and char in separators:
-            parts.append(text[start:index].strip())
-            start = index + 1
-    parts.append(text[start:].strip())
-    return parts
+    return [part.strip() for part in split_top(text, separators)]
 
 
 def _unbracket(text: str) -> str:

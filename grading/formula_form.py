@@ -290,11 +290,14 @@ class FormulaEditor:
             self.form.add_error("answer", "Add at least one variable below.")
         mistakes = self.rows(self.mistakes)
         _mark_repeats(mistakes, "code", "Another mistake has the code")
-        unpicked = {r.cleaned_data["code"] for r in mistakes if not r.cleaned_data["misconception"]}
+        # add_error drops the field from cleaned_data, so a repeated code is read with .get.
+        unpicked = {
+            r.cleaned_data.get("code") for r in mistakes if not r.cleaned_data["misconception"]
+        }
         known = set(Misconception.objects.filter(code__in=unpicked).values_list("code", flat=True))
         for row in mistakes:
-            code = row.cleaned_data["code"]
-            if code in unpicked - known and not row.cleaned_data["misconception"]:
+            code = row.cleaned_data.get("code")
+            if code and code in unpicked - known and not row.cleaned_data["misconception"]:
                 row.add_error(
                     "misconception",
                     f"Pick the misconception this mistake shows (none has the code {code!r}).",

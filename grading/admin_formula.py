@@ -59,7 +59,9 @@ class FormulaEditorMixin:
     def get_readonly_fields(self, request, obj=None):
         fields = list(super().get_readonly_fields(request, obj))
         if obj is not None and obj.family == engine.FORMULA_FAMILY:
-            fields.append("params")  # edited with the formula form, never as raw JSON
+            # Edited with the formula form, never as raw JSON; the family stays, since its
+            # params would no longer be checked against the family they were written for.
+            fields += ["family", "params"]
         return fields
 
     def formula_editor(self, obj: Problem):

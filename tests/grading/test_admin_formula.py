@@ -94,6 +94,7 @@ def test_the_change_page_links_the_editor_and_shows_no_json_to_edit(staff, probl
     html = staff.get(reverse("admin:courses_problem_change", args=[problem.pk])).content.decode()
     assert editor_url(problem) in html
     assert 'name="params"' not in html
+    assert 'name="family"' not in html
 
 
 def test_saving_writes_the_params_the_engine_reads(staff, problem):

@@ -308,8 +308,19 @@ class FormulaFamily(Family):
         return tuple(givens.get("shape", ()))
 
     def prompt(self, givens: Mapping[str, Any]) -> str:
-        """The instructor's text with {name} replaced by the drawn value; other braces stay."""
-        return substitute_placeholders(givens["prompt"], givens["values"], givens.get("decimals"))
+        """The instructor's text with {name} replaced by the drawn value (other braces stay),
+        and for a vector or matrix the dimensions the answer takes."""
+        text = substitute_placeholders(givens["prompt"], givens["values"], givens.get("decimals"))
+        shape = givens.get("shape")
+        if not shape:
+            return text
+        # Every given shows: the dimensions are said in words as well as by the input grid.
+        wanted = (
+            f"a vector of {shape[0]} numbers"
+            if len(shape) == 1
+            else f"a {shape[0]} × {shape[1]} matrix"
+        )
+        return f"{text}\n\nGive your answer as {wanted}."
 
 
 FORMULA = FormulaFamily()

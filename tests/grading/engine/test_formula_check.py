@@ -146,6 +146,7 @@ def test_a_vector_answer_is_graded_entry_by_entry():
     a, b = variant.givens["values"]["a"], variant.givens["values"]["b"]
     assert variant.answer.tolist() == [a + b, a * b]
     assert FORMULA.answer_shape(variant.givens) == (2,)
+    assert FORMULA.prompt(variant.givens).endswith("Give your answer as a vector of 2 numbers.")
     key = variant.grading_key
     assert (
         grade(FORMULA, variant.givens, f"[{a + b}, {a * b}]", grading_key=key).status == "correct"
@@ -163,6 +164,7 @@ def test_a_matrix_answer_and_shape_errors():
     }
     variant = make_variant(FORMULA, params, 0)
     assert FORMULA.answer_shape(variant.givens) == (2, 2)
+    assert FORMULA.prompt(variant.givens).endswith("Give your answer as a 2 × 2 matrix.")
     a = variant.givens["values"]["a"]
     assert variant.answer.tolist() == [[a, 0], [0, 2 * a]]
     with pytest.raises(ParamError) as caught:
@@ -211,3 +213,26 @@ def test_a_variable_may_fix_the_decimals_the_prompt_shows():
     with pytest.raises(ParamError) as caught:
         validate_params(FORMULA, dict(params, variables={"s": {"choices": [1], "decimals": 11}}))
     assert "decimals" in caught.value.errors["variables.s"]
+
+
+def test_every_given_of_a_shaped_formula_is_shown_to_the_learner():
+    """The property test_families checks for every family, for the givens a vector answer and
+    a fixed number of decimals add."""
+    from tests.grading.engine.test_families import _leaves, _replaced
+
+    params = {
+        "variables": {
+            "a": {"choices": [2, 3], "decimals": 1},
+            "b": {"min": 1, "max": 5, "step": 1},
+        },
+        "shape": "vector",
+        "answer": ["a + b", "a * b"],
+        "prompt": "a = {a}, b = {b}",
+    }
+    for seed in range(5):
+        givens = make_variant(FORMULA, params, seed).givens
+        assert set(givens) == {"values", "prompt", "decimals", "shape"}
+        prompt = FORMULA.prompt(givens)
+        for path, leaf in _leaves(givens):
+            changed = leaf + " (changed)" if isinstance(leaf, str) else leaf + 1
+            assert FORMULA.prompt(_replaced(givens, path, changed)) != prompt, (seed, path)

@@ -136,6 +136,7 @@ class MistakeForm(forms.Form):
         queryset=Misconception.objects.none(),
         to_field_name="code",
         required=False,
+        empty_label="(the one with the mistake's code)",
         help_text="Empty: the misconception with the mistake's code.",
     )
     feedback = forms.CharField(

@@ -45,6 +45,8 @@ class ProblemForm(MarkupFieldsForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        if "params" not in self.fields:
+            return  # a formula problem's family and params are edited with its own form
         self.fields["family"].choices = [
             (key, f"{key}: {family.title}") for key, family in sorted(engine.FAMILIES.items())
         ]
@@ -52,8 +54,6 @@ class ProblemForm(MarkupFieldsForm):
         for key, family in sorted(engine.FAMILIES.items()):
             names = ", ".join(f"{s.name} (default {s.default!r})" for s in family.param_specs)
             specs.append(f"{key}: {names or 'no parameters'}")
-        if "params" not in self.fields:
-            return  # a formula problem's params are edited with its own form
         self.fields["params"].help_text = (
             "JSON; {} takes the family's defaults. Parameters per family — " + "; ".join(specs)
         )

@@ -8,7 +8,7 @@ Preview button posts the whole page and gets it back with the preview of what wa
 
 from __future__ import annotations
 
-from django.contrib import messages
+from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponseRedirect
@@ -64,13 +64,12 @@ class FormulaEditorMixin:
             fields += ["family", "params"]
         return fields
 
+    @admin.display(description="Formula")
     def formula_editor(self, obj: Problem):
         if obj.pk is None or obj.family != engine.FORMULA_FAMILY:
             return "Formula problems are edited with a form of their own once saved."
         url = reverse("admin:courses_problem_formula", args=[obj.pk])
         return format_html('<a class="button" href="{}">Edit the formula problem</a>', url)
-
-    formula_editor.short_description = "Formula"
 
     def response_add(self, request, obj, post_url_continue=None):
         if obj.family == engine.FORMULA_FAMILY:

@@ -90,6 +90,12 @@ def test_the_editor_shows_the_params_as_fields_with_a_preview(staff, problem):
     assert "<script>" not in html.replace('<script src="', "")
 
 
+def test_any_seed_can_be_previewed_on_the_saved_problem(staff, problem):
+    html = staff.get(editor_url(problem), {"seed": "99"}).content.decode()
+    assert html.count('class="formula-variant"') == 1
+    assert 'data-seed="99"' in html
+
+
 def test_the_change_page_links_the_editor_and_shows_no_json_to_edit(staff, problem):
     html = staff.get(reverse("admin:courses_problem_change", args=[problem.pk])).content.decode()
     assert editor_url(problem) in html

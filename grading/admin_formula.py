@@ -142,6 +142,8 @@ def _preview_context(editor: FormulaEditor, valid: bool, seed_text: str = "") ->
         seed = int(seed_text) if seed_text.isdigit() else None
     seeds = (seed,) if seed is not None else PREVIEW_SEEDS
     return {
+        # Learners read the problem's own prompt above every variant's.
+        "problem_prompt": editor.problem.prompt,
         "variants": formula_preview(params, atol, rtol, seeds),
         "report": report,
         "withheld": sorted((report.withheld if report else {}).items()),

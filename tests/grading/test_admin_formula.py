@@ -90,6 +90,13 @@ def test_the_editor_shows_the_params_as_fields_with_a_preview(staff, problem):
     assert "<script>" not in html.replace('<script src="', "")
 
 
+def test_the_preview_shows_the_problem_s_own_prompt_above_each_variant(staff, problem):
+    Problem.objects.filter(pk=problem.pk).update(prompt="Recall that $a^2$ is a square.")
+    html = staff.post(preview_url(problem), post_data()).content.decode()
+    assert html.count("Recall that") == 3
+    assert "<math" in html
+
+
 def test_any_seed_can_be_previewed_on_the_saved_problem(staff, problem):
     html = staff.get(editor_url(problem), {"seed": "99"}).content.decode()
     assert html.count('class="formula-variant"') == 1

@@ -287,8 +287,8 @@ class FormulaEditor:
     def _check_codes(self) -> None:
         """Names and codes are keys of the params: each once. A mistake without a picked
         misconception needs one with its code, or learners would get no explanation."""
-        if not _mark_repeats(self.rows(self.variables), "name", "Another variable is named"):
-            self.form.add_error("answer", "Add at least one variable below.")
+        # No variable at all is allowed: one fixed answer (an imported numerical question).
+        _mark_repeats(self.rows(self.variables), "name", "Another variable is named")
         mistakes = self.rows(self.mistakes)
         _mark_repeats(mistakes, "code", "Another mistake has the code")
         # add_error drops the field from cleaned_data, so a repeated code is read with .get.

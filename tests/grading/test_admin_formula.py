@@ -295,3 +295,15 @@ def test_a_new_formula_problem_starts_from_an_example_and_opens_in_the_editor(st
     problem = Problem.objects.get(slug="new-formula")
     assert response.url == editor_url(problem)
     assert problem.params["answer"] == "2 * x"
+
+
+def test_a_fixed_answer_without_variables_is_saved(staff, problem):
+    data = post_data(
+        prompt="What is 5/2?",
+        answer="5/2",
+        **{"variables-0-DELETE": "on", "variables-1-DELETE": "on", "mistakes-0-formula": "2/5"},
+    )
+    assert staff.post(editor_url(problem), data).status_code == 302
+    problem.refresh_from_db()
+    assert problem.params["variables"] == {}
+    assert problem.params["answer"] == "5/2"

@@ -108,22 +108,34 @@ def _problem(problem: Problem, answer: float, explanations: dict[str, str]) -> s
         + _html("feedback", "", "      ")
         + f"      <tolerance>{_number(tolerance)}</tolerance>\n    </answer>\n"
     )
-    for code, formula in (params.get("mistakes") or {}).items():
+    for code, entry in (params.get("mistakes") or {}).items():
+        formula, misconception, feedback = _mistake(code, entry)
         try:
             value = float(formula)
         except (TypeError, ValueError):
             continue  # a fixed-answer problem's mistakes are numbers too (checked by the caller)
+        text = feedback or explanations.get(misconception, "")
         out += (
             f'    <answer fraction="0" format="moodle_auto_format"><text>{_number(value)}</text>\n'
-            + _html("feedback", explanations.get(code, ""), "      ")
+            + _html("feedback", text, "      ")
             + f"      <tolerance>{_number(tolerance)}</tolerance>\n    </answer>\n"
         )
     return out + "  </question>\n"
 
 
+def _mistake(code: str, entry: object) -> tuple[object, str, str]:
+    """A mistake entry of formula params (docs/formula-problems.md): a bare formula, named by its
+    code, or an object with its formula and optionally its own misconception and feedback."""
+    if isinstance(entry, dict):
+        misconception = entry.get("misconception") or code
+        return entry.get("formula"), misconception, entry.get("feedback") or ""
+    return entry, code, ""
+
+
 def _mistakes_are_numbers(problem: Problem) -> bool:
+    mistakes = (problem.params.get("mistakes") or {}).items()
     try:
-        [float(f) for f in (problem.params.get("mistakes") or {}).values()]
+        [float(_mistake(code, entry)[0]) for code, entry in mistakes]
     except (TypeError, ValueError):
         return False
     return True
@@ -150,7 +162,11 @@ def moodle_export(*, lesson: Lesson) -> MoodleExport:
                 "place for it; shuffled answers move it too)"
             )
     problems = list(lesson.problems.order_by("order", "id"))
-    codes = {c for p in problems for c in (p.params or {}).get("mistakes", {})}
+    codes = {
+        _mistake(code, entry)[1]
+        for p in problems
+        for code, entry in (p.params or {}).get("mistakes", {}).items()
+    }
     explanations = dict(
         Misconception.objects.filter(code__in=codes).values_list("code", "explanation")
     )

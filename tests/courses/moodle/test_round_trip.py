@@ -110,3 +110,25 @@ def test_a_pinned_choice_is_reported_as_not_kept(capsys):
     call_command("export_moodle_xml", lesson.slug)
     err = capsys.readouterr().err
     assert "question variance-of-a-dot-product: its pinned choice is not kept" in err
+
+
+def test_a_mistake_with_its_own_feedback_is_exported_with_that_feedback():
+    lesson = LessonFactory()
+    ProblemFactory(
+        lesson=lesson,
+        slug="fixed-with-feedback",
+        title="Fixed",
+        family="formula",
+        params={
+            "variables": {},
+            "answer": "64",
+            "mistakes": {"halved": {"formula": "32", "feedback": "You halved the variance."}},
+            "prompt": "How much?",
+        },
+        atol=0.5,
+        rtol=0.0,
+    )
+    export = moodle_export(lesson=lesson)
+    assert export.left_out == []
+    assert "<text>32</text>" in export.xml
+    assert "You halved the variance." in export.xml

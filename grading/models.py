@@ -12,6 +12,20 @@ from django.db import models
 from django.db.models import Q
 
 from courses.models import Choice, Problem, Question, Quiz, QuizItem
+from grading.accommodation_models import QuizAccommodation
+
+__all__ = [
+    "Attempt",
+    "AttemptDeletion",
+    "AuditRow",
+    "PracticeStreak",
+    "QuizAccommodation",
+    "Regrade",
+    "Response",
+    "ScoreChange",
+    "SolutionReveal",
+    "Variant",
+]
 
 
 class Attempt(models.Model):

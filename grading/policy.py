@@ -22,7 +22,9 @@ The rules:
   explanations whatever `release_answers` says: an answer key next to the learner's own answers
   is their verdicts.
 - **Correct answers and explanations** only for a submitted attempt whose verdicts are shown:
-  at once ("after submission"), from `closes_at` on ("after close"), or never. **Worked
+  at once ("after submission"), from `closes_at` on ("after close"; later when an
+  accommodation gives some learner a later due date: then at the latest one, for everyone, so
+  the key never reaches a learner who may still answer), or never. **Worked
   solutions** of an attempt's problems follow the correct answers exactly: they hold them.
 - **Practice solutions** (outside quizzes): `practice_solution_stage` says when a learner may
   reveal the worked solution of their practice variant.
@@ -89,8 +91,16 @@ def immediate_feedback(quiz: QuizSettings) -> bool:
     return quiz.show_feedback == Quiz.Feedback.IMMEDIATELY and quiz.mode != Quiz.Mode.EXAM
 
 
-def learner_visibility(*, quiz: QuizSettings, attempt_status: str, now: datetime) -> Visibility:
-    """What the learner may see of an attempt at `quiz` in `attempt_status` at `now`."""
+def learner_visibility(
+    *, quiz: QuizSettings, attempt_status: str, now: datetime, answers_release_at: datetime | None
+) -> Visibility:
+    """What the learner may see of an attempt at `quiz` in `attempt_status` at `now`.
+
+    `answers_release_at` is when a quiz that releases correct answers after it closes releases
+    them (grading.accommodations.answers_release_at: its close, or the latest due date an
+    accommodation gives, if later); every caller passes it, so none can forget a learner who is
+    still answering. Without it such a quiz releases nothing.
+    """
     submitted = attempt_status == SUBMITTED
     if quiz.show_feedback == Quiz.Feedback.NEVER:
         return NOTHING
@@ -102,9 +112,9 @@ def learner_visibility(*, quiz: QuizSettings, attempt_status: str, now: datetime
     answers_from = None
     if submitted and release == Quiz.AnswerRelease.AFTER_SUBMISSION:
         answers = True
-    elif submitted and release == Quiz.AnswerRelease.AFTER_CLOSE and quiz.closes_at is not None:
-        answers = now >= quiz.closes_at
-        answers_from = None if answers else quiz.closes_at
+    elif submitted and release == Quiz.AnswerRelease.AFTER_CLOSE and answers_release_at:
+        answers = now >= answers_release_at
+        answers_from = None if answers else answers_release_at
     return Visibility(
         verdicts=True,
         item_scores=True,
@@ -122,9 +132,16 @@ class AttemptState(Protocol):
     status: str
 
 
-def attempt_visibility(*, attempt: AttemptState, now: datetime) -> Visibility:
+def attempt_visibility(
+    *, attempt: AttemptState, now: datetime, answers_release_at: datetime | None
+) -> Visibility:
     """learner_visibility for an attempt row (its quiz and status)."""
-    return learner_visibility(quiz=attempt.quiz, attempt_status=attempt.status, now=now)
+    return learner_visibility(
+        quiz=attempt.quiz,
+        attempt_status=attempt.status,
+        now=now,
+        answers_release_at=answers_release_at,
+    )
 
 
 def staff_visibility() -> Visibility:

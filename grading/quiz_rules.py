@@ -8,11 +8,13 @@ account of what the quiz covers; the bank's own test keeps settings out of it.
 from __future__ import annotations
 
 import math
+from typing import Protocol
 
 from django.utils.translation import ngettext
 
 from courses.models import Quiz
 from grading import policy
+from grading.accommodations import LearnerRules
 
 # Shares a teacher would name in words; any other reads as a percentage.
 SHARE_WORDS = {
@@ -51,9 +53,15 @@ def tries_rule(quiz: Quiz) -> str:
     )
 
 
-def time_rule(quiz: Quiz) -> str:
+class TimeLimited(Protocol):
+    """What the time rule reads: a Quiz, or a learner's rules (grading.accommodations)."""
+
+    time_limit_minutes: int | None
+
+
+def time_rule(rules: TimeLimited) -> str:
     """The time limit, or that there is none."""
-    minutes = quiz.time_limit_minutes
+    minutes = rules.time_limit_minutes
     if not minutes:
         return "None"
     return ngettext(
@@ -61,3 +69,35 @@ def time_rule(quiz: Quiz) -> str:
         "%(count)d minutes, from when you start an attempt",
         minutes,
     ) % {"count": minutes}
+
+
+def accommodation_rules(rules: LearnerRules) -> list[str]:
+    """What the learner's accommodation changes, one sentence each (their own due date is
+    shown as a time on the page, in the learner's own zone, so it has no sentence here)."""
+    sentences = []
+    if rules.extra_minutes:
+        sentences.append(
+            ngettext(
+                "You have %(extra)d extra minute",
+                "You have %(extra)d extra minutes",
+                rules.extra_minutes,
+            )
+            % {"extra": rules.extra_minutes}
+            + ngettext(
+                ": %(total)d minute in all.",
+                ": %(total)d minutes in all.",
+                rules.time_limit_minutes,
+            )
+            % {"total": rules.time_limit_minutes}
+        )
+    if rules.extra_attempts:
+        sentences.append(
+            ngettext(
+                "You have %(extra)d extra attempt",
+                "You have %(extra)d extra attempts",
+                rules.extra_attempts,
+            )
+            % {"extra": rules.extra_attempts}
+            + f": {rules.attempts_allowed} in all."
+        )
+    return sentences

@@ -18,6 +18,7 @@ from django.db.models import Count, Max, Prefetch, Q, Sum
 
 from courses.models import Choice, Lesson, Misconception, Problem, Quiz, QuizItem
 from grading import ordering, policy, scores
+from grading.accommodations import ReleaseTimes
 from grading.models import Attempt, PracticeStreak, Response, Variant
 
 # ---------------------------------------------------------------------------------------------
@@ -75,7 +76,10 @@ def lesson_progress(
         quizzes = []
         for quiz in lesson.quizzes.all():
             row = per_quiz.get(quiz.pk, {})
-            shown = policy.learner_visibility(quiz=quiz, attempt_status=policy.SUBMITTED, now=now)
+            # Only the best score is read: when answers are released does not change it.
+            shown = policy.learner_visibility(
+                quiz=quiz, attempt_status=policy.SUBMITTED, now=now, answers_release_at=None
+            )
             quizzes.append(
                 QuizProgress(
                     quiz=quiz,
@@ -168,9 +172,16 @@ class AttemptShown(NamedTuple):
 
 
 def attempts_shown(*, attempts: Iterable[Attempt], now: datetime) -> list[AttemptShown]:
-    """Each attempt (its quiz already fetched) with what grading.policy lets its learner see."""
+    """Each attempt (its quiz already fetched) with what grading.policy lets its learner see
+    (one query per quiz that releases answers after it closes, for its release time)."""
+    release_at = ReleaseTimes()
     return [
-        AttemptShown(attempt, policy.attempt_visibility(attempt=attempt, now=now))
+        AttemptShown(
+            attempt,
+            policy.attempt_visibility(
+                attempt=attempt, now=now, answers_release_at=release_at(attempt.quiz)
+            ),
+        )
         for attempt in attempts
     ]
 

@@ -18,6 +18,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from grading import policy
+from grading.accommodations import answers_release_at
 from teaching import access, score_changes, selectors
 from teaching.gradebook import gradebook_lines
 from teaching.grades import GRADE_RULES, default_rule
@@ -123,7 +124,11 @@ def attempt_review(request: HttpRequest, pk: int) -> HttpResponse:
         "learner": attempt.user,
         "review": review,
         # What the learner sees of this attempt now, and what the staff view shows besides.
-        "shown": policy.attempt_visibility(attempt=attempt, now=timezone.now()),
+        "shown": policy.attempt_visibility(
+            attempt=attempt,
+            now=timezone.now(),
+            answers_release_at=answers_release_at(attempt.quiz),
+        ),
         "staff": policy.staff_visibility(),
         # Each item's overrides and regrades; the override forms for those who may use them.
         "score_changes": score_changes.attempt_score_changes(attempt=attempt),

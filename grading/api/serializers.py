@@ -137,7 +137,8 @@ class AttemptSerializer(serializers.ModelSerializer):
 
     def get_score(self, attempt: Attempt) -> float | None:
         now = self.context.get("now") or timezone.now()
-        shown = policy.attempt_visibility(attempt=attempt, now=now)
+        # Only the score is read here: when answers are released does not change it.
+        shown = policy.attempt_visibility(attempt=attempt, now=now, answers_release_at=None)
         return attempt.score if shown.total_score else None
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import NamedTuple
 
 from django.contrib.auth import get_user_model
@@ -11,20 +11,11 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from courses.models import Quiz
-from grading import scores
+from grading import accommodations, scores
 from grading.models import Attempt, Variant
 from grading.services.errors import AttemptClosed, AttemptLimitReached, QuizNotOpen
 from grading.services.hooks import hooks_after_commit
 from grading.services.variants import attempt_variant
-
-
-def quiz_availability_error(*, quiz: Quiz, now: datetime) -> str | None:
-    """Why the quiz cannot be started now, or None."""
-    if quiz.opens_at and now < quiz.opens_at:
-        return f"This quiz opens at {quiz.opens_at:%Y-%m-%d %H:%M} UTC."
-    if quiz.closes_at and now >= quiz.closes_at:
-        return f"This quiz closed at {quiz.closes_at:%Y-%m-%d %H:%M} UTC."
-    return None
 
 
 class AttemptStarted(NamedTuple):
@@ -76,20 +67,20 @@ def attempt_start_or_resume(
             current = _attempt_in_progress(user=user, quiz=quiz, now=now)
             if current is not None:
                 return AttemptStarted(current, created=False)
-            problem = quiz_availability_error(quiz=quiz, now=now)
+            # The learner's own rules: an accommodation may add minutes or attempts, or give
+            # a due date of their own.
+            rules = accommodations.learner_rules(quiz=quiz, user=user)
+            problem = accommodations.availability_error(rules=rules, now=now)
             if problem:
                 raise QuizNotOpen(problem)
             used = Attempt.objects.filter(user=user, quiz=quiz).count()
-            if quiz.attempts_allowed is not None and used >= quiz.attempts_allowed:
+            if not accommodations.attempts_left(rules=rules, used=used):
+                allowed = rules.attempts_allowed
                 raise AttemptLimitReached(
-                    f"You have used all {quiz.attempts_allowed} attempt"
-                    f"{'s' if quiz.attempts_allowed != 1 else ''} at this quiz."
+                    f"You have used all {allowed} attempt{'s' if allowed != 1 else ''} at this "
+                    "quiz."
                 )
-            deadline = None
-            if quiz.time_limit_minutes:
-                deadline = now + timedelta(minutes=quiz.time_limit_minutes)
-            if quiz.closes_at and (deadline is None or quiz.closes_at < deadline):
-                deadline = quiz.closes_at
+            deadline = accommodations.attempt_deadline(rules=rules, started_at=now)
             attempt = Attempt.objects.create(
                 user=user,
                 quiz=quiz,

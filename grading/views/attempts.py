@@ -15,7 +15,8 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courses.models import QuizItem
-from grading import policy, quiz_rules, selectors
+from grading import accommodations, policy, quiz_rules, selectors
+from grading.accommodations import answers_release_at
 from grading.forms import ItemAnswerForm, SheetForm, submission_token
 from grading.models import Attempt
 
@@ -35,24 +36,27 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
     # An attempt whose time ran out is closed here, so "Resume" never quietly starts a new one.
     if in_progress is not None and attempt_services.attempt_expire_if_overdue(attempt=in_progress):
         in_progress = None
-    limit_reached = (
-        in_progress is None
-        and quiz.attempts_allowed is not None
-        and len(attempts) >= quiz.attempts_allowed
+    # The rules this learner is held to: the quiz's, or theirs if they have an accommodation.
+    rules = accommodations.learner_rules(quiz=quiz, user=request.user)
+    limit_reached = in_progress is None and not accommodations.attempts_left(
+        rules=rules, used=len(attempts)
     )
     now = timezone.now()
     context = {
         "quiz": quiz,
+        "rules": rules,
         "attempts": attempts,
         "attempt_rows": selectors.attempts_shown(attempts=attempts, now=now),
         "in_progress": in_progress,
         "limit_reached": limit_reached,
-        "closed_reason": attempt_services.quiz_availability_error(quiz=quiz, now=now),
+        "closed_reason": accommodations.availability_error(rules=rules, now=now),
         "immediate": policy.immediate_feedback(quiz),
         "feedback_summary": policy.feedback_summary(quiz),
         "answers_summary": policy.answers_summary(quiz),
+        "answers_release_at": answers_release_at(quiz),
         "tries_rule": quiz_rules.tries_rule(quiz),
-        "time_rule": quiz_rules.time_rule(quiz),
+        "time_rule": quiz_rules.time_rule(rules),
+        "accommodation_rules": quiz_rules.accommodation_rules(rules),
     }
     return render(request, "grading/quiz_detail.html", context)
 
@@ -101,15 +105,16 @@ def attempt_take(request: HttpRequest, pk: int) -> HttpResponse:
     seconds_left = None
     if attempt.deadline:
         seconds_left = max(0, math.ceil((attempt.deadline - now).total_seconds()))
+    release_at = answers_release_at(attempt.quiz)
     on_submission = policy.learner_visibility(
-        quiz=attempt.quiz, attempt_status=policy.SUBMITTED, now=now
+        quiz=attempt.quiz, attempt_status=policy.SUBMITTED, now=now, answers_release_at=release_at
     )
     context = {
         "attempt": attempt,
         "quiz": attempt.quiz,
         "rows": rows,
         "immediate": immediate,
-        "shown": policy.attempt_visibility(attempt=attempt, now=now),
+        "shown": policy.attempt_visibility(attempt=attempt, now=now, answers_release_at=release_at),
         "results_on_submission": on_submission.verdicts,
         "token": submission_token(),
         "seconds_left": seconds_left,
@@ -296,7 +301,11 @@ def attempt_results(request: HttpRequest, pk: int) -> HttpResponse:
     if attempt.status == Attempt.Status.IN_PROGRESS:
         return redirect("attempt-take", pk=attempt.pk)
     rows = selectors.attempt_sheet(attempt=attempt)
-    shown = policy.attempt_visibility(attempt=attempt, now=timezone.now())
+    shown = policy.attempt_visibility(
+        attempt=attempt,
+        now=timezone.now(),
+        answers_release_at=answers_release_at(attempt.quiz),
+    )
     codes = [row.latest_counted.misconception for row in rows if row.latest_counted]
     context = {
         "attempt": attempt,

@@ -19,6 +19,7 @@ from rest_framework.test import APIClient
 
 from courses.models import Choice, Quiz, QuizItem
 from grading import policy
+from grading.accommodations import answers_release_at
 from grading.models import Attempt, Variant
 from grading.services.attempts import attempt_start, attempt_submit
 from grading.services.responses import response_submit
@@ -133,7 +134,10 @@ def take(*, user, quiz: Quiz, status: str, close: str) -> Built:
 
 def expected(built: Built) -> policy.Visibility:
     return policy.learner_visibility(
-        quiz=built.quiz, attempt_status=built.attempt.status, now=timezone.now()
+        quiz=built.quiz,
+        attempt_status=built.attempt.status,
+        now=timezone.now(),
+        answers_release_at=answers_release_at(built.quiz),
     )
 
 
@@ -185,7 +189,10 @@ def check_api(client: APIClient, built: Built) -> None:
     attempt = built.attempt
     shown = expected(built)
     in_progress = policy.learner_visibility(
-        quiz=built.quiz, attempt_status=policy.IN_PROGRESS, now=timezone.now()
+        quiz=built.quiz,
+        attempt_status=policy.IN_PROGRESS,
+        now=timezone.now(),
+        answers_release_at=answers_release_at(built.quiz),
     )
     # The answer sent while the attempt was in progress.
     answer = built.answer_response

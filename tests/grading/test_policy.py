@@ -70,7 +70,9 @@ def quiz_settings(mode, feedback, release, closes_at):
 @pytest.mark.parametrize(("mode", "feedback", "release", "status", "close"), COMBINATIONS)
 def test_every_combination(mode, feedback, release, status, close):
     quiz = quiz_settings(mode, feedback, release, CLOSES[close])
-    shown = policy.learner_visibility(quiz=quiz, attempt_status=status, now=NOW)
+    shown = policy.learner_visibility(
+        quiz=quiz, attempt_status=status, now=NOW, answers_release_at=quiz.closes_at
+    )
     in_progress, submitted = RESULTS[(mode, feedback)]
     results = submitted if status == policy.SUBMITTED else in_progress
     answers = status == policy.SUBMITTED and results and ANSWERS[(release, close)]
@@ -91,7 +93,10 @@ def test_every_combination(mode, feedback, release, status, close):
     assert shown.answers_from == (CLOSES[close] if waits_for_close else None)
     # The same answer through an attempt row's quiz and status.
     attempt = SimpleNamespace(quiz=quiz, status=status)
-    assert policy.attempt_visibility(attempt=attempt, now=NOW) == shown
+    assert (
+        policy.attempt_visibility(attempt=attempt, now=NOW, answers_release_at=quiz.closes_at)
+        == shown
+    )
 
 
 def test_the_tables_cover_every_setting():
@@ -103,7 +108,9 @@ def test_the_tables_cover_every_setting():
 def test_feedback_never_hides_the_total_score_before_and_after_submission_and_close():
     for mode, release, status, close in itertools.product(MODES, RELEASE, STATUSES, CLOSES):
         quiz = quiz_settings(mode, Quiz.Feedback.NEVER, release, CLOSES[close])
-        shown = policy.learner_visibility(quiz=quiz, attempt_status=status, now=NOW)
+        shown = policy.learner_visibility(
+            quiz=quiz, attempt_status=status, now=NOW, answers_release_at=quiz.closes_at
+        )
         assert shown == policy.NOTHING
         assert not any(getattr(shown, f.name) for f in fields(shown))
 
@@ -113,9 +120,14 @@ def test_answers_after_close_appear_at_the_close_itself():
         Quiz.Mode.EXAM, Quiz.Feedback.AFTER_SUBMISSION, Quiz.AnswerRelease.AFTER_CLOSE, NOW
     )
     just_before = policy.learner_visibility(
-        quiz=quiz, attempt_status=policy.SUBMITTED, now=NOW - timedelta(microseconds=1)
+        quiz=quiz,
+        attempt_status=policy.SUBMITTED,
+        now=NOW - timedelta(microseconds=1),
+        answers_release_at=NOW,
     )
-    at_close = policy.learner_visibility(quiz=quiz, attempt_status=policy.SUBMITTED, now=NOW)
+    at_close = policy.learner_visibility(
+        quiz=quiz, attempt_status=policy.SUBMITTED, now=NOW, answers_release_at=NOW
+    )
     assert (just_before.correct_answers, just_before.answers_from) == (False, NOW)
     assert (at_close.correct_answers, at_close.answers_from) == (True, None)
 
@@ -128,7 +140,9 @@ def test_the_staff_view_shows_everything_a_learner_may_ever_see_and_more():
     assert staff.answers_from is None
     for mode, feedback, release, status, close in COMBINATIONS:
         quiz = quiz_settings(mode, feedback, release, CLOSES[close])
-        learner = policy.learner_visibility(quiz=quiz, attempt_status=status, now=NOW)
+        learner = policy.learner_visibility(
+            quiz=quiz, attempt_status=status, now=NOW, answers_release_at=quiz.closes_at
+        )
         for f in fields(learner):
             if f.name != "answers_from":
                 assert getattr(staff, f.name) >= getattr(learner, f.name)

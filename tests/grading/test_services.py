@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from courses.models import Problem, Question, Quiz
 from grading import engine, policy
+from grading.accommodations import answers_release_at
 from grading.models import Attempt, PracticeStreak, Response, Variant
 from grading.scores import item_scores
 from grading.services.attempts import attempt_start, attempt_start_or_resume, attempt_submit
@@ -274,14 +275,14 @@ def test_exam_saves_latest_answer_and_grades_on_submission(shipped_bank, learner
     variant = Variant.objects.get(attempt=attempt, quiz_item=item)
     response_submit(attempt=attempt, item=item, text=answer_of(variant))
     response_submit(attempt=attempt, item=item, text="12345")
-    shown = policy.attempt_visibility(attempt=attempt, now=timezone.now())
+    shown = policy.attempt_visibility(attempt=attempt, now=timezone.now(), answers_release_at=None)
     assert not shown.verdicts
     assert not shown.correct_answers
     attempt_submit(attempt=attempt)
     attempt.refresh_from_db()
     assert attempt.status == Attempt.Status.SUBMITTED
     assert attempt.score == 0  # the latest saved answer counts, and it was wrong
-    shown = policy.attempt_visibility(attempt=attempt, now=timezone.now())
+    shown = policy.attempt_visibility(attempt=attempt, now=timezone.now(), answers_release_at=None)
     assert shown.verdicts
     assert shown.correct_answers
 
@@ -325,8 +326,13 @@ def test_answers_after_close_wait_for_the_close(learner, db):
     QuizItemFactory(quiz=quiz)
     attempt = attempt_start(user=learner, quiz=quiz, now=now)
     attempt_submit(attempt=attempt, now=now)
-    assert not policy.attempt_visibility(attempt=attempt, now=now).correct_answers
-    assert policy.attempt_visibility(attempt=attempt, now=now + timedelta(hours=2)).correct_answers
+    release_at = answers_release_at(quiz)
+    assert release_at == quiz.closes_at
+    shown = policy.attempt_visibility(attempt=attempt, now=now, answers_release_at=release_at)
+    assert not shown.correct_answers
+    later = now + timedelta(hours=2)
+    shown = policy.attempt_visibility(attempt=attempt, now=later, answers_release_at=release_at)
+    assert shown.correct_answers
 
 
 # --- the running score ------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from api.errors import not_found
 from api.scope import request_scope
 from grading import policy
+from grading.accommodations import answers_release_at
 from grading.api import selectors
 from grading.api.serializers import (
     AnswerSerializer,
@@ -110,7 +111,11 @@ class ItemAnswer(generics.GenericAPIView):
             now=answered_at,
             variant=variant,
         )
-        shown = policy.attempt_visibility(attempt=attempt, now=answered_at)
+        shown = policy.attempt_visibility(
+            attempt=attempt,
+            now=answered_at,
+            answers_release_at=answers_release_at(attempt.quiz),
+        )
         return _answered(VerdictSerializer(response, context={"shown": shown}))
 
 

@@ -15,6 +15,7 @@ from api.scope import request_scope
 from api.validation import paging_params, query_params
 from grading import policy
 from grading import selectors as sheets
+from grading.accommodations import answers_release_at
 from grading.api import selectors
 from grading.api.serializers import (
     AttemptItemSerializer,
@@ -126,7 +127,11 @@ class AttemptItems(generics.GenericAPIView):
 
     def get(self, request, attempt_id: int):
         attempt = _scoped_attempt(request, attempt_id)
-        shown = policy.attempt_visibility(attempt=attempt, now=timezone.now())
+        shown = policy.attempt_visibility(
+            attempt=attempt,
+            now=timezone.now(),
+            answers_release_at=answers_release_at(attempt.quiz),
+        )
         items = []
         for row in sheets.attempt_sheet(attempt=attempt):
             item = row.item
@@ -174,7 +179,9 @@ def _picked(row: sheets.ItemRow, response) -> list[int]:
 
 
 def _result(attempt: Attempt, *, now: datetime) -> dict:
-    shown = policy.attempt_visibility(attempt=attempt, now=now)
+    shown = policy.attempt_visibility(
+        attempt=attempt, now=now, answers_release_at=answers_release_at(attempt.quiz)
+    )
     items = []
     for row in sheets.attempt_sheet(attempt=attempt):
         item = row.item

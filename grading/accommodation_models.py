@@ -1,0 +1,64 @@
+"""Accommodations: one learner's own rules for one quiz, set by the course's instructors.
+
+Extra minutes on the time limit, extra attempts, and a due date of their own (a closing time
+that replaces the quiz's for that learner only). Only grading/accommodations.py reads them, and
+every rule a learner is held to asks it (see that module). Not to be confused with a score
+override (grading/overrides.py), which changes a score after the fact.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from courses.models import Quiz
+
+REASON_MAX_LENGTH = 2000
+
+
+class QuizAccommodation(models.Model):
+    quiz = models.ForeignKey(Quiz, on_delete=models.CASCADE, related_name="accommodations")
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="accommodations"
+    )
+    extra_minutes = models.PositiveIntegerField(
+        default=0, help_text="Added to the quiz's time limit for this learner."
+    )
+    extra_attempts = models.PositiveIntegerField(
+        default=0, help_text="Added to the quiz's attempt limit for this learner."
+    )
+    closes_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="This learner's own due date, in place of the quiz's closing time. Empty: "
+        "the quiz's.",
+    )
+    reason = models.TextField(max_length=REASON_MAX_LENGTH, blank=True)
+    # Who set it last: the user row may go one day, the name stays.
+    set_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    set_by_username = models.CharField(max_length=150, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["quiz", "learner__username"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["quiz", "learner"], name="quiz_accommodation_one_per_learner"
+            ),
+            # An accommodation that changes nothing is a mistake, not a record to keep.
+            models.CheckConstraint(
+                condition=Q(extra_minutes__gt=0)
+                | Q(extra_attempts__gt=0)
+                | Q(closes_at__isnull=False),
+                name="quiz_accommodation_changes_something",
+                violation_error_message="An accommodation gives extra minutes, extra attempts "
+                "or a due date of its own.",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.learner} · {self.quiz}"

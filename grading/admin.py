@@ -16,7 +16,7 @@ from django.utils.safestring import mark_safe
 from courses.admin import MarkupFieldsForm, markup_preview
 from courses.markup import MarkupError, render_markup
 from courses.models import Misconception, Problem
-from grading import engine
+from grading import accommodation_admin, engine  # noqa: F401 (registers QuizAccommodation)
 from grading.admin_formula import FormulaEditorMixin, starter_params
 from grading.deletions import attempt_delete, may_delete_attempts
 from grading.families import problem_errors, variant_data

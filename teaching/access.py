@@ -11,7 +11,8 @@ superusers only (`may_change_scores`): a teaching assistant sees every score and
 but the forms are absent and a score change they send is refused (403). grading/overrides.py
 asks the same function (SOFTGRADE_SCORE_CHANGE_RULE), so the pages and the services agree.
 Naming a new mistake of a course's problem, or keeping a note on its answers, is for the same
-people (`may_name_mistakes`).
+people (`may_name_mistakes`), and so is giving a learner an accommodation at one of its quizzes
+(`may_set_accommodations`; grading/services/accommodations.py asks the same rule).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from django.db.models import QuerySet
 from django.http import Http404
 
 from courses.models import Course, Quiz, QuizItem
-from grading.models import Attempt
+from grading.models import Attempt, QuizAccommodation
 from teaching.models import CourseRole
 
 NOT_TAUGHT = "No such course among the courses you teach."
@@ -105,6 +106,19 @@ def quiz_item_for_staff_or_404(*, user: AbstractBaseUser, pk: int) -> QuizItem:
     return found
 
 
+def accommodation_for_staff_or_404(*, user: AbstractBaseUser, pk: int) -> QuizAccommodation:
+    """An accommodation at a quiz of a course the user teaches, with its quiz, course and
+    learner."""
+    found = (
+        QuizAccommodation.objects.select_related("quiz__lesson__course", "learner")
+        .filter(pk=pk, quiz__lesson__course__in=courses_taught(user))
+        .first()
+    )
+    if found is None:
+        raise Http404("No such accommodation among the courses you teach.")
+    return found
+
+
 def _instructs(user: AbstractBaseUser | AnonymousUser, **course_lookup: object) -> bool:
     """An active superuser, or an instructor (not a teaching assistant) of the course the
     lookup names. One query at most."""
@@ -128,6 +142,12 @@ def may_name_mistakes(*, user: AbstractBaseUser | AnonymousUser, course: Course)
     """May the user change what the course's learners are graded against (name a new mistake
     of one of its formula problems) and keep notes on its answers: the same people as for
     scores. A teaching assistant reads the same pages and changes nothing."""
+    return _instructs(user, course=course)
+
+
+def may_set_accommodations(*, user: AbstractBaseUser | AnonymousUser, course: Course) -> bool:
+    """May the user give, change or remove a learner's accommodation at the course's quizzes:
+    the same people as for scores. A teaching assistant sees them and changes nothing."""
     return _instructs(user, course=course)
 
 

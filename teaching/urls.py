@@ -1,6 +1,13 @@
 from django.urls import path
 
-from teaching import discovery_views, profile_views, score_views, statistics_views, views
+from teaching import (
+    accommodation_views,
+    discovery_views,
+    profile_views,
+    score_views,
+    statistics_views,
+    views,
+)
 
 app_name = "teaching"
 
@@ -20,6 +27,21 @@ urlpatterns = [
         "quizzes/<slug:slug>/items/<int:item_id>/responses/",
         statistics_views.item_responses,
         name="item-responses",
+    ),
+    path(
+        "courses/<slug:slug>/accommodations/",
+        accommodation_views.course_accommodations,
+        name="accommodations",
+    ),
+    path(
+        "accommodations/<int:pk>/",
+        accommodation_views.accommodation_edit,
+        name="accommodation-edit",
+    ),
+    path(
+        "accommodations/<int:pk>/remove/",
+        accommodation_views.accommodation_delete,
+        name="accommodation-remove",
     ),
     path("attempts/<int:pk>/", views.attempt_review, name="attempt"),
     path(

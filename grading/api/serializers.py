@@ -97,6 +97,10 @@ class AttemptQuerySerializer(StrictSerializer):
     )
 
 
+class RulesQuerySerializer(StrictSerializer):
+    learner = _learner_field()
+
+
 class StreakQuerySerializer(StrictSerializer):
     learner = _learner_field()
     problem = serializers.SlugField(required=False)
@@ -364,3 +368,28 @@ class ResultSerializer(serializers.Serializer):
     feedback_released = serializers.BooleanField()
     answers_released = serializers.BooleanField()
     items = ResultItemSerializer(many=True)
+
+
+class LearnerRulesSerializer(serializers.Serializer):
+    quiz = serializers.SlugField()
+    time_limit_minutes = serializers.IntegerField(
+        allow_null=True, help_text="The learner's time limit, extra minutes included; null: none."
+    )
+    extra_minutes = serializers.IntegerField(help_text="Minutes an accommodation adds; 0: none.")
+    attempts_allowed = serializers.IntegerField(
+        allow_null=True,
+        help_text="The learner's attempt limit, extra attempts included; null: unlimited.",
+    )
+    extra_attempts = serializers.IntegerField(help_text="Attempts an accommodation adds.")
+    opens_at = serializers.DateTimeField(allow_null=True)
+    closes_at = serializers.DateTimeField(
+        allow_null=True, help_text="The learner's due date: their own if they have one."
+    )
+    own_due_date = serializers.BooleanField(
+        help_text="True when closes_at is the learner's own due date, not the quiz's."
+    )
+    answers_release_at = serializers.DateTimeField(
+        allow_null=True,
+        help_text="When correct answers are released, for a quiz that releases them after it "
+        "closes: the latest due date anyone has. Null otherwise.",
+    )

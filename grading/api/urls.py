@@ -1,6 +1,6 @@
 from django.urls import path
 
-from grading.api.views import answers, attempts, practice, solutions
+from grading.api.views import answers, attempts, practice, rules, solutions
 
 urlpatterns = [
     path("attempts/", attempts.AttemptList.as_view(), name="attempt-list"),
@@ -21,6 +21,7 @@ urlpatterns = [
         attempts.AttemptResult.as_view(),
         name="attempt-result",
     ),
+    path("quizzes/<slug:slug>/rules/", rules.LearnerQuizRules.as_view(), name="quiz-rules"),
     path("variants/", practice.VariantCreate.as_view(), name="variant-create"),
     path("variants/<int:variant_id>/", practice.VariantDetail.as_view(), name="variant-detail"),
     path(

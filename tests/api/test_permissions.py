@@ -97,6 +97,12 @@ def _variant_body(caller: str) -> dict:
     return {**body, "problem": "dot-variance"}
 
 
+def _rules_query(caller: str) -> dict:
+    body = _start_body(caller)
+    del body["quiz"]
+    return body
+
+
 def _answer(caller: str) -> dict:
     return {"text": "12345"}  # wrong for every variant, and readable
 
@@ -233,6 +239,14 @@ CASES = [
     *_variant_cases("learner_a"),
     *_variant_cases("key"),
     Case("streak list", "get", lambda w: "/api/v1/streaks/", EVERYONE, refused=401),
+    # A session's own rules; a key's for the learner it names (query parameters for a GET).
+    Case(
+        "a learner's quiz rules",
+        "get",
+        lambda w: "/api/v1/quizzes/attention-practice/rules/",
+        {"learner_a": 200, "learner_b": 200, "instructor": 200, "key": 200},
+        body=_rules_query,
+    ),
     Case(
         "grades",
         "get",
@@ -324,6 +338,7 @@ def test_every_endpoint_is_in_the_matrix():
         "variant-answer": "answer a variant (key)",
         "variant-solution": "a variant's worked solution (key)",
         "streak-list": "streak list",
+        "quiz-rules": "a learner's quiz rules",
         "grade-list": "grades",
         "grade-csv": "grades as CSV",
         "quiz-statistics": "quiz statistics",

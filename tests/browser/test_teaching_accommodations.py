@@ -1,0 +1,52 @@
+"""An instructor gives a learner extra time on the accommodations page in Chromium, and the
+learner then reads it in the quiz's rules; axe finds no serious problem on either page."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from courses.models import Quiz
+from grading.models import QuizAccommodation
+from teaching.models import CourseRole
+from tests.browser.conftest import PASSWORD, log_in
+from tests.browser.test_accessibility import serious_violations
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.browser
+
+
+def test_extra_time_set_by_the_instructor_shows_in_the_learner_rules(
+    page, live_server, shipped_bank, learner_account
+):
+    exam = Quiz.objects.get(slug="attention-exam")  # 20 minutes, 2 attempts
+    course = exam.lesson.course
+    CourseRole.objects.create(course=course, user=learner_account, role=CourseRole.Role.INSTRUCTOR)
+    grace = UserFactory(username="grace", first_name="Grace")
+    grace.set_password(PASSWORD)
+    grace.save()
+
+    log_in(page, live_server, learner_account)
+    page.goto(f"{live_server.url}/teach/courses/{course.slug}/")
+    page.get_by_role("link", name="Accommodations", exact=False).click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Accommodations")
+    page.get_by_label("Quiz").select_option(label=str(exam))
+    page.get_by_label("Learner's username").fill("grace")
+    page.get_by_label("Extra minutes").fill("30")
+    page.get_by_label("Reason").fill("Extra time on the learning-support letter.")
+    page.get_by_role("button", name="Save the accommodation").click()
+    expect(page.get_by_role("status")).to_contain_text("Accommodation saved for grace")
+    row = page.locator("#accommodations tbody tr")
+    expect(row).to_have_count(1)
+    expect(row.locator("[data-extra-minutes]")).to_have_text("30")
+    assert serious_violations(page) == [], "accommodations page"
+    saved = QuizAccommodation.objects.get()
+    assert (saved.learner, saved.extra_minutes, saved.set_by) == (grace, 30, learner_account)
+
+    page.context.clear_cookies()
+    log_in(page, live_server, grace)
+    page.goto(f"{live_server.url}/quizzes/{exam.slug}/")
+    rules = page.locator("[data-accommodation]")
+    expect(rules).to_contain_text("You have 30 extra minutes: 50 minutes in all.")
+    expect(page.get_by_text("50 minutes, from when you start an attempt")).to_be_visible()
+    assert serious_violations(page) == [], "quiz page with an accommodation"

@@ -12,6 +12,7 @@ answer key in a classmate's results.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -105,6 +106,13 @@ def attempt_deadline(*, rules: LearnerRules, started_at: datetime) -> datetime |
     return deadline
 
 
+def _released_at(quiz: Quiz, latest_own: datetime | None) -> datetime | None:
+    """The release moment of an "after close" quiz, given the latest own due date at it."""
+    if quiz.release_answers != Quiz.AnswerRelease.AFTER_CLOSE or quiz.closes_at is None:
+        return None
+    return max(quiz.closes_at, latest_own) if latest_own else quiz.closes_at
+
+
 def answers_release_at(quiz: Quiz) -> datetime | None:
     """When a quiz that releases correct answers after it closes releases them to its
     learners: at its closing time, or at the latest due date an accommodation gives, whichever
@@ -113,11 +121,25 @@ def answers_release_at(quiz: Quiz) -> datetime | None:
     One moment for everyone, not each learner's own due date: answers released to classmates
     at the quiz's close would reach a learner who may still answer until a later due date.
     """
-    if quiz.release_answers != Quiz.AnswerRelease.AFTER_CLOSE or quiz.closes_at is None:
+    if _released_at(quiz, None) is None:
         return None
     latest = QuizAccommodation.objects.filter(quiz=quiz).aggregate(latest=Max("closes_at"))
-    own = latest["latest"]
-    return max(quiz.closes_at, own) if own else quiz.closes_at
+    return _released_at(quiz, latest["latest"])
+
+
+def answers_release_times(quizzes: Iterable[Quiz]) -> dict[int, datetime | None]:
+    """answers_release_at of each quiz by id, in one query at most (for lists)."""
+    quizzes = list(quizzes)
+    after_close = [quiz.pk for quiz in quizzes if _released_at(quiz, None) is not None]
+    latest = {}
+    if after_close:
+        latest = dict(
+            QuizAccommodation.objects.filter(quiz_id__in=after_close)
+            .values("quiz_id")
+            .annotate(latest=Max("closes_at"))
+            .values_list("quiz_id", "latest")
+        )
+    return {quiz.pk: _released_at(quiz, latest.get(quiz.pk)) for quiz in quizzes}
 
 
 class ReleaseTimes:

@@ -45,6 +45,7 @@ def pages(exam, course_a, attempt) -> dict[str, str]:
         "statistics": reverse("teaching:quiz-statistics", args=[quiz]),
         "statistics, every attempt": reverse("teaching:quiz-statistics", args=[quiz])
         + "?attempts=all",
+        "accommodations": reverse("teaching:accommodations", args=[course_a.slug]),
         "responses to a question": reverse(
             "teaching:item-responses", args=[quiz, exam.question_item.pk]
         ),
@@ -57,6 +58,8 @@ def pages(exam, course_a, attempt) -> dict[str, str]:
 
 # Pages whose POST changes a score (tests/teaching/test_score_roles.py tries every role).
 CHANGE_SCORES = {"override", "regrade", "regrade, a fix previewed"}
+# Pages whose POST sets an accommodation (tests/teaching/test_accommodation_pages.py).
+SET_ACCOMMODATIONS = {"accommodations"}
 
 
 @pytest.mark.parametrize(
@@ -158,7 +161,7 @@ def test_an_inactive_holder_of_a_role_teaches_nothing(people, course_a):
 def test_the_pages_only_read(client, people, pages, method):
     client.force_login(people.instructor)
     for name, url in pages.items():
-        if method == "post" and name in CHANGE_SCORES:
+        if method == "post" and name in CHANGE_SCORES | SET_ACCOMMODATIONS:
             continue
         assert getattr(client, method)(url).status_code == 405, name
 
@@ -196,9 +199,12 @@ def test_every_page_is_in_the_matrix():
         "learner-profile": "learner profile",
         "quiz-statistics": "statistics",
         "item-responses": "responses to a question",
+        "accommodations": "accommodations",
     }
-    # Pages that only take a POST, with their own tests of who may post (CSRF included):
-    # naming a mistake or keeping a note (test_mistake_naming.py).
-    actions = {"problem-misconception-name"}
+    # Pages that only take a POST, or are only for those who may change something, with their
+    # own tests of who may (CSRF included): naming a mistake or keeping a note
+    # (test_mistake_naming.py); changing or removing an accommodation
+    # (test_accommodation_pages.py).
+    actions = {"problem-misconception-name", "accommodation-edit", "accommodation-remove"}
     assert {pattern.name for pattern in urlpatterns} == set(covered) | actions
     assert set(covered.values()) <= set(PAGES)

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import timedelta
 from urllib.parse import urlencode
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from courses.models import Problem, Question, Quiz
-from grading.models import Attempt
+from grading.models import Attempt, QuizAccommodation
 from grading.overrides import item_score_override
 from grading.services.attempts import attempt_start, attempt_submit
 from grading.services.responses import response_submit
@@ -84,6 +86,15 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
             launched[UserFactory().pk] = f"LMS course {index % 3}"  # launched, no attempt
     attempt.refresh_from_db()
     item_score_override(attempt=attempt, item=made[0], score=1, reason="Checked.", by=by)
+    # Every learner has an own due date, at a quiz that releases answers after it closes.
+    due = timezone.now() + timedelta(days=30)
+    Quiz.objects.filter(pk=quiz.pk).update(
+        closes_at=due - timedelta(days=1), release_answers=Quiz.AnswerRelease.AFTER_CLOSE
+    )
+    QuizAccommodation.objects.bulk_create(
+        QuizAccommodation(quiz=quiz, learner_id=user_id, closes_at=due, set_by=by)
+        for user_id in set(quiz.attempts.values_list("user_id", flat=True))
+    )
     problem = next(item.problem for item in made if item.problem_id)
     return Built(quiz=quiz, attempt=attempt, problem=problem)
 
@@ -99,7 +110,8 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 # - gradebook: the same for every learner, without answers and overrides;
 # - attempt: the attempt (1), grading.selectors.attempt_sheet (items, choices, variants,
 #   responses, their choices, overrides: 6), the misconceptions named (1), its score changes (1),
-#   whether the user may change scores (1);
+#   whether the user may change scores (1), when answers are released to learners (1, for a
+#   quiz that releases them after it closes: the latest own due date, grading.accommodations);
 # - override: the attempt (1), the item (1), whether the user may change scores (1), the item's
 #   score now (responses, overrides: 2), the attempt's score changes (1);
 # - regrade: the item (1), whether the user may change scores (1), a question's choices and its
@@ -122,14 +134,17 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 # - statistics: the quiz (1), teaching.statistics_data.quiz_data (items, choices, attempts,
 #   responses, overrides: 5);
 # - responses: the quiz (1), items (1), choices (1, for a question), attempts (1), the item's
-#   responses with the choices they picked (1), the misconceptions named (1).
+#   responses with the choices they picked (1), the misconceptions named (1);
+# - accommodations: the course (1), whether the user may set them (1), the accommodations with
+#   their quiz and learner (1), the latest own due date per quiz that releases answers after
+#   it closes (1), the course's quizzes for the form (1).
 PAGES = {
     "courses": 4,
     "course": 6,
     "results": 11,
     "results, every attempt grouped": 11,
     "gradebook": 8,
-    "attempt": 12,
+    "attempt": 13,
     "override": 8,
     "regrade": 15,
     "regrade, a choice fixed": 21,
@@ -143,6 +158,7 @@ PAGES = {
     "statistics, every attempt": 8,
     "responses to a question": 8,
     "responses to a problem": 8,
+    "accommodations": 7,
 }
 
 
@@ -197,6 +213,7 @@ def urls(built: Built, course) -> dict[str, str]:
         "responses to a question": reverse("teaching:item-responses", args=[quiz, question.pk]),
         "responses to a problem": reverse("teaching:item-responses", args=[quiz, problem.pk])
         + "?attempts=all",
+        "accommodations": reverse("teaching:accommodations", args=[course.slug]),
     }
 
 

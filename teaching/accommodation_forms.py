@@ -8,6 +8,7 @@ from datetime import UTC
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 
 from courses.models import Course, Quiz
 from grading.accommodation_models import REASON_MAX_LENGTH, QuizAccommodation
@@ -20,10 +21,9 @@ class UtcDateTimeField(forms.DateTimeField):
     widget = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")
 
     def to_python(self, value):
-        moment = super().to_python(value)
-        if moment is None:
-            return None
-        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+        # A moment typed without a zone is read in the current zone: make that UTC.
+        with timezone.override(UTC):
+            return super().to_python(value)
 
     def prepare_value(self, value):
         if hasattr(value, "astimezone"):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -254,3 +255,25 @@ def test_the_admin_sets_one_through_the_same_rules(quiz, people):
     nothing = client.post(add, {**fields, "learner": UserFactory().pk, "extra_minutes": 0})
     assert "Give extra minutes, extra attempts or a due date" in nothing.content.decode()
     assert QuizAccommodation.objects.count() == 1
+
+
+def test_the_admin_refuses_staff_without_a_role_in_the_course(quiz, people):
+    people.staff.user_permissions.add(
+        *Permission.objects.filter(codename__endswith="quizaccommodation")
+    )
+    client = _client(people.staff)
+    response = client.post(
+        reverse("admin:grading_quizaccommodation_add"),
+        {"quiz": quiz.pk, "learner": people.learner.pk, "extra_minutes": 10, "extra_attempts": 0},
+    )
+    assert "Only the course&#x27;s instructors may set" in response.content.decode()
+    assert not QuizAccommodation.objects.exists()
+
+
+def test_a_due_date_typed_on_the_form_is_utc_whatever_the_current_zone(quiz, course_a, people):
+    client = _client(people.instructor)
+    with timezone.override("Pacific/Auckland"):
+        form = _form(quiz, people.learner, closes_at="2031-03-04T12:30")
+        assert client.post(page(course_a), form).status_code == 302
+    row = QuizAccommodation.objects.get()
+    assert row.closes_at == datetime(2031, 3, 4, 12, 30, tzinfo=UTC)

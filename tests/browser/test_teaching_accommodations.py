@@ -3,14 +3,17 @@ learner then reads it in the quiz's rules; axe finds no serious problem on eithe
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from courses.models import Quiz
 from grading.models import QuizAccommodation
 from teaching.models import CourseRole
 from tests.browser.conftest import PASSWORD, log_in
-from tests.browser.test_accessibility import serious_violations
+from tests.browser.test_accessibility import fit_a_phone, serious_violations
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.browser
@@ -50,3 +53,28 @@ def test_extra_time_set_by_the_instructor_shows_in_the_learner_rules(
     expect(rules).to_contain_text("You have 30 extra minutes: 50 minutes in all.")
     expect(page.get_by_text("50 minutes, from when you start an attempt")).to_be_visible()
     assert serious_violations(page) == [], "quiz page with an accommodation"
+
+
+def test_the_accommodation_pages_fit_a_phone_width(
+    phone_page, live_server, shipped_bank, learner_account
+):
+    exam = Quiz.objects.get(slug="attention-exam")
+    course = exam.lesson.course
+    CourseRole.objects.create(course=course, user=learner_account, role=CourseRole.Role.INSTRUCTOR)
+    learner = UserFactory(username="grace", first_name="Grace", last_name="Learner")
+    accommodation = QuizAccommodation.objects.create(
+        quiz=exam,
+        learner=learner,
+        extra_minutes=30,
+        extra_attempts=1,
+        closes_at=timezone.now() + timedelta(days=7),
+        reason="Extra time and a later due date on the learning-support letter.",
+        set_by=learner_account,
+        set_by_username=learner_account.username,
+    )
+    log_in(phone_page, live_server, learner_account)
+    pages = {
+        "accommodations": f"/teach/courses/{course.slug}/accommodations/",
+        "accommodation": f"/teach/accommodations/{accommodation.pk}/",
+    }
+    fit_a_phone(phone_page, live_server, pages, shots="phone-teach-")

@@ -207,11 +207,21 @@ class QuizAdmin(admin.ModelAdmin):
     search_fields = ["title", "slug"]
     prepopulated_fields = {"slug": ["title"]}
     inlines = [QuizItemInline]
-    readonly_fields = ["description_preview"]
+    readonly_fields = ["description_preview", "learner_preview"]
     fieldsets = [
         (
             None,
-            {"fields": ["lesson", "title", "slug", "description", "description_preview", "mode"]},
+            {
+                "fields": [
+                    "lesson",
+                    "title",
+                    "slug",
+                    "description",
+                    "description_preview",
+                    "mode",
+                    "learner_preview",
+                ]
+            },
         ),
         (
             "Limits",
@@ -239,3 +249,16 @@ class QuizAdmin(admin.ModelAdmin):
     @admin.display(description="Preview")
     def description_preview(self, obj: Quiz):
         return markup_preview(obj.description) if obj.pk and obj.description else "-"
+
+    @admin.display(description="As a learner")
+    def learner_preview(self, obj: Quiz):
+        """A link to the quiz's instructor page, whose button starts a preview (a POST: a form
+        cannot sit inside the admin's own form)."""
+        if not obj.pk:
+            return "Save the quiz first, then preview it as a learner."
+        url = reverse("teaching:quiz-results", kwargs={"slug": obj.slug})
+        return format_html(
+            '<a href="{}#preview">Preview as a learner</a> (on the quiz\'s instructor page; '
+            "counted nowhere)",
+            url,
+        )

@@ -61,9 +61,13 @@ def attempt_delete(*, attempt: Attempt, by: AbstractBaseUser, reason: str = "") 
         Response.objects.filter(attempt=locked).delete()
         locked.delete()
         if log.status == Attempt.Status.SUBMITTED:
-            remaining = Attempt.objects.filter(
-                user_id=log.learner_id, quiz_id=log.quiz_id, status=Attempt.Status.SUBMITTED
-            ).first()
+            remaining = (
+                Attempt.objects.counted()
+                .filter(
+                    user_id=log.learner_id, quiz_id=log.quiz_id, status=Attempt.Status.SUBMITTED
+                )
+                .first()
+            )
             if remaining is not None:
                 # The hook sends the learner's best submitted attempt, which may have been this one.
                 hooks_after_commit("SOFTGRADE_ATTEMPT_SUBMITTED_HOOKS", attempt=remaining)

@@ -28,6 +28,27 @@ __all__ = [
 ]
 
 
+def counted_attempt(path: str = "") -> Q:
+    """The one definition of an attempt that counts: every attempt but an instructor's preview.
+
+    Attempts that count are the learners' record: statistics and every other report, the
+    results grid, gradebooks and grades APIs, best scores, LTI passback, attempt limits and the
+    learner's own counts. `path` reaches the attempt from another row ("attempt" for a Response
+    or a Variant); `attempt__preview=False` matches only rows with an attempt, so a caller that
+    keeps practice rows too adds `Q(attempt__isnull=True)` itself.
+    """
+    return Q(**{f"{path}__preview" if path else "preview": False})
+
+
+class AttemptQuerySet(models.QuerySet):
+    def counted(self) -> AttemptQuerySet:
+        """The attempts that count (counted_attempt): previews left out."""
+        return self.filter(counted_attempt())
+
+    def previews(self) -> AttemptQuerySet:
+        return self.filter(preview=True)
+
+
 class Attempt(models.Model):
     class Status(models.TextChoices):
         IN_PROGRESS = "in_progress", "In progress"
@@ -58,18 +79,26 @@ class Attempt(models.Model):
     shuffle_items = models.BooleanField(default=False)
     shuffle_choices = models.BooleanField(default=False)
     updated_at = models.DateTimeField(auto_now=True)
+    # An instructor's preview of the quiz as a learner sees it (grading.services.previews): the
+    # same pages and policy, but it counts nowhere (counted_attempt) and is numbered in a series
+    # of its own, so it never uses up, blocks or renumbers the user's own attempts.
+    preview = models.BooleanField(default=False)
+
+    objects = AttemptQuerySet.as_manager()
 
     class Meta:
         ordering = ["-started_at"]
         constraints = [
-            # Two simultaneous starts at the attempt limit cannot both win: the number is unique.
+            # Two simultaneous starts at the attempt limit cannot both win: the number is unique
+            # (previews have their own series, so `preview` is part of the key).
             models.UniqueConstraint(
-                fields=["user", "quiz", "number"], name="attempt_unique_number"
+                fields=["user", "quiz", "preview", "number"], name="attempt_unique_number"
             ),
             # A learner has at most one attempt in progress at a quiz: simultaneous starts resume
-            # it (grading.services.attempts.attempt_start_or_resume), never open a second.
+            # it (grading.services.attempts.attempt_start_or_resume), never open a second. An
+            # instructor's preview in progress is apart from their own attempt.
             models.UniqueConstraint(
-                fields=["user", "quiz"],
+                fields=["user", "quiz", "preview"],
                 condition=Q(status="in_progress"),
                 name="attempt_one_in_progress",
             ),
@@ -84,7 +113,8 @@ class Attempt(models.Model):
         permissions = [("delete_attempt_record", "Can delete a learner's attempt (logged)")]
 
     def __str__(self) -> str:
-        return f"{self.user} · {self.quiz.slug} #{self.number} ({self.get_status_display()})"
+        kind = "preview " if self.preview else ""
+        return f"{self.user} · {self.quiz.slug} {kind}#{self.number} ({self.get_status_display()})"
 
 
 class Variant(models.Model):

@@ -18,7 +18,7 @@ from django.db.models import Max, Q, QuerySet
 
 from courses.models import Quiz
 from grading import policy
-from grading.models import Attempt, Response, ScoreChange
+from grading.models import Attempt, Response, ScoreChange, counted_attempt
 
 # Only a submitted attempt's score counts: an exam's saved answers are graded before
 # submission, and a running score would tell which of them are right.
@@ -173,8 +173,8 @@ def attempt_points(
 
 def best_score() -> Max:
     """A learner's best score at a quiz, as an aggregate over their attempts: the highest score
-    of a submitted attempt, None while none is submitted."""
-    return Max("score", filter=SUBMITTED)
+    of a submitted attempt that counts (no preview), None while none is submitted."""
+    return Max("score", filter=SUBMITTED & counted_attempt())
 
 
 def best_of(attempts: Iterable[Attempt]) -> Attempt | None:
@@ -187,4 +187,4 @@ def best_of(attempts: Iterable[Attempt]) -> Attempt | None:
 
 def best_attempt(*, user: AbstractBaseUser, quiz: Quiz) -> Attempt | None:
     """The learner's best_of attempt at the quiz."""
-    return best_of(Attempt.objects.filter(SUBMITTED, user=user, quiz=quiz))
+    return best_of(Attempt.objects.counted().filter(SUBMITTED, user=user, quiz=quiz))

@@ -61,7 +61,8 @@ def lesson_progress(
     )
     per_quiz = {
         row["quiz_id"]: row
-        for row in Attempt.objects.filter(user=user, quiz__lesson_id__in=lesson_ids)
+        for row in Attempt.objects.counted()
+        .filter(user=user, quiz__lesson_id__in=lesson_ids)
         .values("quiz_id")
         .annotate(
             attempts=Count("id"),
@@ -187,9 +188,13 @@ def attempts_shown(*, attempts: Iterable[Attempt], now: datetime) -> list[Attemp
 
 
 def learner_quiz_attempts(*, user: AbstractBaseUser, quiz: Quiz) -> list[Attempt]:
-    """The learner's attempts at one quiz, newest first."""
+    """The learner's attempts at one quiz, newest first (an instructor's previews are none of
+    them)."""
     return list(
-        Attempt.objects.filter(user=user, quiz=quiz).select_related("quiz").order_by("-number")
+        Attempt.objects.counted()
+        .filter(user=user, quiz=quiz)
+        .select_related("quiz")
+        .order_by("-number")
     )
 
 
@@ -303,9 +308,10 @@ def attempt_sheet(*, attempt: Attempt) -> list[ItemRow]:
 
 
 def learner_attempts(*, user: AbstractBaseUser) -> list[Attempt]:
-    """All of a learner's attempts, newest first, with quiz and lesson."""
+    """All of a learner's attempts, newest first, with quiz and lesson (previews are none)."""
     return list(
-        Attempt.objects.filter(user=user)
+        Attempt.objects.counted()
+        .filter(user=user)
         .select_related("quiz__lesson")
         .order_by("-started_at", "-id")
     )

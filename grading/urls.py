@@ -1,6 +1,6 @@
 from django.urls import path
 
-from grading.views import accounts, attempts, practice, progress
+from grading.views import accounts, attempts, practice, previews, progress
 
 urlpatterns = [
     path("", progress.home, name="home"),
@@ -13,6 +13,7 @@ urlpatterns = [
     path("practice/<slug:slug>/solution/", practice.practice_solution, name="practice-solution"),
     path("quizzes/<slug:slug>/", attempts.quiz_detail, name="quiz-detail"),
     path("quizzes/<slug:slug>/start/", attempts.attempt_start, name="attempt-start"),
+    path("quizzes/<slug:slug>/preview/", previews.quiz_preview, name="quiz-preview"),
     path("attempts/<int:pk>/", attempts.attempt_take, name="attempt-take"),
     path("attempts/<int:pk>/items/<int:item_pk>/", attempts.attempt_answer, name="attempt-answer"),
     path("attempts/<int:pk>/save/", attempts.attempt_sheet_save, name="attempt-save"),

@@ -94,11 +94,12 @@ def attempt_passback_enqueue(*, attempt: Attempt) -> list[ScorePassback]:
     """Queue the learner's quiz score for every LMS link to this quiz they launched from.
 
     Called by grading after an attempt is submitted (or closed at its deadline); the score sent
-    is the learner's best submitted attempt. Never raises: a learner's submission stands
-    whatever happens here.
+    is the learner's best submitted attempt; a preview sends nothing. Never raises: a learner's
+    submission stands whatever happens here.
     """
     try:
-        if attempt.status != Attempt.Status.SUBMITTED:
+        # An instructor's preview is never sent: it counts nowhere (grading.services.previews).
+        if attempt.status != Attempt.Status.SUBMITTED or attempt.preview:
             return []
         targets = LinkTarget.objects.filter(kind=LinkTarget.Kind.QUIZ, quiz_id=attempt.quiz_id)
         pairs = _launched_targets(user=attempt.user, targets=targets)

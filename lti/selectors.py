@@ -119,7 +119,8 @@ def link_learners(*, target: LinkTarget) -> list[LearnerRow]:
     if target.kind == LinkTarget.Kind.QUIZ:
         quiz_rows = {
             row["user_id"]: row
-            for row in Attempt.objects.filter(user_id__in=user_ids, quiz_id=target.quiz_id)
+            for row in Attempt.objects.counted()
+            .filter(user_id__in=user_ids, quiz_id=target.quiz_id)
             .values("user_id")
             .annotate(
                 attempts=Count("id"),

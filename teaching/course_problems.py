@@ -18,7 +18,7 @@ from django.http import Http404
 
 from courses.models import Course, Problem, Quiz
 from grading import scores
-from grading.models import Attempt, Response, Variant
+from grading.models import Attempt, Response, Variant, counted_attempt
 from teaching.misconception_discovery import numeric_givens
 from teaching.parameter_facility import VariantScore, list_measures
 
@@ -40,8 +40,9 @@ class Source(StrEnum):
 
 
 def variants_of(course: Course, source: Source = Source.ALL) -> Q:
-    """The Variant rows that belong to the course under `source`."""
-    quizzes = Q(attempt__quiz__lesson__course=course)
+    """The Variant rows that belong to the course under `source` (an instructor's previews
+    are none of them)."""
+    quizzes = Q(attempt__quiz__lesson__course=course) & counted_attempt("attempt")
     practice = Q(attempt__isnull=True, user__isnull=False, problem__lesson__course=course)
     return {Source.ALL: quizzes | practice, Source.QUIZZES: quizzes, Source.PRACTICE: practice}[
         source
@@ -49,9 +50,9 @@ def variants_of(course: Course, source: Source = Source.ALL) -> Q:
 
 
 def responses_of(course: Course) -> Q:
-    """The Response rows that belong to the course: to its quizzes, or to practice variants of
-    its problems."""
-    return Q(attempt__quiz__lesson__course=course) | Q(
+    """The Response rows that belong to the course: to its quizzes (previews left out), or to
+    practice variants of its problems."""
+    return (Q(attempt__quiz__lesson__course=course) & counted_attempt("attempt")) | Q(
         attempt__isnull=True, variant__problem__lesson__course=course
     )
 

@@ -95,7 +95,8 @@ def course_tries(
 def learner_attempts(*, course: Course, user: AbstractBaseUser) -> list[Attempt]:
     """The user's attempts at the course's quizzes, by quiz and number."""
     return list(
-        Attempt.objects.filter(user=user, quiz__lesson__course=course)
+        Attempt.objects.counted()
+        .filter(user=user, quiz__lesson__course=course)
         .select_related("quiz")
         .order_by("quiz__title", "quiz_id", "number")
     )

@@ -243,7 +243,7 @@ def _learners_by_id(*, quiz: Quiz) -> dict[int, Learner]:
     launched into it who made none yet and hold no role in its course (two to four queries)."""
     contexts = lms_contexts(quiz=quiz)
     users = get_user_model().objects.filter(
-        pk__in=Attempt.objects.filter(quiz=quiz).values("user_id")
+        pk__in=Attempt.objects.counted().filter(quiz=quiz).values("user_id")
     )
     learners = {user.pk: learner_of(user, contexts.get(user.pk, "")) for user in users}
     missing = set(contexts) - set(learners)
@@ -311,9 +311,9 @@ def quiz_results(
     )
     if learners is None:
         learners = quiz_learners(quiz=quiz)
-        attempts = Attempt.objects.filter(quiz=quiz)
+        attempts = Attempt.objects.counted().filter(quiz=quiz)
     else:
-        attempts = Attempt.objects.filter(
+        attempts = Attempt.objects.counted().filter(
             quiz=quiz, user_id__in=[learner.user_id for learner in learners]
         )
     by_user: dict[int, list[Attempt]] = defaultdict(list)

@@ -72,7 +72,8 @@ def course_lessons(*, course: Course) -> list[tuple[Lesson, list[QuizCounts]]]:
     )
     per_quiz = {
         row["quiz_id"]: row
-        for row in Attempt.objects.filter(quiz__lesson__course=course)
+        for row in Attempt.objects.counted()
+        .filter(quiz__lesson__course=course)
         .order_by()
         .values("quiz_id")
         .annotate(

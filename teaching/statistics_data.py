@@ -161,10 +161,10 @@ def _counted(*, quiz: Quiz, rule: AttemptRule) -> QuerySet[Attempt]:
     this returns (one attempt per learner, so it agrees by construction)."""
     if rule not in RULES:
         raise ValueError(f"Statistics count first or all submitted attempts, not {rule!r}.")
-    submitted = Attempt.objects.filter(scores.SUBMITTED, quiz=quiz)
+    submitted = Attempt.objects.counted().filter(scores.SUBMITTED, quiz=quiz)
     if rule is AttemptRule.ALL:
         return submitted
-    earlier = Attempt.objects.filter(
+    earlier = Attempt.objects.counted().filter(
         scores.SUBMITTED, quiz=quiz, user=OuterRef("user"), number__lt=OuterRef("number")
     )
     return submitted.filter(~Exists(earlier))

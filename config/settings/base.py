@@ -297,6 +297,9 @@ SOFTGRADE_LEARNER_LMS_SUBJECTS = ["lti.selectors.learner_lms_subjects"]
 # Who may override and regrade a quiz's scores (grading.overrides asks it, with user and quiz):
 # the instructors of the quiz's course and superusers; teaching assistants only look.
 SOFTGRADE_SCORE_CHANGE_RULE = "teaching.access.may_change_scores"
+# Who may preview a quiz as a learner sees it (grading.services.previews asks it, with user and
+# quiz): anyone who teaches the quiz's course (instructors, teaching assistants) and superusers.
+SOFTGRADE_PREVIEW_RULE = "teaching.access.teaches_quiz"
 
 # LTI 1.3 (docs/lti.md). Every call to an LMS has these (connect, read) timeouts in seconds.
 LTI_HTTP_TIMEOUT = (

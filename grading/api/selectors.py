@@ -12,19 +12,22 @@ from api.scope import Scope
 from courses.markup import MarkupError, render_markup
 from courses.models import Problem, Quiz, QuizItem
 from grading import engine
-from grading.models import Attempt, PracticeStreak, Variant
+from grading.models import Attempt, PracticeStreak, Variant, counted_attempt
 
 
 def attempts(*, scope: Scope) -> QuerySet[Attempt]:
-    """The attempts the caller may see, with quiz, course and learner."""
-    rows = Attempt.objects.select_related("quiz__lesson__course", "user__integration_learner")
+    """The attempts the caller may see, with quiz, course and learner. An instructor's
+    previews are a page of theirs, never in the API (grading.services.previews)."""
+    rows = Attempt.objects.counted().select_related(
+        "quiz__lesson__course", "user__integration_learner"
+    )
     return scope.courses(scope.owned(rows), "quiz__lesson__course")
 
 
 def attempt_to_answer(*, scope: Scope, attempt_id: int) -> Attempt | None:
     """One attempt with what answering needs: its quiz (the learner is used by id)."""
     rows = scope.courses(
-        scope.owned(Attempt.objects.select_related("quiz")), "quiz__lesson__course"
+        scope.owned(Attempt.objects.counted().select_related("quiz")), "quiz__lesson__course"
     )
     return next(iter(rows.filter(pk=attempt_id).order_by()[:1]), None)
 
@@ -40,7 +43,8 @@ def variant_to_answer(*, scope: Scope, attempt_id: int, item_id: int) -> Variant
         scope.owned(Variant.objects.select_related("attempt__quiz", "quiz_item"), "attempt__user"),
         "attempt__quiz__lesson__course",
     )
-    return next(iter(rows.filter(attempt_id=attempt_id, quiz_item_id=item_id).order_by()[:1]), None)
+    rows = rows.filter(counted_attempt("attempt"), attempt_id=attempt_id, quiz_item_id=item_id)
+    return next(iter(rows.order_by()[:1]), None)
 
 
 def item_to_answer(*, attempt: Attempt, item_id: int) -> QuizItem | None:

@@ -10,7 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from courses.models import Quiz
+from courses.models import Quiz, QuizItem
 from grading import accommodations, scores
 from grading.models import Attempt, Variant
 from grading.services.errors import AttemptClosed, AttemptLimitReached, QuizNotOpen
@@ -25,16 +25,55 @@ class AttemptStarted(NamedTuple):
     created: bool
 
 
-def _attempt_in_progress(*, user: AbstractBaseUser, quiz: Quiz, now: datetime) -> Attempt | None:
-    """The learner's attempt in progress at the quiz, closed first if its time has run out."""
+def attempt_in_progress(
+    *, user: AbstractBaseUser, quiz: Quiz, now: datetime, preview: bool = False
+) -> Attempt | None:
+    """The learner's attempt in progress at the quiz (their preview in progress with
+    `preview`), closed first if its time has run out."""
     current = Attempt.objects.filter(
-        user=user, quiz=quiz, status=Attempt.Status.IN_PROGRESS
+        user=user, quiz=quiz, preview=preview, status=Attempt.Status.IN_PROGRESS
     ).first()
     if current is not None:
         attempt_expire_if_overdue(attempt=current, now=now)
         if current.status == Attempt.Status.IN_PROGRESS:
             return current
     return None
+
+
+def starts_line_up(*, user: AbstractBaseUser) -> None:
+    """Queue this user's starts behind each other, inside the caller's transaction: a row lock
+    on the user (PostgreSQL; SQLite has one writer at a time). FOR NO KEY UPDATE queues them
+    but not behind the key-share locks their answers' inserts take on the same row."""
+    list(
+        get_user_model().objects.select_for_update(no_key=True).filter(pk=user.pk).values_list("pk")
+    )
+
+
+def attempt_create(
+    *,
+    user: AbstractBaseUser,
+    quiz: Quiz,
+    items: list[QuizItem],
+    number: int,
+    deadline: datetime | None,
+    preview: bool = False,
+) -> Attempt:
+    """A new attempt in progress with its problems' variants; the caller decided it may start
+    (inside its transaction, after starts_line_up)."""
+    attempt = Attempt.objects.create(
+        user=user,
+        quiz=quiz,
+        number=number,
+        deadline=deadline,
+        max_score=float(sum(item.points for item in items)),
+        shuffle_items=quiz.shuffles_items,
+        shuffle_choices=quiz.shuffles_choices,
+        preview=preview,
+    )
+    Variant.objects.bulk_create(
+        [attempt_variant(attempt, item, user) for item in items if item.problem_id]
+    )
+    return attempt
 
 
 def attempt_start_or_resume(
@@ -50,21 +89,14 @@ def attempt_start_or_resume(
     back this up for a writer that did not line up.
     """
     now = now or timezone.now()
-    current = _attempt_in_progress(user=user, quiz=quiz, now=now)
+    current = attempt_in_progress(user=user, quiz=quiz, now=now)
     if current is not None:  # the common resume takes no lock
         return AttemptStarted(current, created=False)
     items = list(quiz.items.select_related("problem"))
     try:
         with transaction.atomic():
-            # FOR NO KEY UPDATE: it queues this learner's starts behind each other but not
-            # behind the key-share locks their answers' inserts take on the same row.
-            list(
-                get_user_model()
-                .objects.select_for_update(no_key=True)
-                .filter(pk=user.pk)
-                .values_list("pk")
-            )
-            current = _attempt_in_progress(user=user, quiz=quiz, now=now)
+            starts_line_up(user=user)
+            current = attempt_in_progress(user=user, quiz=quiz, now=now)
             if current is not None:
                 return AttemptStarted(current, created=False)
             # The learner's own rules: an accommodation may add minutes or attempts, or give
@@ -73,31 +105,26 @@ def attempt_start_or_resume(
             problem = accommodations.availability_error(rules=rules, now=now)
             if problem:
                 raise QuizNotOpen(problem)
-            used = Attempt.objects.filter(user=user, quiz=quiz).count()
+            # An instructor's previews are not attempts of theirs: they use up none.
+            used = Attempt.objects.counted().filter(user=user, quiz=quiz).count()
             if not accommodations.attempts_left(rules=rules, used=used):
                 allowed = rules.attempts_allowed
                 raise AttemptLimitReached(
                     f"You have used all {allowed} attempt{'s' if allowed != 1 else ''} at this "
                     "quiz."
                 )
-            deadline = accommodations.attempt_deadline(rules=rules, started_at=now)
-            attempt = Attempt.objects.create(
+            attempt = attempt_create(
                 user=user,
                 quiz=quiz,
+                items=items,
                 number=used + 1,
-                deadline=deadline,
-                max_score=float(sum(item.points for item in items)),
-                shuffle_items=quiz.shuffles_items,
-                shuffle_choices=quiz.shuffles_choices,
-            )
-            Variant.objects.bulk_create(
-                [attempt_variant(attempt, item, user) for item in items if item.problem_id]
+                deadline=accommodations.attempt_deadline(rules=rules, started_at=now),
             )
             return AttemptStarted(attempt, created=True)
     except IntegrityError:
         # A writer that did not line up on the user row took this number, or opened an attempt,
         # at the same moment: resume the attempt in progress rather than run two.
-        current = _attempt_in_progress(user=user, quiz=quiz, now=now)
+        current = attempt_in_progress(user=user, quiz=quiz, now=now)
         if current is not None:
             return AttemptStarted(current, created=False)
         raise AttemptLimitReached(

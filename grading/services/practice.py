@@ -35,7 +35,8 @@ def practice_refusal(
     if not problem.exam_only:
         open_exams = [
             policy.OpenExam(title=title, deadline=deadline)
-            for title, deadline in Attempt.objects.filter(
+            for title, deadline in Attempt.objects.counted()
+            .filter(
                 Q(deadline__isnull=True) | Q(deadline__gt=now),
                 user=user,
                 status=Attempt.Status.IN_PROGRESS,

@@ -7,5 +7,6 @@ together with the learner who owns them, so another learner's attempt or variant
 
 progress.py: home and history; accounts.py: sign-in and sign-up; practice.py: a lesson's
 problems and one problem's variants; attempts.py: a quiz, its attempts and their results;
+previews.py: an instructor's preview of a quiz, which then runs on the attempt pages;
 refusals.py: the 404s and refusal messages every page words the same way.
 """

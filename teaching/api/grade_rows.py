@@ -77,7 +77,7 @@ def grade_index(
     """One row per learner and quiz of the scope's courses that has an attempt, every learner
     whatever their origin: user_id, quiz_id and changed_at (the latest change to any of the
     learner's attempts at the quiz), for paging and `updated_since`."""
-    attempts = scope.courses(Attempt.objects.all(), "quiz__lesson__course")
+    attempts = scope.courses(Attempt.objects.counted(), "quiz__lesson__course")
     attempts = scope.learner_filter(attempts, external_id)
     if quiz:
         attempts = attempts.filter(quiz__slug=quiz)
@@ -163,7 +163,8 @@ def grade_rows(
     wanted = set(pairs)
     attempts: dict[tuple[int, int], list[Attempt]] = defaultdict(list)
     rows = (
-        Attempt.objects.filter(
+        Attempt.objects.counted()
+        .filter(
             user_id__in={user_id for user_id, _ in pairs},
             quiz_id__in={quiz_id for _, quiz_id in pairs},
         )

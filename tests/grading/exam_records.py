@@ -16,6 +16,7 @@ from courses.models import Choice, Problem, Question, Quiz, QuizItem
 from grading import engine
 from grading.models import Attempt, Variant
 from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.previews import preview_start
 from grading.services.responses import response_submit
 from teaching.models import CourseRole
 from tests.factories import (
@@ -88,6 +89,27 @@ def sit(
     """The learner picks a choice and types the problem's answer times `factor` (1.05 is 5 % off:
     wrong under the family's 1 % tolerance, right under 10 %)."""
     attempt = attempt_start(user=user, quiz=exam.quiz)
+    response_submit(attempt=attempt, item=exam.question_item, choice_ids=[exam.choices[choice].pk])
+    variant = Variant.objects.get(attempt=attempt, quiz_item=exam.problem_item)
+    response_submit(
+        attempt=attempt, item=exam.problem_item, text=repr(true_answer(variant) * factor)
+    )
+    if submit:
+        attempt_submit(attempt=attempt)
+    attempt.refresh_from_db()
+    return attempt
+
+
+def sit_preview(
+    exam: Exam,
+    user: AbstractBaseUser,
+    *,
+    choice: str = "A",
+    factor: float = 1.0,
+    submit: bool = True,
+) -> Attempt:
+    """An instructor previews the exam and answers as `sit` does, in a fresh preview."""
+    attempt = preview_start(user=user, quiz=exam.quiz, fresh=True)
     response_submit(attempt=attempt, item=exam.question_item, choice_ids=[exam.choices[choice].pk])
     variant = Variant.objects.get(attempt=attempt, quiz_item=exam.problem_item)
     response_submit(

@@ -20,10 +20,9 @@ from grading.services.attempts import attempt_start, attempt_submit
 from grading.services.errors import AttemptLimitReached, QuizNotOpen
 from grading.services.practice import practice_refusal
 from grading.services.previews import PreviewNotAllowed, may_preview, preview_start
-from grading.services.responses import response_submit
 from teaching.models import CourseRole
 from tests.factories import InstructorFactory, UserFactory
-from tests.grading.exam_records import exam_build, instructor_of, sit
+from tests.grading.exam_records import exam_build, instructor_of, sit, sit_preview
 
 pytestmark = pytest.mark.django_db
 
@@ -182,22 +181,6 @@ def test_deleting_an_attempt_tells_the_lms_of_the_best_counted_one(
     with django_capture_on_commit_callbacks(execute=True):
         attempt_delete(attempt=first, by=InstructorFactory(), reason="Sat it twice by mistake.")
     assert hook_calls == [second.pk]
-
-
-def sit_preview(exam, user, *, choice="A", factor=1.0, submit=True) -> Attempt:
-    from grading.models import Variant
-    from tests.grading.exam_records import true_answer
-
-    attempt = preview_start(user=user, quiz=exam.quiz, fresh=True)
-    response_submit(attempt=attempt, item=exam.question_item, choice_ids=[exam.choices[choice].pk])
-    variant = Variant.objects.get(attempt=attempt, quiz_item=exam.problem_item)
-    response_submit(
-        attempt=attempt, item=exam.problem_item, text=repr(true_answer(variant) * factor)
-    )
-    if submit:
-        attempt_submit(attempt=attempt)
-    attempt.refresh_from_db()
-    return attempt
 
 
 # --- the action and the learner's pages --------------------------------------------------------

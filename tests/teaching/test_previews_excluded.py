@@ -1,0 +1,147 @@
+"""An instructor's previews count in no instructor report: each report reads the same before and
+after the course's instructor previews the exam (a right preview, a wrong one with a mistake no
+misconception names, and one in progress), and never names the instructor as a learner.
+
+The learners and their numbers are the results grid's (tests/teaching/conftest.py); the
+instructor was sent by the LMS too, so without the one filter (Attempt.objects.counted()) the
+grid, the gradebook and the grades API would take them for a learner.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+from django.test import Client
+
+from grading.models import Attempt
+from teaching import course_problems, discovery_data, profile_data, selectors
+from teaching.course_problems import Source
+from teaching.results import AttemptRule, quiz_learners, quiz_results
+from teaching.results_pages import results_page
+from teaching.statistics_data import counted_attempts, quiz_data
+from tests.grading.exam_records import Exam, sit_preview
+from tests.teaching.test_gradebook import gradebook
+from tests.teaching.test_grades_api import campus, grades, registration  # noqa: F401 (fixtures)
+
+pytestmark = pytest.mark.django_db
+
+
+@dataclass
+class Setting:
+    exam: Exam
+    people: object
+    learners: dict
+    client: Client
+    api: object
+
+
+def _statistics(s: Setting, rule: AttemptRule):
+    data = quiz_data(quiz=s.exam.quiz, rule=rule)
+    report = data.report()
+    return (
+        sorted(a.pk for a in data.attempts),
+        report.quiz.n,
+        report.quiz.mean,
+        [item.facility for item in report.items],
+        [
+            (analysis.responses, [tally.count for tally in analysis.choices])
+            for analysis in data.item_responses()
+        ],
+    )
+
+
+def _grid(s: Setting, rule: AttemptRule):
+    found = quiz_results(quiz=s.exam.quiz, rule=rule)
+    return [
+        (row.learner.user_id, row.attempts_made, row.attempt and row.attempt.pk)
+        for row in found.rows
+    ]
+
+
+def _grid_page(s: Setting):
+    page = results_page(quiz=s.exam.quiz, rule=AttemptRule.ALL, grouped=True, search="", number=1)
+    return page.learners, [(g.label, g.learners, len(g.rows)) for g in page.groups]
+
+
+def _discovery(s: Setting):
+    rows, sources = discovery_data.wrong_answers(
+        course=s.exam.quiz.lesson.course, problem=s.exam.problem, with_diagnosis=True
+    )
+    return sorted((row.learner, row.variant, row.value) for row in rows), sorted(sources)
+
+
+REPORTS: dict[str, Callable[[Setting], object]] = {
+    "statistics, first attempts": lambda s: _statistics(s, AttemptRule.FIRST),
+    "statistics, every attempt": lambda s: _statistics(s, AttemptRule.ALL),
+    "statistics' counted attempts": lambda s: sorted(
+        a.pk for a in counted_attempts(quiz=s.exam.quiz, rule=AttemptRule.ALL)
+    ),
+    "results grid, every attempt": lambda s: _grid(s, AttemptRule.ALL),
+    "results grid, best attempt": lambda s: _grid(s, AttemptRule.BEST),
+    "results grid's learners": lambda s: [
+        learner.user_id for learner in quiz_learners(quiz=s.exam.quiz)
+    ],
+    "results grid's page by LMS course": _grid_page,
+    "gradebook csv": lambda s: gradebook(s.client, s.exam.quiz),
+    "grades api": lambda s: grades(s.api),
+    "course page's counts": lambda s: [
+        [(c.learners, c.attempts, c.submitted, c.in_progress) for c in counts]
+        for _, counts in selectors.course_lessons(course=s.exam.quiz.lesson.course)
+    ],
+    "problems' counts": lambda s: [
+        (c.problem.pk, c.answers, c.correct, c.unnamed, c.learners)
+        for c in course_problems.problem_counts(course=s.exam.quiz.lesson.course)
+    ],
+    "facility by parameter": lambda s: sorted(
+        (v.variant, v.learner, v.score)
+        for v in course_problems.variant_scores(
+            course=s.exam.quiz.lesson.course, problem=s.exam.problem, source=Source.QUIZZES
+        )
+    ),
+    "misconception profiles' tries": lambda s: profile_data.course_tries(
+        course=s.exam.quiz.lesson.course
+    ),
+    "new misconceptions' wrong answers": _discovery,
+    "the instructor's learner profile": lambda s: profile_data.learner_attempts(
+        course=s.exam.quiz.lesson.course, user=s.people.instructor
+    ),
+}
+
+
+@pytest.fixture
+def setting(exam, people, learners, client, campus):  # noqa: F811 (the fixture imported above)
+    client.force_login(people.instructor)
+    return Setting(exam, people, learners, client, campus)
+
+
+def previews_made(setting: Setting) -> list[Attempt]:
+    instructor = setting.people.instructor
+    made = [
+        sit_preview(setting.exam, instructor, choice="A", factor=1.0),
+        sit_preview(setting.exam, instructor, choice="C", factor=1.37),
+        sit_preview(setting.exam, instructor, choice="B", factor=1.37, submit=False),
+    ]
+    assert [a.preview for a in made] == [True, True, True]
+    assert made[1].score < made[0].score == made[0].max_score  # a best score of 5, to tempt
+    return made
+
+
+@pytest.mark.parametrize("report", list(REPORTS))
+def test_previews_change_no_report(setting, report):
+    read = REPORTS[report]
+    before = read(setting)
+    previews_made(setting)
+    assert read(setting) == before
+
+
+def test_the_instructor_is_no_learner_of_the_grid_the_gradebook_or_the_api(setting):
+    previews_made(setting)
+    instructor = setting.people.instructor
+    assert instructor.pk not in [
+        learner.user_id for learner in quiz_learners(quiz=setting.exam.quiz)
+    ]
+    names = {row["name"] for row in gradebook(setting.client, setting.exam.quiz)}
+    assert instructor.get_full_name() not in names
+    assert instructor.get_full_name() not in grades(setting.api)

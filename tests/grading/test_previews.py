@@ -155,6 +155,8 @@ def test_previews_are_in_no_count_of_the_instructor_s_own(exam, instructor):
     quiz_row = progress[exam.quiz.lesson_id].quizzes[0]
     assert (quiz_row.attempts, quiz_row.submitted, quiz_row.best_score) == (0, 0, None)
     assert scores.best_attempt(user=instructor, quiz=exam.quiz) is None
+    mine = Attempt.objects.filter(user=instructor, quiz=exam.quiz)
+    assert mine.aggregate(best=scores.best_score())["best"] is None
     own = sit(exam, instructor, choice="B", factor=1.05)  # 0 points, below the preview's 5
     assert scores.best_attempt(user=instructor, quiz=exam.quiz) == own
     assert [a.pk for a in selectors.learner_quiz_attempts(user=instructor, quiz=exam.quiz)] == [

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
+from urllib.parse import urlencode
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from grading.models import Attempt
 from teaching import course_problems, discovery_data, profile_data, selectors
@@ -21,7 +24,7 @@ from teaching.course_problems import Source
 from teaching.results import AttemptRule, quiz_learners, quiz_results
 from teaching.results_pages import results_page
 from teaching.statistics_data import counted_attempts, quiz_data
-from tests.grading.exam_records import Exam, sit_preview
+from tests.grading.exam_records import Exam, sit, sit_preview
 from tests.teaching.test_gradebook import gradebook
 from tests.teaching.test_grades_api import campus, grades, registration  # noqa: F401 (fixtures)
 
@@ -35,6 +38,7 @@ class Setting:
     learners: dict
     client: Client
     api: object
+    since: datetime  # after every attempt of the learners (and the instructor's own)
 
 
 def _statistics(s: Setting, rule: AttemptRule):
@@ -86,6 +90,10 @@ REPORTS: dict[str, Callable[[Setting], object]] = {
     "results grid's page by LMS course": _grid_page,
     "gradebook csv": lambda s: gradebook(s.client, s.exam.quiz),
     "grades api": lambda s: grades(s.api),
+    # A preview changes no learner's row: an LMS that syncs what changed since is sent nothing.
+    "grades api, changed since": lambda s: grades(
+        s.api, "?" + urlencode({"updated_since": s.since.isoformat()})
+    ),
     "course page's counts": lambda s: [
         [(c.learners, c.attempts, c.submitted, c.in_progress) for c in counts]
         for _, counts in selectors.course_lessons(course=s.exam.quiz.lesson.course)
@@ -110,10 +118,14 @@ REPORTS: dict[str, Callable[[Setting], object]] = {
 }
 
 
-@pytest.fixture
-def setting(exam, people, learners, client, campus):  # noqa: F811 (the fixture imported above)
+@pytest.fixture(params=[False, True], ids=["previews only", "instructor sat it too"])
+def setting(request, exam, people, learners, client, campus):  # noqa: F811 (imported fixture)
+    """The instructor has only previews, or sat the exam once too (0 points): then they are
+    one of its learners, with that one attempt and nothing of their previews."""
+    if request.param:
+        sit(exam, people.instructor, choice="B", factor=1.05)
     client.force_login(people.instructor)
-    return Setting(exam, people, learners, client, campus)
+    return Setting(exam, people, learners, client, campus, timezone.now())
 
 
 def previews_made(setting: Setting) -> list[Attempt]:
@@ -136,12 +148,22 @@ def test_previews_change_no_report(setting, report):
     assert read(setting) == before
 
 
-def test_the_instructor_is_no_learner_of_the_grid_the_gradebook_or_the_api(setting):
-    previews_made(setting)
+def test_the_instructor_is_a_learner_only_by_their_own_attempt(setting):
+    """Previews alone make no learner; an instructor who sat the exam is one with that one
+    attempt, whatever they previewed."""
     instructor = setting.people.instructor
-    assert instructor.pk not in [
-        learner.user_id for learner in quiz_learners(quiz=setting.exam.quiz)
-    ]
-    names = {row["name"] for row in gradebook(setting.client, setting.exam.quiz)}
-    assert instructor.get_full_name() not in names
-    assert instructor.get_full_name() not in grades(setting.api)
+    sat = Attempt.objects.counted().filter(user=instructor).exists()
+    previews_made(setting)
+    name = instructor.get_full_name()
+    grid = {
+        row.learner.user_id: row.attempts_made
+        for row in quiz_results(quiz=setting.exam.quiz, rule=AttemptRule.ALL).rows
+    }
+    book = {row["name"]: row["attempts"] for row in gradebook(setting.client, setting.exam.quiz)}
+    api = {learner: row["attempts"] for learner, row in grades(setting.api).items()}
+    if sat:
+        assert (grid[instructor.pk], book[name], api[name]) == (1, "1", 1)
+    else:
+        assert instructor.pk not in grid
+        assert name not in book
+        assert name not in api

@@ -1,0 +1,61 @@
+"""An instructor's preview is never passed back to the LMS, and the LMS's own pages in softgrade
+(the link's learners) count none: the LMS gets the user's own best attempt only."""
+
+from __future__ import annotations
+
+import pytest
+from django.tasks import default_task_backend
+
+from grading.models import Attempt
+from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.previews import preview_start
+from grading.services.responses import response_submit
+from lti.models import LinkTarget, ScorePassback
+from lti.passback import attempt_passback_enqueue
+from lti.selectors import link_learners
+from teaching.models import CourseRole
+from tests.lti.fake_lms import launch_as
+from tests.lti.test_passback import LINEITEM_URL
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _empty_task_queue():
+    default_task_backend.clear()
+    yield
+    default_task_backend.clear()
+
+
+def answered_right(attempt: Attempt) -> Attempt:
+    for item in attempt.quiz.items.select_related("question"):
+        if item.question_id:
+            right = [c.pk for c in item.question.choices.all() if c.is_correct]
+            response_submit(attempt=attempt, item=item, choice_ids=right)
+    return attempt
+
+
+def test_a_preview_is_never_passed_back(client, platform, quiz, django_capture_on_commit_callbacks):
+    response = launch_as(
+        client, platform, custom={"softgrade_quiz": quiz.slug}, lineitem=LINEITEM_URL
+    )
+    user = response.wsgi_request.user
+    # The account the LMS launched teaches the course in softgrade too, and previews the quiz.
+    CourseRole.objects.create(course=quiz.lesson.course, user=user, role=CourseRole.Role.INSTRUCTOR)
+    preview = answered_right(preview_start(user=user, quiz=quiz))
+    with django_capture_on_commit_callbacks(execute=True):
+        preview = attempt_submit(attempt=preview)
+    assert preview.score > 0
+    assert not ScorePassback.objects.exists()
+    assert not default_task_backend.results
+    assert attempt_passback_enqueue(attempt=preview) == []
+
+    # Their own attempt, with nothing answered: its 0 is what the LMS gets, not the preview's.
+    own = attempt_start(user=user, quiz=quiz)
+    with django_capture_on_commit_callbacks(execute=True):
+        own = attempt_submit(attempt=own)
+    passback = ScorePassback.objects.get()
+    assert (passback.attempt_id, passback.score_given) == (own.pk, 0.0)
+
+    (row,) = link_learners(target=LinkTarget.objects.get(quiz=quiz))
+    assert (row.attempts, row.best_score) == (1, 0.0)

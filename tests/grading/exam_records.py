@@ -85,10 +85,15 @@ def sit(
     choice: str,
     factor: float,
     submit: bool = True,
+    preview: bool = False,
 ) -> Attempt:
     """The learner picks a choice and types the problem's answer times `factor` (1.05 is 5 % off:
-    wrong under the family's 1 % tolerance, right under 10 %)."""
-    attempt = attempt_start(user=user, quiz=exam.quiz)
+    wrong under the family's 1 % tolerance, right under 10 %); with `preview`, an instructor
+    does so in a fresh preview of the exam."""
+    if preview:
+        attempt = preview_start(user=user, quiz=exam.quiz, fresh=True)
+    else:
+        attempt = attempt_start(user=user, quiz=exam.quiz)
     response_submit(attempt=attempt, item=exam.question_item, choice_ids=[exam.choices[choice].pk])
     variant = Variant.objects.get(attempt=attempt, quiz_item=exam.problem_item)
     response_submit(
@@ -101,24 +106,10 @@ def sit(
 
 
 def sit_preview(
-    exam: Exam,
-    user: AbstractBaseUser,
-    *,
-    choice: str = "A",
-    factor: float = 1.0,
-    submit: bool = True,
+    exam: Exam, user: AbstractBaseUser, *, choice: str = "A", factor: float = 1.0, submit=True
 ) -> Attempt:
     """An instructor previews the exam and answers as `sit` does, in a fresh preview."""
-    attempt = preview_start(user=user, quiz=exam.quiz, fresh=True)
-    response_submit(attempt=attempt, item=exam.question_item, choice_ids=[exam.choices[choice].pk])
-    variant = Variant.objects.get(attempt=attempt, quiz_item=exam.problem_item)
-    response_submit(
-        attempt=attempt, item=exam.problem_item, text=repr(true_answer(variant) * factor)
-    )
-    if submit:
-        attempt_submit(attempt=attempt)
-    attempt.refresh_from_db()
-    return attempt
+    return sit(exam, user, choice=choice, factor=factor, submit=submit, preview=True)
 
 
 def cohort_sits(exam: Exam) -> dict[str, Attempt]:

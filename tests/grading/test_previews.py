@@ -269,3 +269,25 @@ def test_the_quiz_page_of_an_instructor_lists_no_preview(client, exam, instructo
     assert "0 used" in page
     history = client.get(reverse("history")).content.decode()
     assert exam.quiz.title not in history
+
+
+# --- where the action is offered ----------------------------------------------------------------
+
+
+def test_the_quiz_s_instructor_page_offers_the_preview_to_whoever_teaches_it(client, exam):
+    assistant = role_in(exam.quiz.lesson.course, CourseRole.Role.TEACHING_ASSISTANT)
+    client.force_login(assistant)
+    page = client.get(reverse("teaching:quiz-results", args=[exam.quiz.slug])).content.decode()
+    assert f'action="{preview_url(exam.quiz)}"' in page
+    assert "Preview as a learner" in page
+    client.post(preview_url(exam.quiz))
+    assert Attempt.objects.get(user=assistant).preview
+
+
+def test_the_admin_s_quiz_page_links_to_the_preview(client, exam):
+    client.force_login(InstructorFactory())
+    page = client.get(reverse("admin:courses_quiz_change", args=[exam.quiz.pk])).content.decode()
+    teaching_page = reverse("teaching:quiz-results", args=[exam.quiz.slug])
+    assert f'href="{teaching_page}#preview">Preview as a learner</a>' in page
+    new = client.get(reverse("admin:courses_quiz_add")).content.decode()
+    assert "Save the quiz first, then preview it as a learner." in new

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from grading.models import Attempt, Variant
 from tests.browser.conftest import log_in
-from tests.browser.test_accessibility import serious_violations
+from tests.browser.test_accessibility import fit_a_phone, serious_violations
 from tests.browser.test_teaching_statistics import sat  # noqa: F401 (the fixture)
 from tests.grading.test_services import answer_of
 
@@ -62,3 +62,23 @@ def test_an_instructor_previews_the_exam_and_no_report_counts_it(
     page.goto(f"{live_server.url}/teach/quizzes/{sat.slug}/?attempts=all")
     expect(page.locator("#learners-heading")).to_contain_text("of 4")
     expect(page.locator("main")).not_to_contain_text(learner_account.username)
+
+
+def test_the_preview_s_pages_fit_a_phone_width(
+    phone_page,
+    live_server,
+    sat,  # noqa: F811 (the fixture imported above)
+    learner_account,
+):
+    from grading.services.attempts import attempt_submit
+    from grading.services.previews import preview_start
+
+    log_in(phone_page, live_server, learner_account)
+    preview = preview_start(user=learner_account, quiz=sat)
+    sheet = f"/attempts/{preview.pk}/"
+    fit_a_phone(phone_page, live_server, {"preview-sheet": sheet}, shots="phone-")
+    expect(phone_page.get_by_role("complementary", name="Preview")).to_be_visible()
+    assert serious_violations(phone_page) == []
+    attempt_submit(attempt=preview)
+    results = f"/attempts/{preview.pk}/results/"
+    fit_a_phone(phone_page, live_server, {"preview-results": results}, shots="phone-")

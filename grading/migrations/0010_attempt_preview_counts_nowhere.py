@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('courses', '0005_problem_solution_after_tries'),
-        ('grading', '0008_solution_reveal'),
+        ('grading', '0009_quiz_accommodations'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -17,6 +17,7 @@ from .admin_markup import MarkupFieldsForm, markup_preview
 from .bank.rules import quiz_policy_problems
 from .models import Course, KeyTerm, Lesson, Misconception, Quiz, QuizItem
 from .moodle_admin import export_moodle_xml, moodle_import_view
+from .pool_admin import pool_draw_problems
 
 
 class CourseForm(MarkupFieldsForm):
@@ -140,22 +141,28 @@ class MisconceptionAdmin(admin.ModelAdmin):
 class QuizItemInlineFormSet(forms.BaseInlineFormSet):
     def clean(self):
         super().clean()
+        kept = []
         for number, form in enumerate(self.forms, start=1):
             data = getattr(form, "cleaned_data", None)
             if not data or data.get("DELETE"):
                 continue
-            if bool(data.get("question")) == bool(data.get("problem")):
+            if sum(bool(data.get(name)) for name in ("question", "problem", "pool")) != 1:
                 raise forms.ValidationError(
-                    f"Item {number} must name exactly one of a question or a problem."
+                    f"Item {number} must name exactly one of a question, a problem or a pool."
                 )
+            kept.append((number, data))
+        for problem in pool_draw_problems(
+            (number, data["pool"]) for number, data in kept if data.get("pool")
+        ):
+            raise forms.ValidationError(problem)
 
 
 class QuizItemInline(admin.TabularInline):
     model = QuizItem
     formset = QuizItemInlineFormSet
     extra = 0
-    fields = ["order", "question", "problem", "points"]
-    autocomplete_fields = ["question", "problem"]
+    fields = ["order", "question", "problem", "pool", "points"]
+    autocomplete_fields = ["question", "problem", "pool"]
 
 
 class ShuffleSelect(forms.NullBooleanSelect):

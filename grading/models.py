@@ -417,3 +417,7 @@ class AttemptDeletion(AuditRow):
 
     def __str__(self) -> str:
         return f"{self.learner_username} · {self.quiz_slug} #{self.number} deleted"
+
+
+# Imported last so Django finds the model; it names Attempt by its label, so there is no cycle.
+from grading.draw_records import AttemptDraw  # noqa: E402, F401

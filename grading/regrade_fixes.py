@@ -91,7 +91,16 @@ def fixed_content(
     Refused (FixRefused) when the fix does not fit the item, breaks the rules every question or
     problem keeps, or changes content that quizzes the user may not change scores in also use.
     `lock` locks the question's choices or the problem until the transaction ends (apply).
+    An item drawing from a pool has no one question or problem: it is regraded as it stands,
+    each answer against what it answered (grading.regrades), and takes no fix.
     """
+    if item.pool_id:
+        if fix is not None:
+            raise FixRefused(
+                "This item draws from a pool, so it has no one question or problem to fix: fix "
+                "the drawn one in the admin, then regrade this item as it stands."
+            )
+        return FixedContent(question=None, problem=None)
     if item.problem_id:
         problem = Problem.objects.select_for_update() if lock else Problem.objects
         found = FixedContent(question=None, problem=problem.get(pk=item.problem_id))

@@ -16,7 +16,9 @@ scoring path and tells the LMS of every submitted attempt whose score moved.
 Reading costs a fixed number of queries whatever the number of attempts (the preview is a page).
 The answers are read as plain rows, and each distinct answer (a question's set of choices
 picked; a problem's variant numbers and typed text) is graded once: a preview of 9,000 answers
-grades a few hundred.
+grades a few hundred (grading/regrade_graders.py). An item drawing from a pool has no one question
+or problem to fix: each answer is graded against the question or problem it answered, as it
+stands; reading those costs three queries where a fixed item's question and choices cost two.
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,16 +35,15 @@ from django.db.models import F, TextField
 from django.db.models.functions import Cast
 
 from courses.models import QuizItem
-from grading.engine import Verdict
-from grading.families import problem_tolerance
 from grading.models import Attempt, Regrade, Response, ScoreChange, Variant
 from grading.overrides import score_change_authorize
-from grading.regrade_fixes import FixedContent, ItemFix, fixed_content
+from grading.regrade_fixes import ItemFix, fixed_content
+from grading.regrade_graders import AnswerKey, Grader, item_grader, store_pool_tolerances
 from grading.scores import attempt_points, item_scores, quiz_item_overrides
 from grading.services.attempts import attempt_rescore
 from grading.services.errors import ServiceError
 from grading.services.hooks import hooks_after_commit
-from grading.services.verdicts import question_grade, variant_grade, verdict_fields
+from grading.services.verdicts import verdict_fields
 
 # The columns of a response a regrade may rewrite; what the learner answered is not among them.
 VERDICT_FIELDS = ("status", "score", "counts_as_try", "misconception", "feedback", "detail")
@@ -144,61 +144,12 @@ class RegradeResult:
         return hashlib.sha256(encoded.encode()).hexdigest()
 
 
-# What one recorded answer's verdict is graded from (a Grader's key): a question's picked choice
-# ids, ascending; for a problem the variant's family, givens and grading key (as the database's
-# text of them) and the typed text.
-AnswerKey = tuple
-
-
-@dataclass(frozen=True)
-class Grader:
-    """Grades the item's recorded answers as the (fixed) content has it: `key` reads what an
-    answer's verdict depends on out of its row (_answers), `grade` grades that. Grading is a
-    function of the key alone, so each distinct key is graded once (retries of one variant,
-    learners who picked the same choices)."""
-
-    key: Callable[[Any, tuple[int, ...]], AnswerKey]
-    grade: Callable[[AnswerKey], Verdict]
-    tolerance: tuple[float, float] | None  # a problem's (atol, rtol); None for a question
-    fields: tuple[str, ...]  # what `key` reads besides the verdict, for _answers
-
-
-def _grader(content: FixedContent) -> Grader:
-    """How the item's recorded answers are graded as the (fixed) content has it."""
-    if content.problem is not None:
-        tolerance = problem_tolerance(content.problem)
-
-        def grade_problem(key: AnswerKey) -> Verdict:
-            family, givens, grading_key, text = key
-            # In memory only: this grading uses the new tolerance; apply() stores it.
-            variant = Variant(
-                family=family,
-                givens=json.loads(givens),
-                grading_key=json.loads(grading_key),
-                atol=tolerance.atol,
-                rtol=tolerance.rtol,
-            )
-            return variant_grade(variant=variant, text=text)
-
-        return Grader(
-            key=lambda row, picked: (row.family, row.givens, row.grading_key, row.text),
-            grade=grade_problem,
-            tolerance=(tolerance.atol, tolerance.rtol),
-            fields=("family", "givens", "grading_key", "text"),
-        )
-    question = content.question
-
-    def grade_question(key: AnswerKey) -> Verdict:
-        return question_grade(question=question, choice_ids=key)
-
-    return Grader(key=lambda row, picked: picked, grade=grade_question, tolerance=None, fields=())
-
-
 def _answers(item: QuizItem, grader: Grader, attempt_ids: list[int] | None) -> list[Any]:
     """The item's recorded answers in attempts (of `attempt_ids` when given), oldest first, as
     plain rows (id, attempt_id, the verdict columns, what the grader reads: a problem's variant
     as text, no JSON decoded but the verdict's), each with the ids of the choices it picked,
-    ascending. Two queries for a question (its answers, their choices), one for a problem."""
+    ascending. Two queries for a question or a pool item (its answers, their choices), one for
+    a problem."""
     found = Response.objects.filter(quiz_item=item, attempt__isnull=False)
     if attempt_ids is not None:
         found = found.filter(attempt_id__in=attempt_ids)
@@ -206,6 +157,7 @@ def _answers(item: QuizItem, grader: Grader, attempt_ids: list[int] | None) -> l
         "family": F("variant__family"),
         "givens": Cast("variant__givens", TextField()),
         "grading_key": Cast("variant__grading_key", TextField()),
+        "drawn_problem": F("variant__problem_id"),  # a pool item's: the problem answered
     }
     extra = {name: variant[name] for name in grader.fields if name in variant}
     rows = list(
@@ -214,7 +166,7 @@ def _answers(item: QuizItem, grader: Grader, attempt_ids: list[int] | None) -> l
         .values_list("id", "attempt_id", *VERDICT_FIELDS, *grader.fields, named=True)
     )
     picked: dict[int, list[int]] = defaultdict(list)
-    if item.question_id:
+    if grader.picks:
         links = Response.choices.through.objects.filter(response__in=found.values("pk"))
         for response_id, choice_id in links.order_by().values_list("response_id", "choice_id"):
             picked[response_id].append(choice_id)
@@ -225,7 +177,8 @@ def _regraded(
     item: QuizItem, grader: Grader, attempt_ids: list[int] | None = None
 ) -> list[AttemptRegrade]:
     """Every attempt whose responses to the item get another verdict, with the new verdicts
-    and its scores before and after. Six queries whatever the number of attempts."""
+    and its scores before and after. Six queries whatever the number of attempts (a pool
+    item's grader has read what its answers answered: grading.regrade_graders)."""
     verdicts: dict[AnswerKey, dict] = {}
     changed: dict[int, list[ResponseRegrade]] = defaultdict(list)
     for row, picked in _answers(item, grader, attempt_ids):
@@ -306,7 +259,7 @@ def quiz_item_regrade(
     score_change_authorize(user=by, quiz=item.quiz)
     if not apply:
         content = fixed_content(item=item, fix=fix, by=by)
-        grader = _grader(content)
+        grader = item_grader(item, content)
         return RegradeResult(
             item=item,
             applied=False,
@@ -316,7 +269,7 @@ def quiz_item_regrade(
         )
     with transaction.atomic():
         content = fixed_content(item=item, fix=fix, by=by, lock=True)
-        grader = _grader(content)
+        grader = item_grader(item, content)
         tolerance = grader.tolerance
         # Lock every attempt with an answer to the item before reading the answers again, so no
         # answer or submission slips between the regrade's reading and its writing.
@@ -340,6 +293,8 @@ def quiz_item_regrade(
         content.save()
         if tolerance is not None:
             Variant.objects.filter(quiz_item=item).update(atol=tolerance[0], rtol=tolerance[1])
+        elif item.pool_id:
+            store_pool_tolerances(item)
         regrade = Regrade.objects.create(
             quiz_item=item,
             by=by,

@@ -17,7 +17,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Max, Prefetch, Q, Sum
 
 from courses.models import Choice, Lesson, Misconception, Problem, Quiz, QuizItem
-from grading import ordering, policy, scores
+from grading import draws, ordering, policy, scores
 from grading.accommodations import ReleaseTimes
 from grading.models import Attempt, PracticeStreak, Response, Variant
 
@@ -209,10 +209,12 @@ def quiz_item_ids(*, quiz_id: int) -> list[int]:
 
 
 def attempt_item(*, attempt: Attempt, item_id: int) -> QuizItem:
-    """One item of the attempt's quiz; an item of another quiz raises QuizItem.DoesNotExist."""
-    return QuizItem.objects.select_related("question", "problem").get(
+    """One item of the attempt's quiz (a pool item as the attempt drew it); an item of another
+    quiz raises QuizItem.DoesNotExist."""
+    item = QuizItem.objects.select_related("question", "problem").get(
         pk=item_id, quiz_id=attempt.quiz_id
     )
+    return draws.items_as_drawn(attempt=attempt, items=[item])[0]
 
 
 @dataclass
@@ -261,14 +263,18 @@ class ItemRow:
 
 def attempt_sheet(*, attempt: Attempt) -> list[ItemRow]:
     """Every item of an attempt in the order the attempt shows it (its own order when the quiz
-    shuffles), with its variant, responses and choices: 5 queries."""
-    items = list(
-        QuizItem.objects.filter(quiz_id=attempt.quiz_id)
-        .select_related("question", "problem")
-        .prefetch_related(
-            Prefetch("question__choices", queryset=Choice.objects.order_by("order", "id"))
-        )
-        .order_by("order", "id")
+    shuffles), with its variant, responses and choices: 5 queries, and 2 more for the
+    questions and problems drawn from pools (grading/draws.py) when the quiz has any."""
+    choices = Choice.objects.order_by("order", "id")
+    items = draws.items_as_drawn(
+        attempt=attempt,
+        items=list(
+            QuizItem.objects.filter(quiz_id=attempt.quiz_id)
+            .select_related("question", "problem")
+            .prefetch_related(Prefetch("question__choices", queryset=choices))
+            .order_by("order", "id")
+        ),
+        choices=choices,
     )
     variants = {v.quiz_item_id: v for v in Variant.objects.filter(attempt=attempt)}
     by_item: dict[int, list[Response]] = defaultdict(list)

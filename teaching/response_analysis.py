@@ -28,7 +28,7 @@ class ResponseRow:
 
     response: int
     learner: int
-    item: int
+    item: int | str  # the item's id; a pool member's key (teaching.pool_statistics.entry_key)
     status: str  # correct, incorrect or invalid ("recorded" is shown, never stored)
     misconception: str = ""  # a named mistake's or a wrong choice's code; "" when none
     diagnosis: str | None = None  # a generic slip's code (sign-flipped, factor-sqrt-dk…)
@@ -37,9 +37,10 @@ class ResponseRow:
 
 @dataclass(frozen=True, slots=True)
 class ItemSpec:
-    """A quiz item to analyse: QuizItem.id and, for a question, its choices' ids in order."""
+    """A quiz item to analyse: QuizItem.id (or a pool member's key) and, for a question, its
+    choices' ids in order."""
 
-    item: int
+    item: int | str
     choices: tuple[int, ...] = ()
 
 
@@ -58,7 +59,7 @@ class Tally:
 class ItemResponses:
     """One item's responses, counted every way the report shows them."""
 
-    item: int
+    item: int | str
     responses: int
     correct: Tally
     incorrect: Tally  # every wrong answer, explained or not
@@ -74,7 +75,7 @@ class ItemCounts:
     """One item's responses counted every way the statistics API shows them, without the
     learners: (key, count) pairs, choices in order, the others most frequent first."""
 
-    item: int
+    item: int | str
     responses: int
     correct: int
     incorrect: int
@@ -90,7 +91,7 @@ class ResponseGroup:
     """`count` responses to `item` sharing a status, a misconception ("" when none) and a
     diagnosis (None when none): rows the database grouped for count_responses."""
 
-    item: int
+    item: int | str
     status: str
     misconception: str
     diagnosis: str | None
@@ -117,14 +118,14 @@ def outcomes(status: str, misconception: str, diagnosis: str | None) -> list[tup
     return found
 
 
-def _specs(items: Sequence[ItemSpec]) -> dict[int, ItemSpec]:
+def _specs(items: Sequence[ItemSpec]) -> dict[int | str, ItemSpec]:
     specs = {spec.item: spec for spec in items}
     if len(specs) != len(items):
         raise ValueError("an item is listed twice")
     return specs
 
 
-def _check(specs: Mapping[int, ItemSpec], item: int, status: str, what: str) -> None:
+def _check(specs: Mapping[int | str, ItemSpec], item: int | str, status: str, what: str) -> None:
     if item not in specs:
         raise ValueError(f"{what} answers item {item}, not analysed")
     if status not in STATUSES:
@@ -136,7 +137,7 @@ def analyse_responses(
 ) -> tuple[ItemResponses, ...]:
     """Each item's ItemResponses, in the order of `items`; a row for another item is refused."""
     specs = _specs(items)
-    by_item: dict[int, list[ResponseRow]] = {spec.item: [] for spec in items}
+    by_item: dict[int | str, list[ResponseRow]] = {spec.item: [] for spec in items}
     # Built once: a quiz of 3,000 learners brings tens of thousands of rows.
     choices = {spec.item: frozenset(spec.choices) for spec in items}
     for row in rows:
@@ -151,13 +152,15 @@ def analyse_responses(
 def count_responses(
     items: Sequence[ItemSpec],
     groups: Iterable[ResponseGroup],
-    picks: Mapping[tuple[int, int], int],
+    picks: Mapping[tuple[int | str, int], int],
 ) -> tuple[ItemCounts, ...]:
     """Each item's ItemCounts, in the order of `items`, from grouped responses and the number
     of an item's responses that picked each choice ((item id, choice id) -> count; an unpicked
     choice may be absent); a group for another item is refused."""
     specs = _specs(items)
-    tallies: dict[int, dict[tuple[str, str], int]] = {spec.item: defaultdict(int) for spec in items}
+    tallies: dict[int | str, dict[tuple[str, str], int]] = {
+        spec.item: defaultdict(int) for spec in items
+    }
     totals = dict.fromkeys(specs, 0)
     for group in groups:
         _check(specs, group.item, group.status, f"a group of {group.count} responses")

@@ -75,7 +75,10 @@ def problem_now(item: QuizItem) -> ProblemNow:
 
 
 def other_uses(item: QuizItem) -> list[QuizItem]:
-    """The other quiz items that use the item's question or problem (a fix changes them too)."""
+    """The other quiz items that use the item's question or problem (a fix changes them too);
+    none for a pool item, which takes no fix."""
+    if item.pool_id:
+        return []
     content = Q(question_id=item.question_id) if item.question_id else Q(problem=item.problem_id)
     return list(
         QuizItem.objects.filter(content)

@@ -23,6 +23,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
+from grading import draws
 from grading.overrides import ScoreChangeNotAllowed, ScoreChangeRefused, item_score_override
 from grading.regrade_fixes import FixRefused
 from grading.regrades import RegradeResult, RegradeStale, quiz_item_regrade
@@ -41,6 +42,7 @@ def _points(value: float) -> str:
 def item_override(request: HttpRequest, pk: int, item_pk: int) -> HttpResponse:
     attempt = access.attempt_for_staff_or_404(user=request.user, pk=pk)
     item = get_object_or_404(attempt.quiz.items.select_related("question", "problem"), pk=item_pk)
+    draws.items_as_drawn(attempt=attempt, items=[item])  # a pool item shows what it drew
     may_change = access.may_change_scores(user=request.user, quiz=attempt.quiz)
     points_now = score_changes.item_points_now(attempt=attempt, item=item)
     form = None
@@ -96,7 +98,10 @@ def item_regrade(request: HttpRequest, pk: int) -> HttpResponse:
     may_change = access.may_change_scores(user=request.user, quiz=item.quiz)
     question_now = score_changes.question_now(item) if item.question_id else None
     form = preview = refusal = None
-    if may_change:
+    if may_change and item.pool_id:
+        # A pool item has no one question or problem to fix: it is regraded as it stands.
+        preview = quiz_item_regrade(item=item, by=request.user, apply=False)
+    elif may_change:
         fixing = "fix" in request.GET
         form = fix_form(item=item, data=request.GET if fixing else None, question_now=question_now)
         if not fixing or form.is_valid():
@@ -132,10 +137,12 @@ def _regrade_apply(request: HttpRequest, item) -> HttpResponse:
     sent; anything else changes nothing and returns to the preview with the reason."""
     access.scores_changeable_or_403(user=request.user, quiz=item.quiz)
     page = reverse("teaching:item-regrade", args=[item.pk])
-    fixing = "fix" in request.POST
+    fixing = "fix" in request.POST and not item.pool_id  # a pool item takes no fix
     question_now = score_changes.question_now(item) if item.question_id else None
-    form = fix_form(item=item, data=request.POST, question_now=question_now)
-    again = f"{page}?{urlencode(fix_fields(form))}" if fixing else page
+    form = (
+        None if item.pool_id else fix_form(item=item, data=request.POST, question_now=question_now)
+    )
+    again = f"{page}?{urlencode(fix_fields(form))}" if fixing and form else page
     digest = request.POST.get("digest", "")
     if not digest or (fixing and not form.is_valid()):
         messages.error(request, "Nothing was applied: preview the regrade, then apply it.")
@@ -145,7 +152,7 @@ def _regrade_apply(request: HttpRequest, item) -> HttpResponse:
             item=item,
             by=request.user,
             apply=True,
-            fix=form.fix() if fixing else None,
+            fix=form.fix() if fixing and form else None,
             expected_digest=digest,
         )
     except (RegradeStale, FixRefused, ScoreChangeNotAllowed) as refusal:

@@ -18,7 +18,7 @@ from typing import Any
 from teaching.gradebook import spreadsheet_safe
 from teaching.quiz_statistics import QUIZ_FIGURES
 from teaching.response_analysis import ItemCounts
-from teaching.statistics_data import QuizData
+from teaching.statistics_data import QuizData, entry_key
 
 ITEM_FIGURES = (
     "facility",
@@ -60,6 +60,8 @@ def statistics_document(data: QuizData) -> dict[str, Any]:
     items = [
         {
             "item": item.pk,
+            # A pool's member: what it is, since every member shares its pool's item id.
+            "drawn": entry_key(item) if item.pool_id else None,
             "position": figures.position,
             **{name: getattr(figures, name) for name in ITEM_FIGURES},
             "responses": response_counts(counts),

@@ -158,7 +158,8 @@ def _learners(data: ItemData, links: dict[int, LearnerLink], tally: Tally) -> li
 def item_responses(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     quiz = access.quiz_for_staff_or_404(user=request.user, slug=slug)
     rule = _rule(request)
-    data = item_data(quiz=quiz, rule=rule, item_id=item_id)
+    # A pool's member is named by `drawn` (statistics_data.entry_key) beside its pool's item.
+    data = item_data(quiz=quiz, rule=rule, item_id=item_id, drawn=request.GET.get("drawn", ""))
     if data is None:
         raise Http404("No such item in this quiz.")
     analysis = data.analysis

@@ -9,6 +9,7 @@ from courses.models import (
     KeyTerm,
     Lesson,
     Misconception,
+    Pool,
     Problem,
     Question,
     Quiz,
@@ -123,3 +124,12 @@ class QuizItemFactory(factory.django.DjangoModelFactory):
     quiz = factory.SubFactory(QuizFactory)
     question = factory.SubFactory(QuestionFactory)
     order = factory.Sequence(lambda n: n)
+
+
+class PoolFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Pool
+
+    lesson = factory.SubFactory(LessonFactory)
+    slug = factory.Sequence(lambda n: f"pool-{n}")
+    title = factory.Sequence(lambda n: f"Pool {n}")

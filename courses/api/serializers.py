@@ -65,19 +65,27 @@ class LessonDetailSerializer(LessonSerializer):
 class QuizItemPublicSerializer(serializers.ModelSerializer):
     """An item as seen before an attempt: what kind of thing it is and what it is worth."""
 
-    kind = serializers.SerializerMethodField(help_text="`question` or `problem`.")
+    kind = serializers.SerializerMethodField(
+        help_text="`question`, `problem`, or `pool`: each attempt draws one member of the pool "
+        "here, a different one for each item naming the same pool."
+    )
     question_kind = serializers.SerializerMethodField(
         help_text="single, multiple or true_false; null for a problem."
     )
     problem = serializers.SerializerMethodField(
-        help_text="The problem's slug; null for a question."
+        help_text="The problem's slug; null for a question or a pool."
+    )
+    pool = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True, help_text="The pool's slug; null unless a pool."
     )
 
     class Meta:
         model = QuizItem
-        fields = ["id", "order", "points", "kind", "question_kind", "problem"]
+        fields = ["id", "order", "points", "kind", "question_kind", "problem", "pool"]
 
     def get_kind(self, item: QuizItem) -> str:
+        if item.pool_id:
+            return "pool"
         return "question" if item.question_id else "problem"
 
     def get_question_kind(self, item: QuizItem) -> str | None:

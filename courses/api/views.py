@@ -126,7 +126,9 @@ class QuizDetail(_ContentDetail):
     what = "quiz"
 
     def get_queryset(self):
-        items = QuizItem.objects.select_related("question", "problem").order_by("order", "id")
+        items = QuizItem.objects.select_related("question", "problem", "pool").order_by(
+            "order", "id"
+        )
         return Quiz.objects.select_related("lesson__course").prefetch_related(
             Prefetch("items", queryset=items)
         )

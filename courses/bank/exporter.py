@@ -8,7 +8,7 @@ import yaml
 from django.db.models import Model
 
 from ..models import Lesson
-from .schema import BANK_FORMAT, COURSE, LESSON, SECTIONS, Entity, Field, ListOf, Nested, Ref
+from .schema import BANK_FORMAT, COURSE, LESSON, SECTIONS, Entity, Field, ListOf, Nested, Ref, Refs
 
 
 class _BankDumper(yaml.SafeDumper):
@@ -32,6 +32,9 @@ def bank_export(*, lesson: Lesson) -> str:
             "misconceptions",
             "questions__choices__misconception",
             "problems",
+            "pools__questions",
+            "pools__problems",
+            "quizzes__items__pool",
         )
         .get(pk=lesson.pk)
     )
@@ -64,6 +67,10 @@ def _entry(entity: Entity, row: Model) -> dict[str, Any]:
             value = {sub.name: getattr(row, sub.attr) for sub in kind.entity}
             if all(v is None for v in value.values()):
                 value = None
+        elif isinstance(kind, Refs):
+            value = sorted(
+                getattr(member, kind.target.key) for member in getattr(row, spec.attr).all()
+            )
         elif isinstance(kind, Ref):
             target = getattr(row, spec.attr)
             value = getattr(target, kind.target.key) if target is not None else None

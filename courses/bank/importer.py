@@ -20,6 +20,7 @@ from ..models import (
     KeyTerm,
     Lesson,
     Misconception,
+    Pool,
     Problem,
     Question,
     Quiz,
@@ -32,6 +33,7 @@ from .schema import (
     KEY_TERM,
     LESSON,
     MISCONCEPTION,
+    POOL,
     PROBLEM,
     QUESTION,
     QUIZ,
@@ -40,6 +42,7 @@ from .schema import (
     ListOf,
     Nested,
     Ref,
+    Refs,
 )
 from .validate import validate_bank
 
@@ -130,7 +133,7 @@ def _model_values(entity: Entity, item: dict, **resolved: dict) -> dict:
     """
     values = {}
     for spec in entity:
-        if spec.name == entity.key or isinstance(spec.kind, ListOf):
+        if spec.name == entity.key or isinstance(spec.kind, ListOf | Refs):
             continue
         if isinstance(spec.kind, Ref):
             values[spec.attr] = resolved[spec.name].get(item[spec.name])
@@ -215,6 +218,19 @@ def _write_bank(bank: dict) -> ImportSummary:
             "problems",
         )
 
+    pools = {}
+    for item in bank["pools"]:
+        pool = _upsert(
+            Pool,
+            {"slug": item["slug"]},
+            {"lesson": lesson, **_model_values(POOL, item)},
+            summary,
+            "pools",
+        )
+        pool.questions.set([questions[slug] for slug in item["questions"]])
+        pool.problems.set([problems[slug] for slug in item["problems"]])
+        pools[item["slug"]] = pool
+
     for item in bank["quizzes"]:
         quiz = _upsert(
             Quiz,
@@ -225,7 +241,7 @@ def _write_bank(bank: dict) -> ImportSummary:
         )
         existing_items = list(quiz.items.order_by("order", "id"))
         for position, entry in enumerate(item["items"]):
-            refs = {"question": questions, "problem": problems}
+            refs = {"question": questions, "problem": problems, "pool": pools}
             values = {**_model_values(QUIZ_ITEM, entry, **refs), "order": position}
             if position < len(existing_items):
                 for name, value in values.items():

@@ -102,5 +102,24 @@ def quiz_window_and_policy(quiz: dict, position: int) -> Iterator[Finding]:
 
 
 def item_names_one_target(item: dict, position: int) -> Iterator[Finding]:
-    if (item["question"] is None) == (item["problem"] is None):
-        yield "", "an item names exactly one of question or problem"
+    if sum(item[name] is not None for name in ("question", "problem", "pool")) != 1:
+        yield "", "an item names exactly one of question, problem or pool"
+
+
+def pool_has_members(pool: dict, position: int) -> Iterator[Finding]:
+    if not pool["questions"] and not pool["problems"]:
+        yield "", "a pool needs at least one question or problem"
+
+
+def pool_draw_problem(*, pool: str, size: int, items: list[int]) -> str | None:
+    """What is wrong with `items` (their numbers in the quiz) drawing from a pool of `size`
+    members, or None: each item of an attempt draws a different member (shared with the
+    admin)."""
+    if len(items) <= size:
+        return None
+    listed = ", ".join(str(number) for number in items)
+    plural = "s" if size != 1 else ""
+    return (
+        f"items {listed} draw from pool {pool}, which has {size} member{plural}: each item "
+        f"draws a different one, so add members or draw from it in at most {size} item{plural}"
+    )

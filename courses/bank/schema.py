@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 from django.db import models
 
-from ..models import Misconception, Problem, Question, Quiz
+from ..models import Misconception, Pool, Problem, Question, Quiz
 from . import rules
 
 BANK_FORMAT = 1
@@ -171,6 +171,26 @@ class Ref(Kind):
 
 
 @dataclass(frozen=True, eq=False)
+class Refs(Kind):
+    """The keys of entities elsewhere in the same bank, a list; the model's many-to-many field
+    holds those rows (written by the importer, in key order by the exporter)."""
+
+    target: Entity
+    unknown: str  # the message for a key the bank does not hold, formatted with its repr
+    default: ClassVar[list] = []
+
+    def is_empty(self, value: Any) -> bool:
+        return value is None or value == []
+
+    def clean(self, value: Any, default: Any) -> Cleaned:
+        if not isinstance(value, list) or not all(isinstance(key, str) for key in value):
+            return [], f"must be a list of {self.target.noun} {self.target.key}s, got {value!r}"
+        if len(set(value)) != len(value):
+            return value, "names a member twice"
+        return value, None
+
+
+@dataclass(frozen=True, eq=False)
 class Nested(Kind):
     """A mapping of the entity's fields; `flatten` puts them among its parent's fields."""
 
@@ -313,11 +333,24 @@ PROBLEM = Entity(
     model=Problem,
     rules=(rules.problem_makes_variants,),
 )
+POOL = Entity(
+    "pool",
+    (
+        required("slug", Slug()),
+        required("title", Text()),
+        Field("questions", Refs(QUESTION, "no question {!r} in this bank"), sparse=True),
+        Field("problems", Refs(PROBLEM, "no problem {!r} in this bank"), sparse=True),
+    ),
+    key="slug",
+    model=Pool,
+    rules=(rules.pool_has_members,),
+)
 QUIZ_ITEM = Entity(
     "item",
     (
         Field("question", Ref(QUESTION, "no question {!r} in this bank"), sparse=True),
         Field("problem", Ref(PROBLEM, "no problem {!r} in this bank"), sparse=True),
+        Field("pool", Ref(POOL, "no pool {!r} in this bank"), sparse=True),
         Field("points", Whole(minimum=1), default=1, sparse=True),
     ),
     rules=(rules.item_names_one_target,),
@@ -353,6 +386,7 @@ SECTIONS = (
     Field("misconceptions", ListOf(MISCONCEPTION)),
     Field("questions", ListOf(QUESTION)),
     Field("problems", ListOf(PROBLEM)),
+    Field("pools", ListOf(POOL, order_by=("slug",))),
     Field("quizzes", ListOf(QUIZ, order_by=("id",))),
 )
 DOCUMENT = Entity(

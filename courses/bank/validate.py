@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..markup import check_markup
+from . import rules
 from .issues import BankError, BankIssue
-from .schema import DOCUMENT, KEY_TERM, Entity, Field, ListOf, Nested, Ref
+from .schema import DOCUMENT, KEY_TERM, POOL, QUIZ, Entity, Field, ListOf, Nested, Ref, Refs
 
 
 @dataclass
@@ -158,9 +159,35 @@ def _check_content(reader: _Reader) -> None:
                 known = keys.get(spec.kind.target, set())
                 if not (isinstance(value, str) and value in known):
                     reader.add(f"{where}.{spec.name}", spec.kind.unknown.format(value))
+            if isinstance(spec.kind, Refs):
+                known = keys.get(spec.kind.target, set())
+                for key in value or []:
+                    if key not in known:
+                        reader.add(f"{where}.{spec.name}", spec.kind.unknown.format(key))
         for rule in found.entity.rules:
             for name, message in rule(values, found.position):
                 reader.add(at(where, name) if name else where, message)
+    _check_pool_draws(reader)
+
+
+def _check_pool_draws(reader: _Reader) -> None:
+    """No quiz draws from a pool in more items than the pool has members."""
+    sizes = {
+        found.values["slug"]: len(found.values["questions"]) + len(found.values["problems"])
+        for found in reader.found
+        if found.entity is POOL
+    }
+    for found in reader.found:
+        if found.entity is not QUIZ:
+            continue
+        numbers: dict[str, list[int]] = {}
+        for number, item in enumerate(found.values["items"], start=1):
+            if item.get("pool") in sizes:
+                numbers.setdefault(item["pool"], []).append(number)
+        for pool, items in numbers.items():
+            problem = rules.pool_draw_problem(pool=repr(pool), size=sizes[pool], items=items)
+            if problem:
+                reader.add(f"{found.where}.items", problem)
 
 
 def _check_keys_owned_elsewhere(reader: _Reader, lesson_slug: str) -> None:

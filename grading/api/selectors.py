@@ -11,7 +11,7 @@ from django.db.models import QuerySet
 from api.scope import Scope
 from courses.markup import MarkupError, render_markup
 from courses.models import Problem, Quiz, QuizItem
-from grading import engine
+from grading import draws, engine
 from grading.models import Attempt, PracticeStreak, Variant, counted_attempt
 
 
@@ -44,15 +44,21 @@ def variant_to_answer(*, scope: Scope, attempt_id: int, item_id: int) -> Variant
         "attempt__quiz__lesson__course",
     )
     rows = rows.filter(counted_attempt("attempt"), attempt_id=attempt_id, quiz_item_id=item_id)
-    return next(iter(rows.order_by()[:1]), None)
+    variant = next(iter(rows.order_by()[:1]), None)
+    if variant is not None and variant.quiz_item.pool_id:
+        # A pool item drew the variant's problem (grading/draws.py): the item shows it.
+        variant.quiz_item.problem_id = variant.problem_id
+    return variant
 
 
 def item_to_answer(*, attempt: Attempt, item_id: int) -> QuizItem | None:
-    """The item of the attempt's quiz, with its question or problem."""
+    """The item of the attempt's quiz, with its question or problem (a pool item's as the
+    attempt drew it)."""
     rows = QuizItem.objects.select_related("question", "problem").filter(
         quiz_id=attempt.quiz_id, pk=item_id
     )
-    return next(iter(rows.order_by()[:1]), None)
+    found = list(rows.order_by()[:1])
+    return draws.items_as_drawn(attempt=attempt, items=found)[0] if found else None
 
 
 def quiz_to_start(*, scope: Scope, slug: str) -> Quiz | None:

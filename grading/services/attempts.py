@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from courses.models import Quiz, QuizItem
-from grading import accommodations, scores
+from grading import accommodations, draws, scores
 from grading.models import Attempt, Variant
 from grading.services.errors import AttemptClosed, AttemptLimitReached, QuizNotOpen
 from grading.services.hooks import hooks_after_commit
@@ -65,11 +65,15 @@ def attempt_create(
         quiz=quiz,
         number=number,
         deadline=deadline,
+        # A pool item is one drawn entry worth its points (grading/draws.py).
         max_score=float(sum(item.points for item in items)),
         shuffle_items=quiz.shuffles_items,
         shuffle_choices=quiz.shuffles_choices,
         preview=preview,
     )
+    # Drawn after the attempt exists: the draw is keyed by it, and hands the pool items back
+    # as drawn, so their problems get variants below (grading/draws.py).
+    draws.attempt_draw(attempt=attempt, items=items)
     Variant.objects.bulk_create(
         [attempt_variant(attempt, item, user) for item in items if item.problem_id]
     )

@@ -19,7 +19,7 @@ from django.db.models import Prefetch, Q
 from django.utils import timezone
 
 from courses.models import Choice, Quiz, QuizItem
-from grading import engine, policy, scores
+from grading import draws, engine, policy, scores
 from grading.models import Attempt, Response, Variant
 from grading.services.attempts import attempt_expire_if_overdue
 from grading.services.errors import AttemptClosed, NoTriesLeft, ServiceError
@@ -62,6 +62,8 @@ def response_submit(
         raise ServiceError("That item is not part of this quiz.")
     if variant is not None and (variant.attempt_id, variant.quiz_item_id) != (attempt.pk, item.pk):
         raise ServiceError("That variant belongs to another item or attempt.")
+    if item.pool_id and not (item.question_id or item.problem_id):
+        draws.items_as_drawn(attempt=attempt, items=[item])
     fingerprint = answer_fingerprint("attempt", attempt.pk, item.pk, text, sorted(choice_ids))
     graded = None
     for _ in range(RETRIES):
@@ -311,7 +313,7 @@ def attempt_answers_save(
     stays when the late sheet is refused.
     """
     now = now or timezone.now()
-    items = {item.pk: item for item in _quiz_items(quiz_id=attempt.quiz_id)}
+    items = {item.pk: item for item in _quiz_items(attempt=attempt)}
     if set(answers) - set(items):
         raise ServiceError("That item is not part of this quiz.")
     given = {item_id: answer for item_id, answer in answers.items() if not answer.blank}
@@ -374,15 +376,16 @@ def attempt_answers_save(
     raise ServiceError(TOO_BUSY)
 
 
-def _quiz_items(*, quiz_id: int) -> list[QuizItem]:
-    """A quiz's items with what grading reads: problem, question, choices and misconceptions."""
-    return list(
-        QuizItem.objects.filter(quiz_id=quiz_id)
+def _quiz_items(*, attempt: Attempt) -> list[QuizItem]:
+    """An attempt's items with what grading reads: problem, question (as the attempt drew a pool
+    item's), choices and misconceptions."""
+    choices = Choice.objects.select_related("misconception")
+    items = list(
+        QuizItem.objects.filter(quiz_id=attempt.quiz_id)
         .select_related("question", "problem")
-        .prefetch_related(
-            Prefetch("question__choices", queryset=Choice.objects.select_related("misconception"))
-        )
+        .prefetch_related(Prefetch("question__choices", queryset=choices))
     )
+    return draws.items_as_drawn(attempt=attempt, items=items, choices=choices)
 
 
 def _item_variant(item: QuizItem, variants: dict[int, Variant]) -> Variant | None:

@@ -62,6 +62,11 @@ class ResponseCountsSerializer(serializers.Serializer):
 
 class ItemStatisticsSerializer(serializers.Serializer):
     item = serializers.IntegerField(help_text="The quiz item's id, as the quiz lists it.")
+    drawn = serializers.CharField(
+        allow_null=True,
+        help_text="For a member of a pool, whatever item an attempt drew it into: "
+        "question-<id> or problem-<id> (its item is the pool's first item); null otherwise.",
+    )
     position = serializers.IntegerField(help_text="1 for the quiz's first item.")
     facility = _figure("The mean score on the item, as a fraction of its maximum.")
     sd = _figure("The item scores' standard deviation, as a fraction of its maximum.")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from grading import regrades, selectors
+from grading import regrade_graders, selectors
 from grading.models import Attempt, Regrade, Response, ScoreChange, Variant
 from grading.overrides import ScoreChangeNotAllowed, item_score_override
 from grading.regrades import quiz_item_regrade
@@ -227,7 +227,7 @@ def test_a_preview_grades_each_distinct_answer_once(cohort, instructor, monkeypa
         graded.append(tuple(choice_ids))
         return question_grade(question=question, choice_ids=choice_ids)
 
-    monkeypatch.setattr(regrades, "question_grade", counting)
+    monkeypatch.setattr(regrade_graders, "question_grade", counting)
     preview = quiz_item_regrade(item=exam.question_item, by=instructor, apply=False)
     assert sorted(graded) == sorted((exam.choices[name].pk,) for name in "ABC")
     assert {a.learner: a.new_item_score for a in preview.gainers} == {"ben": 2.0, "dee": 2.0}

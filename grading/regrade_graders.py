@@ -1,0 +1,125 @@
+"""How a regrade grades an item's recorded answers (grading.regrades): a Grader reads, out of an
+answer's plain row, the key its verdict depends on, and grades that key. Grading is a function
+of the key alone, so each distinct key is graded once (retries of one variant, learners who
+picked the same choices).
+
+An item drawing from a pool has no one question or problem: each answer is graded against what
+it answered, as that stands now, so its key names it too (the question's id, or the problem of
+the answer's variant) and two members' answers never share a verdict.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Prefetch
+
+from courses.models import Choice, Problem, Question, QuizItem
+from grading.engine import Verdict
+from grading.families import problem_tolerance
+from grading.models import Response, Variant
+from grading.regrade_fixes import FixedContent
+from grading.services.verdicts import question_grade, variant_grade
+
+# What one recorded answer's verdict is graded from (a Grader's key): a question's picked choice
+# ids, ascending; for a problem the variant's family, givens and grading key (as the database's
+# text of them) and the typed text; for a pool item either, after the question or problem
+# answered ("question", id, …) or ("problem", id, …).
+AnswerKey = tuple
+
+# What a problem's key reads of an answer's row, besides its text.
+PROBLEM_FIELDS = ("family", "givens", "grading_key", "text")
+
+
+@dataclass(frozen=True)
+class Grader:
+    """Grades the item's recorded answers as the (fixed) content has it: `key` reads what an
+    answer's verdict depends on out of its row (grading.regrades._answers), `grade` grades that."""
+
+    key: Callable[[Any, tuple[int, ...]], AnswerKey]
+    grade: Callable[[AnswerKey], Verdict]
+    tolerance: tuple[float, float] | None  # a problem's (atol, rtol); None for a question or pool
+    fields: tuple[str, ...]  # what `key` reads besides the verdict, for _answers
+    picks: bool  # whether `key` reads the choices an answer picked
+
+
+def _variant_grade(problem: Problem, key: AnswerKey) -> Verdict:
+    family, givens, grading_key, text = key
+    tolerance = problem_tolerance(problem)
+    # In memory only: this grading uses the problem's tolerance now; apply() stores it.
+    variant = Variant(
+        family=family,
+        givens=json.loads(givens),
+        grading_key=json.loads(grading_key),
+        atol=tolerance.atol,
+        rtol=tolerance.rtol,
+    )
+    return variant_grade(variant=variant, text=text)
+
+
+def item_grader(item: QuizItem, content: FixedContent) -> Grader:
+    """How the item's recorded answers are graded as the (fixed) content has it."""
+    if item.pool_id:
+        return _pool_grader(item)
+    if content.problem is not None:
+        problem = content.problem
+        tolerance = problem_tolerance(problem)
+        return Grader(
+            key=lambda row, picked: (row.family, row.givens, row.grading_key, row.text),
+            grade=lambda key: _variant_grade(problem, key),
+            tolerance=(tolerance.atol, tolerance.rtol),
+            fields=PROBLEM_FIELDS,
+            picks=False,
+        )
+    question = content.question
+
+    def grade_question(key: AnswerKey) -> Verdict:
+        return question_grade(question=question, choice_ids=key)
+
+    return Grader(
+        key=lambda row, picked: picked, grade=grade_question, tolerance=None, fields=(), picks=True
+    )
+
+
+def _pool_grader(item: QuizItem) -> Grader:
+    """A pool item's grader: every question and problem its answers answered, read up front,
+    as they stand now. Three queries (the questions, their choices, the problems)."""
+    choices = Choice.objects.select_related("misconception").order_by("order", "pk")
+    answered = Response.objects.filter(quiz_item=item).values("question_id")
+    questions = {
+        question.pk: question
+        for question in Question.objects.filter(pk__in=answered).prefetch_related(
+            Prefetch("choices", queryset=choices)
+        )
+    }
+    problems = Problem.objects.filter(variants__quiz_item=item).order_by().distinct()
+    by_id = {problem.pk: problem for problem in problems}
+
+    def key(row: Any, picked: tuple[int, ...]) -> AnswerKey:
+        if row.question_id:
+            return ("question", row.question_id, picked)
+        return ("problem", row.drawn_problem, row.family, row.givens, row.grading_key, row.text)
+
+    def grade(key: AnswerKey) -> Verdict:
+        if key[0] == "question":
+            return question_grade(question=questions[key[1]], choice_ids=key[2])
+        return _variant_grade(by_id[key[1]], key[2:])
+
+    return Grader(
+        key=key,
+        grade=grade,
+        tolerance=None,
+        fields=("question_id", "drawn_problem", *PROBLEM_FIELDS),
+        picks=True,
+    )
+
+
+def store_pool_tolerances(item: QuizItem) -> None:
+    """Each problem a pool item drew stores its tolerance on the item's variants of it, as one
+    problem's do (grading.regrades.quiz_item_regrade): later answers are graded alike."""
+    for problem in Problem.objects.filter(variants__quiz_item=item).distinct():
+        now = problem_tolerance(problem)
+        Variant.objects.filter(quiz_item=item, problem=problem).update(atol=now.atol, rtol=now.rtol)

@@ -1,0 +1,158 @@
+"""Statistics of quizzes that draw from pools: per question or problem, whatever item an attempt
+drew it into (grading.draws).
+
+The quiz's items that draw from pools give way, in the statistics, to one entry per member any
+attempt drew (an unsaved item carrying the member, keyed by `entry_key`), at the place of the
+quiz's first pool item. A member's figures are those of the attempts that drew it (an attempt
+that never saw a question neither got it right nor wrong), each attempt's score for the item it
+drew the member into counting for the member; the quiz level reads the quiz's own items, each
+pool item scoring what the attempt drew into it, as for any quiz.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import replace
+
+import numpy as np
+import numpy.typing as npt
+from django.db.models import Q
+
+from courses.models import Problem, Question, Quiz, QuizItem
+from grading.models import AttemptDraw
+from teaching import quiz_statistics
+from teaching.quiz_statistics import QuizReport
+
+FloatArray = npt.NDArray[np.float64]
+
+
+def entry_key(item: QuizItem) -> int | str:
+    """An item's key in the statistics: its id, or for a pool member (an unsaved item carrying
+    the member, from drawn_members) "question-<id>" or "problem-<id>", whatever item drew it."""
+    if not item.pool_id:
+        return item.pk
+    return f"question-{item.question_id}" if item.question_id else f"problem-{item.problem_id}"
+
+
+def drawn_members(items: list[QuizItem]) -> list[QuizItem]:
+    """The items with those drawing from pools replaced, at the first one's place, by one
+    unsaved item per member any attempt drew into them (questions, then problems, each by id),
+    worth the first such item's points. Three queries when a pool item exists, else none."""
+    pool_items = [item for item in items if item.pool_id]
+    if not pool_items:
+        return items
+    drawn = set(
+        AttemptDraw.objects.filter(quiz_item__in=pool_items)
+        .order_by()
+        .values_list("question_id", "problem_id")
+        .distinct()
+    )
+    questions = Question.objects.in_bulk({q for q, _ in drawn if q})
+    problems = Problem.objects.in_bulk({p for _, p in drawn if p})
+    first = pool_items[0]
+
+    def member(**content: Question | Problem) -> QuizItem:
+        return QuizItem(
+            pk=first.pk,
+            quiz_id=first.quiz_id,
+            pool_id=first.pool_id,
+            points=first.points,
+            order=first.order,
+            **content,
+        )
+
+    members = [member(question=questions[pk]) for pk in sorted(questions)]
+    members += [member(problem=problems[pk]) for pk in sorted(problems)]
+    kept: list[QuizItem] = []
+    for item in items:
+        if item is first:
+            kept.extend(members)
+        elif not item.pool_id:
+            kept.append(item)
+    return kept
+
+
+def member_of_draw(*, quiz: Quiz) -> dict[tuple[int, int], str]:
+    """(attempt id, pool item id) -> the entry_key of the member the attempt drew. One query."""
+    rows = AttemptDraw.objects.filter(attempt__quiz=quiz).order_by()
+    return {
+        (attempt_id, item_id): f"question-{question_id}" if question_id else f"problem-{problem_id}"
+        for attempt_id, item_id, question_id, problem_id in rows.values_list(
+            "attempt_id", "quiz_item_id", "question_id", "problem_id"
+        )
+    }
+
+
+def answered(item: QuizItem) -> Q:
+    """The responses that count for an entry: to the item, or for a pool member, to any item
+    of its quiz that drew it."""
+    if not item.pool_id:
+        return Q(quiz_item=item)
+    pool_items = Q(quiz_item__quiz_id=item.quiz_id, quiz_item__pool__isnull=False)
+    if item.question_id:
+        return pool_items & Q(question_id=item.question_id)
+    return pool_items & Q(variant__problem_id=item.problem_id)
+
+
+# What a response's row reads besides, in a quiz with pool items, to name the member it
+# answered (answer_entry): the question, or the problem of its variant.
+ANSWERED_FIELDS = ("question_id", "variant__problem_id")
+
+
+def answer_entry(
+    pool_items: Collection[int],
+) -> Callable[[int, int | None, int | None], int | str]:
+    """The entry a response counts for, from its item, question and variant's problem ids: its
+    item, or for a response to a pool item the member it answered (as `answered` selects)."""
+
+    def entry(item_id: int, question_id: int | None, problem_id: int | None) -> int | str:
+        if item_id not in pool_items:
+            return item_id
+        return f"question-{question_id}" if question_id else f"problem-{problem_id}"
+
+    return entry
+
+
+def pooled_report(
+    *,
+    slots: Sequence[QuizItem],
+    entries: Sequence[QuizItem],
+    attempt_ids: Sequence[int],
+    scores: FloatArray,
+    totals: Sequence[float],
+    guesses: Sequence[float | None],
+    drawn: dict[tuple[int, int], str],
+) -> QuizReport:
+    """The statistics of a quiz with pool items (see the module docstring): `scores` and
+    `guesses` are per entry (columns of `entries`), `slots` the quiz's own items."""
+    columns = {entry_key(entry): index for index, entry in enumerate(entries)}
+    by_slot = np.full((len(attempt_ids), len(slots)), np.nan)
+    drew: dict[str, list[int]] = defaultdict(list)
+    for row, attempt_id in enumerate(attempt_ids):
+        for index, slot in enumerate(slots):
+            key = drawn.get((attempt_id, slot.pk)) if slot.pool_id else slot.pk
+            if key is not None and key in columns:
+                by_slot[row, index] = scores[row, columns[key]]
+                if slot.pool_id:
+                    drew[str(key)].append(row)
+    marks = [float(slot.points) for slot in slots]
+    slot_guesses = [None if s.pool_id else guesses[columns[s.pk]] for s in slots]
+    whole = quiz_statistics.quiz_statistics(by_slot, marks, totals, slot_guesses)
+    figures = {slot.pk: whole.items[index] for index, slot in enumerate(slots)}
+    items = []
+    for position, entry in enumerate(entries, start=1):
+        if entry.pool_id:
+            rows = drew.get(str(entry_key(entry)), [])
+            column = columns[entry_key(entry)]
+            alone = quiz_statistics.quiz_statistics(
+                scores[rows][:, [column]] if rows else np.empty((0, 1)),
+                [float(entry.points)],
+                [totals[row] for row in rows],
+                [guesses[column]],
+            ).items[0]
+            found = replace(alone, intended_weight=entry.points / sum(marks))
+        else:
+            found = figures[entry.pk]
+        items.append(replace(found, position=position))
+    return QuizReport(quiz=whole.quiz, items=tuple(items))

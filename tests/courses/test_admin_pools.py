@@ -1,0 +1,115 @@
+"""Pools in the admin: a pool's page, quiz items that draw from a pool, and each mistake named
+(an item naming two things, more items drawing from a pool than it has members, a pool shrunk
+below what a quiz draws), with nothing saved."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from courses.models import Pool, QuizItem
+from tests.courses.test_admin import quiz_post
+from tests.factories import InstructorFactory, PoolFactory, QuestionFactory, QuizFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def instructor_client(client):
+    client.force_login(InstructorFactory())
+    return client
+
+
+def pool_with(lesson, questions: int) -> Pool:
+    pool = PoolFactory(lesson=lesson, title="Warm-up pool")
+    pool.questions.add(*[QuestionFactory(lesson=lesson) for _ in range(questions)])
+    return pool
+
+
+def items_post(rows: list[dict]) -> dict:
+    data = {
+        "items-TOTAL_FORMS": str(len(rows)),
+        "items-INITIAL_FORMS": "0",
+        "items-MIN_NUM_FORMS": "0",
+        "items-MAX_NUM_FORMS": "1000",
+    }
+    for number, row in enumerate(rows):
+        data |= {f"items-{number}-order": str(number), f"items-{number}-points": "1"}
+        data |= {f"items-{number}-{name}": str(value) for name, value in row.items()}
+    return data
+
+
+def test_a_quiz_with_items_drawing_from_a_pool_is_saved(instructor_client):
+    lesson = QuizFactory().lesson
+    pool = pool_with(lesson, questions=3)
+    fixed = QuestionFactory(lesson=lesson)
+    data = {**quiz_post(lesson), **items_post([{"question": fixed.pk}, *[{"pool": pool.pk}] * 3])}
+    response = instructor_client.post(reverse("admin:courses_quiz_add"), data)
+    assert response.status_code == 302, response.content.decode()[:3000]
+    assert QuizItem.objects.filter(quiz__slug="q", pool=pool).count() == 3
+
+
+def test_more_items_drawing_from_a_pool_than_it_has_members_is_refused_by_number(
+    instructor_client,
+):
+    lesson = QuizFactory().lesson
+    pool = pool_with(lesson, questions=2)
+    fixed = QuestionFactory(lesson=lesson)
+    rows = [{"pool": pool.pk}, {"question": fixed.pk}, {"pool": pool.pk}, {"pool": pool.pk}]
+    response = instructor_client.post(
+        reverse("admin:courses_quiz_add"), {**quiz_post(lesson), **items_post(rows)}
+    )
+    page = response.content.decode()
+    assert "Items 1, 3, 4 draw from pool “Warm-up pool”, which has 2 members" in page
+    assert not QuizItem.objects.exists()
+
+
+def test_an_item_naming_a_pool_and_a_question_is_refused(instructor_client):
+    lesson = QuizFactory().lesson
+    pool = pool_with(lesson, questions=2)
+    rows = [{"pool": pool.pk, "question": QuestionFactory(lesson=lesson).pk}]
+    response = instructor_client.post(
+        reverse("admin:courses_quiz_add"), {**quiz_post(lesson), **items_post(rows)}
+    )
+    assert "Item 1 must name exactly one of a question, a problem or a pool." in (
+        response.content.decode()
+    )
+    assert not QuizItem.objects.exists()
+
+
+def test_a_pool_cannot_shrink_below_what_a_quiz_draws_from_it(instructor_client):
+    quiz = QuizFactory(title="Midterm")
+    pool = pool_with(quiz.lesson, questions=3)
+    for order in range(3):
+        QuizItem.objects.create(quiz=quiz, pool=pool, order=order)
+    kept = list(pool.questions.values_list("pk", flat=True))[:2]
+    data = {
+        "lesson": str(pool.lesson.pk),
+        "title": pool.title,
+        "slug": pool.slug,
+        "questions": [str(pk) for pk in kept],
+    }
+    url = reverse("admin:courses_pool_change", args=[pool.pk])
+    page = instructor_client.post(url, data).content.decode()
+    assert "Quiz “Midterm” draws 3 members from this pool in 3 items; it would keep 2." in page
+    assert pool.questions.count() == 3
+    # Keeping three saves.
+    data["questions"].append(str(pool.questions.exclude(pk__in=kept).get().pk))
+    assert instructor_client.post(url, data).status_code == 302
+
+
+def test_the_pool_pages_render_and_list_their_members(instructor_client):
+    pool = pool_with(QuizFactory().lesson, questions=2)
+    changelist = instructor_client.get(reverse("admin:courses_pool_changelist"))
+    assert changelist.status_code == 200
+    assert pool.title in changelist.content.decode()
+    assert instructor_client.get(reverse("admin:courses_pool_add")).status_code == 200
+    change = instructor_client.get(reverse("admin:courses_pool_change", args=[pool.pk]))
+    assert change.status_code == 200
+    searched = instructor_client.get(reverse("admin:courses_pool_changelist"), {"q": "warm"})
+    assert pool.title in searched.content.decode()
+
+
+def test_a_quiz_page_offers_the_pool_field(instructor_client):
+    page = instructor_client.get(reverse("admin:courses_quiz_add")).content.decode()
+    assert 'name="items-__prefix__-pool"' in page

@@ -1,0 +1,140 @@
+"""Pools in the lesson bank: a named set of the bank's questions and problems, quiz items that
+draw from one, through import and export, and every mistake refused with its place."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+
+from courses.bank.exporter import bank_export
+from courses.bank.importer import bank_import
+from courses.bank.issues import BankError
+from courses.models import Lesson, Pool, Quiz
+from tests.courses.test_bank import shipped_document, snapshot, write_bank
+
+pytestmark = pytest.mark.django_db
+
+
+def with_pool(document: dict, *, draws: int = 2) -> dict:
+    """The shipped bank with a pool of three questions and a problem, and `draws` items of the
+    first quiz drawing from it (2 points each)."""
+    document = copy.deepcopy(document)
+    questions = [q["slug"] for q in document["questions"][:3]]
+    document["pools"] = [
+        {
+            "slug": "warm-up-pool",
+            "title": "Warm-up questions",
+            "questions": questions,
+            "problems": [document["problems"][0]["slug"]],
+        }
+    ]
+    document["quizzes"][0]["items"] += [{"pool": "warm-up-pool", "points": 2}] * draws
+    return document
+
+
+def test_a_pool_and_its_items_are_imported(tmp_path):
+    document = with_pool(shipped_document())
+    bank_import(paths=[write_bank(tmp_path, document)])
+    pool = Pool.objects.get(slug="warm-up-pool")
+    assert pool.title == "Warm-up questions"
+    assert sorted(pool.questions.values_list("slug", flat=True)) == sorted(
+        document["pools"][0]["questions"]
+    )
+    assert list(pool.problems.values_list("slug", flat=True)) == [document["problems"][0]["slug"]]
+    quiz = Quiz.objects.get(slug=document["quizzes"][0]["slug"])
+    drawing = quiz.items.filter(pool=pool)
+    assert drawing.count() == 2
+    assert all(item.points == 2 and item.question_id is None for item in drawing)
+
+
+def test_export_then_import_is_a_round_trip_with_pools(tmp_path):
+    bank_import(paths=[write_bank(tmp_path, with_pool(shipped_document()))])
+    lesson = Lesson.objects.get(slug=shipped_document()["lesson"]["slug"])
+    exported = bank_export(lesson=lesson)
+    document = yaml.safe_load(exported)
+    assert document["pools"] == [
+        {
+            "slug": "warm-up-pool",
+            "title": "Warm-up questions",
+            "questions": sorted(q["slug"] for q in shipped_document()["questions"][:3]),
+            "problems": [shipped_document()["problems"][0]["slug"]],
+        }
+    ]
+    assert document["quizzes"][0]["items"][-2:] == [{"pool": "warm-up-pool", "points": 2}] * 2
+    path = tmp_path / "exported.yaml"
+    path.write_text(exported, encoding="utf-8")
+    before = snapshot()
+    bank_import(paths=[path])
+    assert bank_export(lesson=lesson) == exported
+    assert Pool.objects.count() == 1
+    assert [len(rows) for rows in before.values()] == [len(rows) for rows in snapshot().values()]
+
+
+def test_changing_a_pools_members_in_the_file_changes_them_in_the_database(tmp_path):
+    document = with_pool(shipped_document(), draws=1)
+    bank_import(paths=[write_bank(tmp_path, document)])
+    document["pools"][0]["questions"] = document["pools"][0]["questions"][:1]
+    document["pools"][0]["problems"] = []
+    bank_import(paths=[write_bank(tmp_path, document)])
+    pool = Pool.objects.get(slug="warm-up-pool")
+    assert list(pool.questions.values_list("slug", flat=True)) == [
+        shipped_document()["questions"][0]["slug"]
+    ]
+    assert not pool.problems.exists()
+
+
+def _refused(tmp_path, document: dict) -> list[str]:
+    before = snapshot()
+    with pytest.raises(BankError) as caught:
+        bank_import(paths=[write_bank(tmp_path, document)])
+    assert snapshot() == before
+    return [str(issue) for issue in caught.value.issues]
+
+
+@pytest.mark.parametrize(
+    ("breaker", "where", "message"),
+    [
+        (
+            lambda d: d["pools"][0]["questions"].append("no-such-question"),
+            "pools[1] (warm-up-pool).questions",
+            "no question 'no-such-question' in this bank",
+        ),
+        (
+            lambda d: d["pools"][0].update(questions=[], problems=[]),
+            "pools[1] (warm-up-pool)",
+            "a pool needs at least one question or problem",
+        ),
+        (
+            lambda d: d["pools"][0].update(questions="q-one"),
+            "pools[1] (warm-up-pool).questions",
+            "must be a list of question slugs",
+        ),
+        (
+            lambda d: d["quizzes"][0]["items"].append({"pool": "no-such-pool"}),
+            "› item ",
+            "no pool 'no-such-pool' in this bank",
+        ),
+        (
+            lambda d: d["quizzes"][0]["items"].append(
+                {"pool": "warm-up-pool", "question": d["questions"][0]["slug"]}
+            ),
+            "› item ",
+            "an item names exactly one of question, problem or pool",
+        ),
+        (
+            lambda d: d["quizzes"][0]["items"].extend([{"pool": "warm-up-pool"}] * 3),
+            ".items",
+            "draw from pool 'warm-up-pool', which has 4 members",
+        ),
+    ],
+    ids=["unknown-member", "empty", "not-a-list", "unknown-pool", "two-targets", "too-many-draws"],
+)
+def test_a_bad_pool_is_refused_whole_with_its_place(tmp_path, breaker, where, message):
+    bank_import(paths=[write_bank(tmp_path, shipped_document(), "shipped.yaml")])
+    document = with_pool(shipped_document())
+    breaker(document)
+    messages = _refused(tmp_path, document)
+    assert any(where in m and message in m for m in messages), messages
+    assert not Pool.objects.exists()

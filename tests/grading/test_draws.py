@@ -16,6 +16,7 @@ from grading.models import Attempt, AttemptDraw, Response, Variant
 from grading.services.attempts import attempt_start, attempt_submit
 from grading.services.errors import QuizNotOpen
 from grading.services.responses import SheetAnswer, attempt_answers_save, response_submit
+from teaching.models import CourseRole
 from tests.api.conftest import session_client
 from tests.factories import QuestionFactory, UserFactory
 from tests.grading.pools import quiz_with_pool
@@ -230,3 +231,46 @@ def test_the_attempt_page_shows_the_drawn_questions_and_takes_their_answers(clie
     response = Response.objects.get(attempt=attempt)
     assert (response.quiz_item_id, response.question_id) == (item_id, question_id)
     assert response.status == Response.Status.CORRECT
+
+
+@pytest.mark.parametrize("release", ["never", "after_submission"])
+def test_no_drawn_question_shows_its_correct_choice_before_release(client, release):
+    quiz, _ = quiz_with_pool(draw=2, questions=4, mode="exam", release_answers=release)
+    learner = UserFactory()
+    attempt = attempt_start(user=learner, quiz=quiz)
+    client.force_login(learner)
+    take = client.get(reverse("attempt-take", kwargs={"pk": attempt.pk})).content.decode()
+    api = session_client(learner)
+    items = api.get(reverse("api:attempt-items", kwargs={"attempt_id": attempt.pk})).json()
+    assert "Correct answer" not in take
+    assert all("correct" not in choice for item in items for choice in item["choices"])
+    attempt_submit(attempt=attempt)
+    results = client.get(reverse("attempt-results", kwargs={"pk": attempt.pk})).content.decode()
+    result = api.get(reverse("api:attempt-result", kwargs={"attempt_id": attempt.pk})).json()
+    pooled = [item for item in result["items"] if QuizItem.objects.get(pk=item["id"]).pool_id]
+    assert len(pooled) == 2
+    if release == "never":
+        assert "Correct answer" not in results
+        assert all(item["correct_choices"] is None for item in pooled)
+    else:  # the positive control: released, each drawn question's own right choice shows
+        for item in pooled:
+            question = Question.objects.get(pk=drawn(attempt)[item["id"]][1])
+            assert item["correct_choices"] == [question.choices.get(is_correct=True).pk]
+        assert results.count("Correct answer") == 3  # the fixed question and the two drawn
+
+
+def test_an_instructors_override_page_shows_what_the_attempt_drew(client):
+    quiz, _ = quiz_with_pool(draw=1, questions=3, mode="exam")
+    learner = UserFactory()
+    attempt = attempt_submit(attempt=attempt_start(user=learner, quiz=quiz))
+    instructor = UserFactory()
+    CourseRole.objects.create(
+        course=quiz.lesson.course, user=instructor, role=CourseRole.Role.INSTRUCTOR
+    )
+    client.force_login(instructor)
+    item_id, (_, question_id) = next(iter(drawn(attempt).items()))
+    url = reverse("teaching:item-override", args=[attempt.pk, item_id])
+    html = client.get(url).content.decode()
+    assert Question.objects.get(pk=question_id).prompt in html
+    others = Question.objects.filter(pools__isnull=False).exclude(pk=question_id)
+    assert not any(question.prompt in html for question in others)

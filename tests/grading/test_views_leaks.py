@@ -26,7 +26,8 @@ from grading.models import Variant
 from grading.services.attempts import attempt_start, attempt_submit
 from grading.services.practice import practice_variant_current
 from grading.services.responses import response_submit
-from tests.factories import ProblemFactory, QuizFactory, QuizItemFactory
+from tests.api.conftest import session_client
+from tests.factories import PoolFactory, ProblemFactory, QuizFactory, QuizItemFactory
 from tests.grading.private_data import (
     FORMULA_MISTAKES,
     FORMULA_SECRETS,
@@ -324,3 +325,42 @@ def test_no_page_shows_a_variants_private_data_before_or_after_release(
 def without_solutions(html: str) -> str:
     """The page without its released worked solutions (they show how answers are computed)."""
     return re.sub(r'<details class="solution".*?</details>', "", html, flags=re.S)
+
+
+def test_problems_drawn_from_a_pool_leak_nothing_before_release(
+    learner_client, learner, shipped_bank
+):
+    """The same scans over an exam whose items draw every problem of the lesson, the formula
+    problem included, from a pool (grading/draws.py): the page, the API and the answers saved."""
+    lesson = lesson_with_a_formula_problem()
+    quiz = QuizFactory(
+        lesson=lesson,
+        title="Pooled exam",
+        mode=Quiz.Mode.EXAM,
+        show_feedback=Quiz.Feedback.AFTER_SUBMISSION,
+        release_answers=Quiz.AnswerRelease.AFTER_SUBMISSION,
+    )
+    pool = PoolFactory(lesson=lesson)
+    pool.problems.set(lesson.problems.all())
+    for order in range(lesson.problems.count()):
+        QuizItemFactory(quiz=quiz, question=None, pool=pool, order=order)
+    attempt = attempt_start(user=learner, quiz=quiz)
+    variants = list(Variant.objects.filter(attempt=attempt).select_related("problem", "quiz_item"))
+    assert {v.problem_id for v in variants} == set(lesson.problems.values_list("pk", flat=True))
+    take = reverse("attempt-take", kwargs={"pk": attempt.pk})
+    api = session_client(learner)
+    items = reverse("api:attempt-items", kwargs={"attempt_id": attempt.pk})
+    pages = {
+        take: lambda: learner_client.get(take).content.decode(),
+        items: lambda: api.get(items).content.decode(),
+    }
+    for url, read in pages.items():
+        assert_nothing_private(read(), variants, url, numbers=True)
+    for variant in variants:
+        response_submit(attempt=attempt, item=variant.quiz_item, text="12345")
+    for url, read in pages.items():
+        assert_nothing_private(read(), variants, f"{url} saved", numbers=True)
+    attempt_submit(attempt=attempt)
+    results = learner_client.get(reverse("attempt-results", kwargs={"pk": attempt.pk}))
+    formula = next(v for v in variants if v.family == "formula")
+    assert leaks(results.content.decode(), formula), "the answer should show once released"

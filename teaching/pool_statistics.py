@@ -5,8 +5,10 @@ The quiz's items that draw from pools give way, in the statistics, to one entry 
 attempt drew (an unsaved item carrying the member, keyed by `entry_key`), at the place of the
 quiz's first pool item. A member's figures are those of the attempts that drew it (an attempt
 that never saw a question neither got it right nor wrong), each attempt's score for the item it
-drew the member into counting for the member; the quiz level reads the quiz's own items, each
-pool item scoring what the attempt drew into it, as for any quiz.
+drew the member into counting for the member, against the rest of the quiz in those attempts
+(as the best-known LMS breaks a random question's statistics down per question); its intended
+weight is its points over the quiz's. The quiz level reads the quiz's own items, each pool item
+scoring what the attempt drew into it, as for any quiz.
 """
 
 from __future__ import annotations
@@ -128,14 +130,14 @@ def pooled_report(
     `guesses` are per entry (columns of `entries`), `slots` the quiz's own items."""
     columns = {entry_key(entry): index for index, entry in enumerate(entries)}
     by_slot = np.full((len(attempt_ids), len(slots)), np.nan)
-    drew: dict[str, list[int]] = defaultdict(list)
+    drew: dict[str, list[tuple[int, int]]] = defaultdict(list)  # key -> (row, slot index)
     for row, attempt_id in enumerate(attempt_ids):
         for index, slot in enumerate(slots):
             key = drawn.get((attempt_id, slot.pk)) if slot.pool_id else slot.pk
             if key is not None and key in columns:
                 by_slot[row, index] = scores[row, columns[key]]
                 if slot.pool_id:
-                    drew[str(key)].append(row)
+                    drew[str(key)].append((row, index))
     marks = [float(slot.points) for slot in slots]
     slot_guesses = [None if s.pool_id else guesses[columns[s.pk]] for s in slots]
     whole = quiz_statistics.quiz_statistics(by_slot, marks, totals, slot_guesses)
@@ -143,13 +145,19 @@ def pooled_report(
     items = []
     for position, entry in enumerate(entries, start=1):
         if entry.pool_id:
-            rows = drew.get(str(entry_key(entry)), [])
+            # The attempts that drew the member, the member first and then the quiz's items,
+            # the item each drew it into left empty: the rest of the quiz is the rest.
+            drawn_at = drew.get(str(entry_key(entry)), [])
+            rows = [row for row, _ in drawn_at]
             column = columns[entry_key(entry)]
+            sub = np.column_stack([scores[rows, column], by_slot[rows]])
+            for position_in_sub, (_, index) in enumerate(drawn_at):
+                sub[position_in_sub, 1 + index] = np.nan
             alone = quiz_statistics.quiz_statistics(
-                scores[rows][:, [column]] if rows else np.empty((0, 1)),
-                [float(entry.points)],
+                sub,
+                [float(entry.points), *marks],
                 [totals[row] for row in rows],
-                [guesses[column]],
+                [guesses[column], *slot_guesses],
             ).items[0]
             found = replace(alone, intended_weight=entry.points / sum(marks))
         else:

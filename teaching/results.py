@@ -306,7 +306,7 @@ def quiz_results(
     """
     items = list(
         QuizItem.objects.filter(quiz=quiz)
-        .select_related("question", "problem")
+        .select_related("question", "problem", "pool")
         .order_by("order", "id")
     )
     if learners is None:

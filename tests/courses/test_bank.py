@@ -376,12 +376,12 @@ def break_duplicate_slug(doc):
 
 def break_item_with_both(doc):
     doc["quizzes"][0]["items"][0] = {"question": doc["questions"][0]["slug"], "problem": "softmax"}
-    return "item 1: an item names exactly one of question or problem"
+    return "item 1: an item names exactly one of question, problem or pool"
 
 
 def break_item_with_neither(doc):
     doc["quizzes"][1]["items"][0] = {"points": 2}
-    return "item 1: an item names exactly one of question or problem"
+    return "item 1: an item names exactly one of question, problem or pool"
 
 
 def break_latex(doc):

@@ -259,8 +259,8 @@ def test_no_drawn_question_shows_its_correct_choice_before_release(client, relea
         assert results.count("Correct answer") == 3  # the fixed question and the two drawn
 
 
-def test_an_instructors_override_page_shows_what_the_attempt_drew(client):
-    quiz, _ = quiz_with_pool(draw=1, questions=3, mode="exam")
+def test_an_instructors_pages_show_what_the_attempt_drew(client):
+    quiz, pool = quiz_with_pool(draw=1, questions=3, mode="exam")
     learner = UserFactory()
     attempt = attempt_submit(attempt=attempt_start(user=learner, quiz=quiz))
     instructor = UserFactory()
@@ -269,8 +269,13 @@ def test_an_instructors_override_page_shows_what_the_attempt_drew(client):
     )
     client.force_login(instructor)
     item_id, (_, question_id) = next(iter(drawn(attempt).items()))
-    url = reverse("teaching:item-override", args=[attempt.pk, item_id])
-    html = client.get(url).content.decode()
-    assert Question.objects.get(pk=question_id).prompt in html
     others = Question.objects.filter(pools__isnull=False).exclude(pk=question_id)
-    assert not any(question.prompt in html for question in others)
+    for url in (
+        reverse("teaching:item-override", args=[attempt.pk, item_id]),
+        reverse("teaching:attempt", args=[attempt.pk]),
+    ):
+        html = client.get(url).content.decode()
+        assert Question.objects.get(pk=question_id).prompt in html, url
+        assert not any(question.prompt in html for question in others), url
+    grid = client.get(reverse("teaching:quiz-results", args=[quiz.slug])).content.decode()
+    assert f"Draws from {pool.title} (pool)" in grid

@@ -11,12 +11,14 @@ from django.urls import reverse
 
 from courses.models import Question
 from grading import selectors
-from grading.models import AttemptDraw
+from grading.models import Attempt, AttemptDraw, Response
 from grading.services.attempts import attempt_start, attempt_submit
 from grading.services.responses import SheetAnswer, attempt_answers_save
+from teaching import quiz_statistics
 from teaching.models import CourseRole
 from teaching.pool_statistics import entry_key
-from teaching.statistics_data import item_data, quiz_data
+from teaching.response_analysis import counts_of
+from teaching.statistics_data import RULES, item_data, quiz_data
 from teaching.statistics_export import statistics_document
 from tests.factories import UserFactory
 from tests.grading.pools import quiz_with_pool
@@ -129,3 +131,81 @@ def test_the_statistics_page_lists_the_members_and_links_their_responses(pooled,
         reverse("teaching:item-responses", args=[quiz.slug, first.pk]), {"drawn": "question-0"}
     )
     assert missing.status_code == 404
+
+
+def test_a_pool_every_attempt_draws_whole_gives_the_figures_of_fixed_items():
+    """Two items drawing from a pool of two: every attempt shows both questions, in either
+    item. Each question's figures are then those of a quiz with the two as fixed items."""
+    quiz, pool = quiz_with_pool(draw=2, questions=2, mode="exam")
+    a, b = pool.questions.order_by("pk")
+    rows = []
+    for n in range(10):
+        attempt = attempt_start(user=UserFactory(), quiz=quiz)
+        right = {"fixed": n % 4 != 0, a.pk: n % 2 == 1, b.pk: n % 3 == 0}
+        answers = {}
+        for row in selectors.attempt_sheet(attempt=attempt):
+            key = row.item.question_id if row.item.pool_id else "fixed"
+            pick = next(c for c in row.choices if c.is_correct == right[key])
+            answers[row.item.pk] = SheetAnswer(choice_ids=(pick.pk,))
+        attempt_answers_save(attempt=attempt, answers=answers)
+        attempt = attempt_submit(attempt=attempt)
+        rows.append(
+            ([float(right["fixed"]), float(right[a.pk]), float(right[b.pk])], attempt.score)
+        )
+    data = quiz_data(quiz=quiz)
+    assert [entry_key(item) for item in data.items][1:] == [f"question-{a.pk}", f"question-{b.pk}"]
+    order = {attempt.pk: index for index, attempt in enumerate(data.attempts)}
+    assert len(order) == 10
+    expected = quiz_statistics.quiz_statistics(
+        [scores for scores, _ in rows], [1.0, 2.0, 2.0], [total for _, total in rows]
+    )
+    report = data.report()
+    # Not the effective weights: a share of the totals' spread among the quiz's own items, where
+    # each pool item holds one question in some attempts and the other in the rest.
+    for name in ("facility", "sd", "discrimination_index", "discriminative_efficiency",
+                 "intended_weight"):  # fmt: skip
+        for found, wanted in zip(report.items, expected.items, strict=True):
+            assert getattr(found, name) == pytest.approx(getattr(wanted, name)), name
+    assert report.quiz.mean == pytest.approx(expected.quiz.mean)
+    # The quiz level reads the quiz's own items: each pool item scored what it drew.
+    slots = list(quiz.items.filter(pool=pool).order_by("order"))
+    by_slot = []
+    for (marks, total), attempt in zip(
+        rows, Attempt.objects.filter(quiz=quiz).order_by("pk"), strict=True
+    ):
+        drew = dict(
+            AttemptDraw.objects.filter(attempt=attempt).values_list("quiz_item_id", "question_id")
+        )
+        index = {a.pk: 1, b.pk: 2}
+        by_slot.append(([marks[0], *(marks[index[drew[slot.pk]]] for slot in slots)], total))
+    whole = quiz_statistics.quiz_statistics(
+        [marks for marks, _ in by_slot], [1.0, 2.0, 2.0], [total for _, total in by_slot]
+    )
+    assert report.quiz == whole.quiz
+
+
+@pytest.mark.parametrize("rule", list(RULES))
+def test_the_api_counts_a_member_s_responses_as_its_response_analysis_does(rule):
+    """A pool of questions and problems: the database's grouped counts (the API) give each
+    drawn member what the response-by-response analysis (the pages) gives it."""
+    quiz, _ = quiz_with_pool(draw=2, questions=2, problems=2, mode="exam")
+    for n in range(8):
+        attempt = attempt_start(user=UserFactory(), quiz=quiz)
+        answers = {}
+        for row in selectors.attempt_sheet(attempt=attempt):
+            if row.choices:
+                pick = row.choices[n % len(row.choices)]
+                answers[row.item.pk] = SheetAnswer(choice_ids=(pick.pk,))
+            else:
+                answers[row.item.pk] = SheetAnswer(text=("1.5", "x", "")[n % 3])
+        attempt_answers_save(attempt=attempt, answers=answers)
+        attempt_submit(attempt=attempt)
+    data = quiz_data(quiz=quiz, rule=rule)
+    counted = data.response_counts()
+    assert counted == tuple(counts_of(a) for a in data.item_responses())
+    assert [counts.item for counts in counted] == [entry_key(item) for item in data.items]
+    assert any(isinstance(counts.item, str) and counts.responses for counts in counted)
+    assert (
+        sum(counts.responses for counts in counted)
+        == Response.objects.filter(attempt__quiz=quiz).count()
+    )

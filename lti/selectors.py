@@ -184,7 +184,9 @@ def link_roster_syncs(*, target: LinkTarget, limit: int = 5) -> list[RosterSync]
 def link_content_items(*, target: LinkTarget) -> list:
     """The quiz's items, or the practice set's problems, in order."""
     if target.kind == LinkTarget.Kind.QUIZ:
-        return list(target.quiz.items.select_related("question", "problem").order_by("order"))
+        return list(
+            target.quiz.items.select_related("question", "problem", "pool").order_by("order")
+        )
     return list(target.lesson.problems.for_practice().order_by("order"))
 
 

@@ -38,10 +38,11 @@ def practice_refusal(
             for title, deadline in Attempt.objects.counted()
             .filter(
                 Q(deadline__isnull=True) | Q(deadline__gt=now),
+                # an item of the exam, or one the attempt drew from a pool (grading/draws.py)
+                Q(quiz__items__problem=problem) | Q(draws__problem=problem),
                 user=user,
                 status=Attempt.Status.IN_PROGRESS,
                 quiz__mode=Quiz.Mode.EXAM,
-                quiz__items__problem=problem,
             )
             .values_list("quiz__title", "deadline")
             .distinct()

@@ -15,6 +15,7 @@ from grading import draws, selectors
 from grading.models import Attempt, AttemptDraw, Response, Variant
 from grading.services.attempts import attempt_start, attempt_submit
 from grading.services.errors import QuizNotOpen
+from grading.services.practice import practice_refusal
 from grading.services.responses import SheetAnswer, attempt_answers_save, response_submit
 from teaching.models import CourseRole
 from tests.api.conftest import session_client
@@ -279,3 +280,15 @@ def test_an_instructors_pages_show_what_the_attempt_drew(client):
         assert not any(question.prompt in html for question in others), url
     grid = client.get(reverse("teaching:quiz-results", args=[quiz.slug])).content.decode()
     assert f"Draws from {pool.title} (pool)" in grid
+
+
+def test_practice_on_a_problem_drawn_into_a_running_exam_is_refused():
+    quiz, pool = quiz_with_pool(draw=1, questions=0, problems=3, fixed=False, mode="exam")
+    learner = UserFactory()
+    attempt = attempt_start(user=learner, quiz=quiz)
+    (drawn_problem,) = [member for _, member in drawn(attempt).values()]
+    for problem in pool.problems.all():
+        refusal = practice_refusal(user=learner, problem=problem)
+        assert (refusal is not None) == (problem.pk == drawn_problem), problem.pk
+    attempt_submit(attempt=attempt)
+    assert practice_refusal(user=learner, problem=pool.problems.get(pk=drawn_problem)) is None

@@ -32,6 +32,7 @@ ITEM_FIGURES = (
 STATUSES = ("correct", "incorrect", "invalid", "unexplained")
 CSV_COLUMNS = [
     "item",
+    "drawn",  # a pool's member (statistics_data's entry_key); empty for any other item
     "position",
     *ITEM_FIGURES,
     "responses",
@@ -93,6 +94,7 @@ def statistics_csv_lines(data: QuizData) -> Iterator[str]:
         counts = row["responses"]
         cells = [
             row["item"],
+            row["drawn"] or "",
             row["position"],
             *(row[name] for name in ITEM_FIGURES),
             counts["total"],

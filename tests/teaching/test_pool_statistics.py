@@ -3,6 +3,7 @@ attempt drew it into, on the statistics page, its response analysis and the API 
 
 from __future__ import annotations
 
+import csv
 import math
 from collections import Counter
 
@@ -19,7 +20,7 @@ from teaching.models import CourseRole
 from teaching.pool_statistics import entry_key
 from teaching.response_analysis import counts_of
 from teaching.statistics_data import RULES, item_data, quiz_data
-from teaching.statistics_export import statistics_document
+from teaching.statistics_export import statistics_csv_lines, statistics_document
 from tests.factories import UserFactory
 from tests.grading.pools import quiz_with_pool
 
@@ -105,9 +106,10 @@ def test_the_response_analysis_of_a_member_counts_its_answers_from_every_item(po
         counts[entry_key(item)] for item in quiz_data(quiz=quiz).items[1:]
     ]
     document = statistics_document(quiz_data(quiz=quiz))
-    assert [row["drawn"] for row in document["items"]] == [None] + [
-        entry_key(item) for item in quiz_data(quiz=quiz).items[1:]
-    ]
+    members = [entry_key(item) for item in quiz_data(quiz=quiz).items[1:]]
+    assert [row["drawn"] for row in document["items"]] == [None, *members]
+    lines = list(csv.DictReader(statistics_csv_lines(quiz_data(quiz=quiz))))
+    assert [line["drawn"] for line in lines] == ["", *members]
 
 
 def test_the_statistics_page_lists_the_members_and_links_their_responses(pooled, client):

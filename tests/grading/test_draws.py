@@ -292,3 +292,20 @@ def test_practice_on_a_problem_drawn_into_a_running_exam_is_refused():
         assert (refusal is not None) == (problem.pk == drawn_problem), problem.pk
     attempt_submit(attempt=attempt)
     assert practice_refusal(user=learner, problem=pool.problems.get(pk=drawn_problem)) is None
+
+
+def test_an_api_answer_to_a_drawn_question_grades_against_it():
+    quiz, _ = quiz_with_pool(draw=2, questions=4)
+    attempt = attempt_start(user=UserFactory(), quiz=quiz)
+    api = session_client(attempt.user)
+    for item_id, (_, question_id) in drawn(attempt).items():
+        url = reverse("api:item-answer", kwargs={"attempt_id": attempt.pk, "item_id": item_id})
+        assert api.post(url, {"text": "1"}, format="json").status_code == 400
+        right = Question.objects.get(pk=question_id).choices.get(is_correct=True)
+        answered = api.post(url, {"choices": [right.pk]}, format="json")
+        assert answered.status_code == 201, answered.content
+        assert answered.json()["status"] == "correct"
+        response = Response.objects.get(attempt=attempt, quiz_item_id=item_id)
+        assert response.question_id == question_id
+    attempt = attempt_submit(attempt=attempt)
+    assert attempt.score == 4.0  # two drawn items of 2 points; the fixed one unanswered

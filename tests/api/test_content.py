@@ -62,7 +62,7 @@ def test_quizzes_show_mode_limits_policy_and_item_metadata_only(lms):
     quiz = Quiz.objects.get(slug="attention-exam")
     assert len(exam["items"]) == quiz.items.count()
     for item in exam["items"]:
-        assert set(item) == {"id", "order", "points", "kind", "question_kind", "problem"}
+        assert set(item) == {"id", "order", "points", "kind", "question_kind", "problem", "pool"}
     # Nothing about the choices (texts, correctness, feedback) before an attempt.
     text = json.dumps(exam)
     for choice in Choice.objects.filter(question__quiz_items__quiz=quiz):

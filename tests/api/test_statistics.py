@@ -35,6 +35,7 @@ QUIZ_KEYS = {
 }
 ITEM_KEYS = {
     "item",
+    "drawn",  # a pool's member; null for any other item (tests/teaching/test_pool_statistics.py)
     "position",
     "facility",
     "sd",
@@ -135,6 +136,7 @@ def test_undefined_figures_are_null(worked, client):
     assert item["intended_weight"] == 1.0
     assert item["random_guess_score"] == 0.5
     assert [name for name, value in item.items() if value is None] == [
+        "drawn",  # not a pool's member
         "facility",
         "sd",
         "effective_weight",

@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('courses', '0006_pools_and_pool_items'),
-        ('grading', '0008_solution_reveal'),
+        ('grading', '0010_attempt_preview_counts_nowhere'),
     ]
 
     operations = [

@@ -181,7 +181,9 @@ def initial_from_params(problem: Problem) -> tuple[dict, list[dict], list[dict]]
         "solution": "\n\n".join(params.get("solution") or []),
     }
     variables = []
-    for name, spec in (params.get("variables") or {}).items():
+    # By name: PostgreSQL's jsonb does not keep the order keys were saved in (it orders them by
+    # length), so the saved order is not the author's on every database; by name it is the same.
+    for name, spec in sorted((params.get("variables") or {}).items()):
         row: dict[str, Any] = {"name": name, "decimals": spec.get("decimals")}
         if "choices" in spec:
             row.update(kind="list", values=", ".join(str(v) for v in spec["choices"]))

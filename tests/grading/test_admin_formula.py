@@ -6,6 +6,7 @@ from django.contrib.auth.models import Permission
 from django.urls import reverse
 
 from courses.models import Misconception, Problem
+from grading.formula_form import initial_from_params
 from tests.factories import InstructorFactory, LessonFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -307,3 +308,14 @@ def test_a_fixed_answer_without_variables_is_saved(staff, problem):
     problem.refresh_from_db()
     assert problem.params["variables"] == {}
     assert problem.params["answer"] == "5/2"
+
+
+def test_the_form_lists_variables_by_name_whatever_order_the_database_kept():
+    """PostgreSQL's jsonb hands keys back shortest first; the form lists them by name on every
+    database."""
+    problem = Problem(
+        family="formula",
+        params={**PARAMS, "variables": {"s": {"choices": [1]}, "d_k": {"choices": [4]}}},
+    )
+    _, variables, _ = initial_from_params(problem)
+    assert [row["name"] for row in variables] == ["d_k", "s"]

@@ -54,6 +54,13 @@ def learner_pages(shipped_bank, learner_account):
 
 
 def serious_violations(page) -> list[str]:
+    # Judge the page once it has settled: its script gives wide formulas and solution steps a
+    # tab stop at "load" and again when the math font has arrived (it widens them).
+    page.wait_for_load_state("load")
+    page.evaluate(
+        "() => (document.fonts ? document.fonts.ready : Promise.resolve())"
+        ".then(() => new Promise((done) => requestAnimationFrame(() => done())))"
+    )
     results = Axe().run(page)
     return [
         f"{violation['id']} ({violation['impact']}): {violation['help']} — "

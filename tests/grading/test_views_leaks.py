@@ -76,9 +76,15 @@ def shown_numbers(variant: Variant) -> set[str]:
 
 
 def authored_numbers(quiz: Quiz) -> set[str]:
-    """Numbers the quiz's questions print on purpose (their prompts and choices)."""
+    """Numbers the quiz's pages print on purpose: its description and lesson text, its
+    questions' prompts and choices, its problems' authored prompts (a seed whose secret value
+    equals one of them says nothing about a leak)."""
+    problems = [item.problem for item in quiz.items.filter(problem__isnull=False)]
     text = " ".join(
-        [item.question.prompt for item in quiz.items.filter(question__isnull=False)]
+        [quiz.description, quiz.lesson.body]
+        + [p.prompt for p in problems]
+        + [str((p.params or {}).get("prompt", "")) for p in problems]
+        + [item.question.prompt for item in quiz.items.filter(question__isnull=False)]
         + [
             c.text
             for item in quiz.items.filter(question__isnull=False)

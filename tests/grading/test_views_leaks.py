@@ -76,15 +76,9 @@ def shown_numbers(variant: Variant) -> set[str]:
 
 
 def authored_numbers(quiz: Quiz) -> set[str]:
-    """Numbers the quiz's pages print on purpose: its description and lesson text, its
-    questions' prompts and choices, its problems' authored prompts (a seed whose secret value
-    equals one of them says nothing about a leak)."""
-    problems = [item.problem for item in quiz.items.filter(problem__isnull=False)]
+    """Numbers the quiz's questions print on purpose (their prompts and choices)."""
     text = " ".join(
-        [quiz.description, quiz.lesson.body]
-        + [p.prompt for p in problems]
-        + [str((p.params or {}).get("prompt", "")) for p in problems]
-        + [item.question.prompt for item in quiz.items.filter(question__isnull=False)]
+        [item.question.prompt for item in quiz.items.filter(question__isnull=False)]
         + [
             c.text
             for item in quiz.items.filter(question__isnull=False)
@@ -190,10 +184,7 @@ def test_quiz_pages_show_no_answer_before_release(learner_client, learner, shipp
     authored = authored_numbers(quiz)
     html = learner_client.get(take).content.decode()
     for variant in variants:
-        # The page shows every problem's givens on purpose: another problem's given may equal
-        # this one's answer by chance (the seeds follow the attempt's id, so the database).
-        others = set().union(*(shown_numbers(v) for v in variants if v.pk != variant.pk))
-        assert leaks(html, variant, authored=authored | others) == set(), variant.problem.slug
+        assert leaks(html, variant, authored=authored) == set(), variant.problem.slug
     # Saving a wrong answer to every problem item shows the typed values back, nothing more.
     typed = "12345"
     for variant in variants:

@@ -105,15 +105,20 @@ def test_a_finished_registration_tells_the_lms_window_to_close(
     assert page.evaluate("window.__ltiMessages") == [{"subject": "org.imsglobal.lti.close"}]
 
 
-def test_a_refusal_stays_open_until_its_button_closes_it(page, live_server, transactional_db):
+def test_a_refusal_stays_open_until_its_button_closes_it(
+    page, watch, live_server, transactional_db
+):
+    unknown_link = f"{live_server.url}/lti/register/made-up/"
+    watch.expect_refusal(unknown_link)  # 404: the link is not one softgrade made
     page.goto(f"{live_server.url}/")
     page.evaluate("""() => {
         window.__ltiMessages = [];
         window.addEventListener("message", (event) => window.__ltiMessages.push(event.data));
     }""")
     with page.expect_popup() as popup:
-        page.evaluate("(url) => window.open(url)", f"{live_server.url}/lti/register/made-up/")
+        page.evaluate("(url) => window.open(url)", unknown_link)
     refusal = popup.value
+    assert refusal.evaluate("performance.getEntriesByType('navigation')[0].responseStatus") == 404
     expect(refusal.get_by_role("alert")).to_contain_text("not one softgrade made")
     assert page.evaluate("window.__ltiMessages") == []
     refusal.get_by_role("button", name="Close and return to the LMS").click()

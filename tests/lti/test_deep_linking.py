@@ -49,6 +49,8 @@ def test_instructor_picks_a_quiz_and_gets_a_signed_response_with_a_line_item(
     assert response.status_code == 200
     # The page may post its form to the LMS's origin, and to no other.
     assert "form-action 'self' https://lms.example.edu" in response["Content-Security-Policy"]
+    # ... and, shown in the LMS's frame, it may be framed by that LMS as well.
+    assert "frame-ancestors 'self' https://lms.example.edu" in response["Content-Security-Policy"]
     assert "lti/js/deep-linking-return.js" in response.content.decode()
     claims = returned_jwt(client, platform, response)
     assert claims["iss"] == platform.client_id

@@ -81,6 +81,9 @@ class AttemptRegrade:
     # For the pages: the attempt's number among the learner's, and the learner's name.
     number: int = 0
     learner_name: str = ""
+    # An instructor's preview attempt: regraded like the others so it stays consistent, but
+    # not a learner's record (grading.models.counted_attempt): not counted, never passed back.
+    preview: bool = False
 
     @property
     def change(self) -> float:
@@ -102,21 +105,32 @@ class RegradeResult:
     passed_back: tuple[int, ...] = ()
 
     @property
+    def learners(self) -> list[AttemptRegrade]:
+        """The learners' attempts the regrade changes: what the pages list and count."""
+        return [a for a in self.attempts if not a.preview]
+
+    @property
+    def previews(self) -> list[AttemptRegrade]:
+        """Instructors' preview attempts it changes too, only mentioned by number."""
+        return [a for a in self.attempts if a.preview]
+
+    @property
     def gainers(self) -> list[AttemptRegrade]:
-        return [a for a in self.attempts if a.change > 0]
+        return [a for a in self.learners if a.change > 0]
 
     @property
     def losers(self) -> list[AttemptRegrade]:
-        return [a for a in self.attempts if a.change < 0]
+        return [a for a in self.learners if a.change < 0]
 
     @property
     def unchanged(self) -> list[AttemptRegrade]:
         """Attempts whose verdicts change but not their score (an override, an invalid try)."""
-        return [a for a in self.attempts if a.change == 0]
+        return [a for a in self.learners if a.change == 0]
 
     @property
     def responses_changed(self) -> int:
-        return sum(len(a.responses) for a in self.attempts)
+        """The learners' answers with a new verdict."""
+        return sum(len(a.responses) for a in self.learners)
 
     @property
     def digest(self) -> str:
@@ -233,6 +247,7 @@ def _regraded(
                 responses=changed[attempt.pk],
                 number=attempt.number,
                 learner_name=attempt.user.get_full_name() or attempt.user.get_username(),
+                preview=attempt.preview,
             )
         )
     return result
@@ -303,7 +318,7 @@ def quiz_item_regrade(
             rtol=tolerance[1] if tolerance else None,
             fix=content.changes,
             responses_changed=planned.responses_changed,
-            attempts_changed=len(attempts),
+            attempts_changed=len(planned.learners),
         )
         told = _write(item=item, regrade=regrade, attempts=attempts, by=by)
     return RegradeResult(
@@ -349,6 +364,8 @@ def _write(
         # The LMS gets the learner's best submitted score: once per learner is enough.
         moved = attempt.score != entry.old_score
         submitted = attempt.status == Attempt.Status.SUBMITTED
+        if entry.preview:
+            continue  # an instructor's preview: no learner's record, nothing for the LMS
         if submitted and moved and entry.learner not in learners_told:
             learners_told.add(entry.learner)
             told.append(attempt.pk)

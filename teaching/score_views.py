@@ -165,7 +165,7 @@ def _regrade_apply(request: HttpRequest, item) -> HttpResponse:
 def _applied(result: RegradeResult) -> str:
     answers, attempts, told = (
         result.responses_changed,
-        len(result.attempts),
+        len(result.learners),
         len(result.passed_back),
     )
     return (

@@ -14,7 +14,7 @@ from grading.overrides import ScoreChangeNotAllowed, item_score_override
 from grading.regrades import quiz_item_regrade
 from grading.services.attempts import attempt_submit
 from grading.services.verdicts import question_grade
-from tests.grading.exam_records import cohort_sits, exam_build, instructor_of
+from tests.grading.exam_records import cohort_sits, exam_build, instructor_of, sit_preview
 
 pytestmark = pytest.mark.django_db
 
@@ -231,3 +231,30 @@ def test_a_preview_grades_each_distinct_answer_once(cohort, instructor, monkeypa
     preview = quiz_item_regrade(item=exam.question_item, by=instructor, apply=False)
     assert sorted(graded) == sorted((exam.choices[name].pk,) for name in "ABC")
     assert {a.learner: a.new_item_score for a in preview.gainers} == {"ben": 2.0, "dee": 2.0}
+
+
+def test_an_instructors_preview_is_regraded_but_never_listed_counted_or_passed_back(
+    cohort, instructor, hook_calls, django_capture_on_commit_callbacks
+):
+    exam, attempts = cohort
+    # The instructor previewed the exam picking B, as Ben did: wrong before the fix, right after.
+    preview_attempt = sit_preview(exam, instructor, choice="B", factor=1.05)
+    mark_b_right_instead_of_a(exam)
+    preview = quiz_item_regrade(item=exam.question_item, by=instructor, apply=False)
+    assert [a.attempt_id for a in preview.previews] == [preview_attempt.pk]
+    assert sorted(a.learner for a in preview.learners) == ["ann", "ben", "dee"]
+    assert sorted(a.learner for a in preview.gainers) == ["ben", "dee"]
+    assert preview.responses_changed == 3
+    hook_calls.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        result = quiz_item_regrade(
+            item=exam.question_item, by=instructor, apply=True, expected_digest=preview.digest
+        )
+    # The preview shows the new verdict ...
+    answer = Response.objects.get(attempt=preview_attempt, quiz_item=exam.question_item)
+    assert (answer.status, answer.score) == ("correct", 1.0)
+    assert Attempt.objects.get(pk=preview_attempt.pk).score == 2.0
+    # ... but the audit counts the learners' attempts, and the LMS hears of learners only.
+    assert Regrade.objects.get().attempts_changed == 3
+    assert preview_attempt.pk not in result.passed_back
+    assert sorted(hook_calls) == sorted([attempts["ann"].pk, attempts["ben"].pk])

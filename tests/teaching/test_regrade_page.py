@@ -21,7 +21,7 @@ from grading.models import Attempt, Regrade, Response, ScoreChange, Variant
 from grading.overrides import item_score_override
 from teaching.models import CourseRole
 from tests.factories import QuizFactory, QuizItemFactory
-from tests.grading.exam_records import cohort_sits, exam_build
+from tests.grading.exam_records import cohort_sits, exam_build, sit_preview
 
 pytestmark = pytest.mark.django_db
 
@@ -122,6 +122,17 @@ def test_the_preview_of_a_choice_fix_says_who_gains_and_loses_and_writes_nothing
     assert "<strong>correct</strong>" in page  # B: wrong → correct
     assert 'class="apply-form"' in page
     assert apply_form(page)["correct"] == str(exam.choices["B"].pk)
+
+
+def test_an_instructors_preview_is_mentioned_not_listed_among_the_learners(
+    client, exam, people, cohort
+):
+    sit_preview(exam, people.instructor, choice="B", factor=1.05)
+    client.force_login(people.instructor)
+    page = preview(client, exam.question_item, b_right_instead_of_a(exam))
+    assert sorted(rows(page)) == ["ann", "ben", "dee"]
+    assert counts(page)["attempts"] == "3"
+    assert "Instructors' preview attempts regraded too, so they show the new verdicts: 1." in page
 
 
 def test_applying_the_previewed_fix_regrades_audits_and_tells_the_lms(

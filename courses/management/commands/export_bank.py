@@ -1,9 +1,9 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from courses.bank.exporter import bank_export
-from courses.models import Lesson
+from courses.management.lessons import lesson_named
 
 
 class Command(BaseCommand):
@@ -16,11 +16,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, lesson, output, **options):
-        try:
-            found = Lesson.objects.get(slug=lesson)
-        except Lesson.DoesNotExist as exc:
-            known = ", ".join(Lesson.objects.values_list("slug", flat=True)) or "none"
-            raise CommandError(f"No lesson {lesson!r} (known: {known}).") from exc
+        found = lesson_named(lesson)
         text = bank_export(lesson=found)
         if output:
             output.write_text(text, encoding="utf-8")

@@ -1,8 +1,8 @@
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
-from courses.models import Lesson
+from courses.management.lessons import lesson_named
 from courses.moodle_xml.writer import moodle_export
 
 
@@ -19,10 +19,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, lesson, output, **options):
-        try:
-            found = Lesson.objects.get(slug=lesson)
-        except Lesson.DoesNotExist as exc:
-            raise CommandError(f"No lesson {lesson!r}.") from exc
+        found = lesson_named(lesson)
         export = moodle_export(lesson=found)
         for line in export.left_out:
             self.stderr.write(line)

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from courses.models import Lesson
+from courses.management.lessons import lesson_named
 from courses.moodle_xml.importer import moodle_import
 from courses.moodle_xml.issues import MoodleXmlError
 
@@ -22,10 +22,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, path, lesson, dry_run, **options):
-        try:
-            found = Lesson.objects.get(slug=lesson)
-        except Lesson.DoesNotExist as exc:
-            raise CommandError(f"No lesson {lesson!r}.") from exc
+        found = lesson_named(lesson)
         try:
             source = path.read_bytes()
         except OSError as exc:

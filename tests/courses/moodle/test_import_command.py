@@ -168,9 +168,12 @@ def test_dry_run_reports_and_writes_nothing(capsys):
     assert counts() == (0, 0, 0, 0)
 
 
-def test_an_unknown_lesson_is_an_error():
-    with pytest.raises(CommandError, match="No lesson 'nope'"):
+def test_an_unknown_lesson_is_an_error_naming_the_known_ones():
+    lesson = LessonFactory()
+    with pytest.raises(CommandError, match=rf"No lesson 'nope' \(known: {lesson.slug}\)"):
         call_command("import_moodle_xml", str(FILES / "questions.xml"), "--lesson", "nope")
+    with pytest.raises(CommandError, match=rf"No lesson 'nope' \(known: {lesson.slug}\)"):
+        call_command("export_moodle_xml", "nope")
 
 
 NUMERICAL = """<?xml version="1.0" encoding="UTF-8"?>

@@ -3,12 +3,12 @@ drew it into (grading.draws).
 
 The quiz's items that draw from pools give way, in the statistics, to one entry per member any
 attempt drew (an unsaved item carrying the member, keyed by `entry_key`), at the place of the
-quiz's first pool item. A member's figures are those of the attempts that drew it (an attempt
-that never saw a question neither got it right nor wrong), each attempt's score for the item it
-drew the member into counting for the member, against the rest of the quiz in those attempts
-(as the best-known LMS breaks a random question's statistics down per question); its intended
-weight is its points over the quiz's. The quiz level reads the quiz's own items, each pool item
-scoring what the attempt drew into it, as for any quiz.
+first item drawing from its pool. A member's figures are those of the attempts that drew it (an
+attempt that never saw a question neither got it right nor wrong), each attempt's score for the
+item it drew the member into counting for the member, against the rest of the quiz in those
+attempts (as the best-known LMS breaks a random question's statistics down per question); its
+intended weight is its points over the quiz's. The quiz level reads the quiz's own items, each
+pool item scoring what the attempt drew into it, as for any quiz.
 """
 
 from __future__ import annotations
@@ -38,23 +38,32 @@ def entry_key(item: QuizItem) -> int | str:
 
 
 def drawn_members(items: list[QuizItem]) -> list[QuizItem]:
-    """The items with those drawing from pools replaced, at the first one's place, by one
-    unsaved item per member any attempt drew into them (questions, then problems, each by id),
-    worth the first such item's points. Three queries when a pool item exists, else none."""
-    pool_items = [item for item in items if item.pool_id]
-    if not pool_items:
+    """The items with those drawing from pools replaced by one unsaved item per member any
+    attempt drew (questions, then problems, each by id), at the place of the first item drawing
+    from the member's pool and worth its points; a member of two pools the quiz draws from sits
+    with the first of them. Three queries when a pool item exists, else none."""
+    firsts: dict[int, QuizItem] = {}  # pool id -> the first item drawing from it
+    for item in items:
+        if item.pool_id:
+            firsts.setdefault(item.pool_id, item)
+    if not firsts:
         return items
-    drawn = set(
-        AttemptDraw.objects.filter(quiz_item__in=pool_items)
+    drawn = (
+        AttemptDraw.objects.filter(quiz_item__in=[i for i in items if i.pool_id])
         .order_by()
-        .values_list("question_id", "problem_id")
+        .values_list("quiz_item__pool_id", "question_id", "problem_id")
         .distinct()
     )
-    questions = Question.objects.in_bulk({q for q, _ in drawn if q})
-    problems = Problem.objects.in_bulk({p for _, p in drawn if p})
-    first = pool_items[0]
+    place = {pool_id: index for index, pool_id in enumerate(firsts)}
+    home: dict[tuple[int | None, int | None], int] = {}  # (question, problem) -> pool id
+    for pool_id, question_id, problem_id in drawn:
+        key = (question_id, problem_id)
+        if key not in home or place[pool_id] < place[home[key]]:
+            home[key] = pool_id
+    questions = Question.objects.in_bulk({q for q, _ in home if q})
+    problems = Problem.objects.in_bulk({p for _, p in home if p})
 
-    def member(**content: Question | Problem) -> QuizItem:
+    def member(first: QuizItem, **content: Question | Problem) -> QuizItem:
         return QuizItem(
             pk=first.pk,
             quiz_id=first.quiz_id,
@@ -64,14 +73,14 @@ def drawn_members(items: list[QuizItem]) -> list[QuizItem]:
             **content,
         )
 
-    members = [member(question=questions[pk]) for pk in sorted(questions)]
-    members += [member(problem=problems[pk]) for pk in sorted(problems)]
     kept: list[QuizItem] = []
     for item in items:
-        if item is first:
-            kept.extend(members)
-        elif not item.pool_id:
+        if not item.pool_id:
             kept.append(item)
+        elif firsts[item.pool_id] is item:
+            mine = [key for key, pool_id in home.items() if pool_id == item.pool_id]
+            kept += [member(item, question=questions[q]) for q in sorted(q for q, _ in mine if q)]
+            kept += [member(item, problem=problems[p]) for p in sorted(p for _, p in mine if p)]
     return kept
 
 

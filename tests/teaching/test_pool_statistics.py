@@ -21,8 +21,8 @@ from teaching.pool_statistics import entry_key
 from teaching.response_analysis import counts_of
 from teaching.statistics_data import RULES, item_data, quiz_data
 from teaching.statistics_export import statistics_csv_lines, statistics_document
-from tests.factories import UserFactory
-from tests.grading.pools import quiz_with_pool
+from tests.factories import QuizItemFactory, UserFactory
+from tests.grading.pools import pool_of, quiz_with_pool, two_choice_question
 
 pytestmark = pytest.mark.django_db
 
@@ -184,6 +184,34 @@ def test_a_pool_every_attempt_draws_whole_gives_the_figures_of_fixed_items():
         [marks for marks, _ in by_slot], [1.0, 2.0, 2.0], [total for _, total in by_slot]
     )
     assert report.quiz == whole.quiz
+
+
+def test_each_pool_s_members_sit_at_its_own_first_item_worth_its_points():
+    """A quiz: a draw from pool A (2 points), a fixed question, a draw from pool B (3 points).
+    A's members stand where A's item stands, B's where B's stands, each worth its own points."""
+    quiz, pool_a = quiz_with_pool(draw=1, questions=2, fixed=False, mode="exam", points=2)
+    QuizItemFactory(quiz=quiz, question=two_choice_question(quiz, "Fixed question?"), order=5)
+    pool_b = pool_of(quiz, questions=2)
+    QuizItemFactory(quiz=quiz, question=None, pool=pool_b, points=3, order=9)
+    for _ in range(8):
+        attempt_submit(attempt=attempt_start(user=UserFactory(), quiz=quiz))
+    drawn = AttemptDraw.objects.filter(attempt__quiz=quiz)
+    members = {
+        pool: sorted(set(drawn.filter(quiz_item__pool=pool).values_list("question_id", flat=True)))
+        for pool in (pool_a, pool_b)
+    }
+    fixed = quiz.items.get(pool=None)
+    data = quiz_data(quiz=quiz)
+    assert [(entry_key(item), item.points) for item in data.items] == [
+        *((f"question-{q}", 2) for q in members[pool_a]),
+        (fixed.pk, 1),
+        *((f"question-{q}", 3) for q in members[pool_b]),
+    ]
+    report = data.report()
+    weights = [figures.intended_weight for figures in report.items]
+    assert weights == pytest.approx(
+        [2 / 6] * len(members[pool_a]) + [1 / 6] + [3 / 6] * len(members[pool_b])
+    )
 
 
 @pytest.mark.parametrize("rule", list(RULES))

@@ -13,8 +13,9 @@ the answers propose is one more relation to test): about 0.02 s for 300 answers,
 recent MAX_ANSWERS answers (about one wrong answer each from an exam's 3,000 learners: the page
 then takes under 0.8 s), and the page's result is kept in Django's cache under the problem, the
 course, the choice of answers and a fingerprint of them (the newest response id, their number and
-the newest regrade of the problem's quiz items): a new answer, a deletion or a regrade computes
-afresh, anything else reads the cache (the page then takes under 0.1 s).
+the newest regrade of the problem's quiz items, or of items drawing it from a pool): a new answer,
+a deletion or a regrade computes afresh, anything else reads the cache (the page then takes under
+0.1 s).
 """
 
 from __future__ import annotations
@@ -82,7 +83,11 @@ def _fingerprint(*, course: Course, problem: Problem, with_diagnosis: bool) -> t
     answers = Response.objects.filter(
         unnamed_wrong(course=course, problem=problem, with_diagnosis=with_diagnosis)
     ).aggregate(newest=Max("id"), count=Count("id"))
-    regrade = Regrade.objects.filter(quiz_item__problem=problem).aggregate(newest=Max("id"))
+    # A regrade of an item drawing from a pool that holds the problem regrades its answers too.
+    regrades = Regrade.objects.filter(
+        Q(quiz_item__problem=problem) | Q(quiz_item__pool__problems=problem)
+    )
+    regrade = regrades.aggregate(newest=Max("id"))
     return (answers["newest"] or 0, answers["count"], regrade["newest"] or 0)
 
 

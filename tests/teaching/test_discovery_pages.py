@@ -9,8 +9,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from grading.models import Regrade
 from teaching.discovery_data import problem_discovery, wrong_answers
-from tests.factories import UserFactory
+from tests.factories import PoolFactory, QuizItemFactory, UserFactory
 from tests.teaching.problem_records import (
     NOISE,
     SCALED,
@@ -103,6 +104,27 @@ def test_discovery_is_cached_until_a_new_answer_comes(course_a, discovered):
     fresh = problem_discovery(course=course_a, problem=problem, with_diagnosis=True)
     assert [g.count for g in fresh.groups] == [7]
     assert fresh.available == found.available + 1
+
+
+def test_a_regrade_of_a_pool_item_that_can_draw_the_problem_computes_afresh(
+    course_a, discovered, people
+):
+    problem, quiz, _, _ = discovered
+    found = problem_discovery(course=course_a, problem=problem, with_diagnosis=True)
+    pool = PoolFactory(lesson=quiz.lesson)
+    pool.problems.add(problem)
+    pool_item = QuizItemFactory(quiz=quiz, question=None, pool=pool, order=9)
+    Regrade.objects.create(
+        quiz_item=pool_item,
+        by=people.instructor,
+        by_username=people.instructor.username,
+        responses_changed=0,
+        attempts_changed=0,
+    )
+    with CaptureQueriesContext(connection) as after:
+        again = problem_discovery(course=course_a, problem=problem, with_diagnosis=True)
+    assert again == found
+    assert len(after) == 4  # not read from the cache (2 queries): computed again
 
 
 def test_a_problem_whose_answer_is_a_list_is_said_so(client, people, course_a, exam):

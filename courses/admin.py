@@ -17,7 +17,7 @@ from .admin_markup import MarkupFieldsForm, markup_preview
 from .bank.rules import quiz_policy_problems
 from .models import Course, KeyTerm, Lesson, Misconception, Quiz, QuizItem
 from .moodle_admin import export_moodle_xml, moodle_import_view
-from .pool_admin import pool_draw_problems
+from .pool_admin import pool_draw_problems, quiz_draws_view
 
 
 class CourseForm(MarkupFieldsForm):
@@ -214,7 +214,7 @@ class QuizAdmin(admin.ModelAdmin):
     search_fields = ["title", "slug"]
     prepopulated_fields = {"slug": ["title"]}
     inlines = [QuizItemInline]
-    readonly_fields = ["description_preview", "learner_preview"]
+    readonly_fields = ["description_preview", "learner_preview", "pool_draws"]
     fieldsets = [
         (
             None,
@@ -227,6 +227,7 @@ class QuizAdmin(admin.ModelAdmin):
                     "description_preview",
                     "mode",
                     "learner_preview",
+                    "pool_draws",
                 ]
             },
         ),
@@ -252,6 +253,24 @@ class QuizAdmin(admin.ModelAdmin):
             },
         ),
     ]
+
+    def get_urls(self):
+        view = self.admin_site.admin_view(
+            lambda request, object_id: quiz_draws_view(self, request, object_id)
+        )
+        own = [path("<path:object_id>/draws/", view, name="courses_quiz_draws")]
+        return own + super().get_urls()
+
+    @admin.display(description="Draws from a pool")
+    def pool_draws(self, obj: Quiz):
+        if not obj.pk:
+            return "Save the quiz first, then add items that draw from a pool."
+        url = reverse("admin:courses_quiz_draws", args=[obj.pk])
+        return format_html(
+            '<a href="{}">Draw k members from a pool</a> (adds k items at the end, each drawing '
+            "a different member per attempt)",
+            url,
+        )
 
     @admin.display(description="Preview")
     def description_preview(self, obj: Quiz):

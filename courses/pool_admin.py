@@ -7,11 +7,17 @@ from collections import Counter
 from collections.abc import Iterable
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db.models import Count
+from django.shortcuts import get_object_or_404, redirect
+from django.template.defaultfilters import pluralize
+from django.template.response import TemplateResponse
+from django.urls import reverse
 
 from .bank.rules import pool_draw_problem
-from .models import Pool, QuizItem
+from .models import Pool, Quiz, QuizItem
+from .pool_draws import MOST_DRAWS, DrawsRefused, quiz_draws_add
 
 
 def pool_draw_problems(pool_items: Iterable[tuple[int, Pool]]) -> list[str]:
@@ -81,3 +87,54 @@ class PoolAdmin(admin.ModelAdmin):
     @admin.display(description="Problems", ordering="problem_count")
     def problem_count(self, obj: Pool) -> int:
         return obj.problem_count
+
+
+class DrawsForm(forms.Form):
+    """How many members of which pool the quiz draws, and what each draw is worth."""
+
+    pool = forms.ModelChoiceField(queryset=Pool.objects.none())
+    count = forms.IntegerField(
+        label="How many to draw",
+        min_value=1,
+        max_value=MOST_DRAWS,
+        initial=1,
+        help_text="Each becomes an item of its own; every attempt draws different members.",
+    )
+    points = forms.IntegerField(label="Points each", min_value=1, initial=1)
+
+    def __init__(self, *args, quiz: Quiz, **kwargs):
+        super().__init__(*args, **kwargs)
+        pools = Pool.objects.filter(lesson__course_id=quiz.lesson.course_id)
+        self.fields["pool"].queryset = pools.select_related("lesson").order_by("lesson", "title")
+        self.fields["pool"].label_from_instance = lambda pool: f"{pool.title} ({pool.lesson})"
+
+
+def quiz_draws_view(model_admin: admin.ModelAdmin, request, object_id: str):
+    """Add k items drawing from a pool to the quiz, in one step (courses.pool_draws)."""
+    quiz = get_object_or_404(Quiz.objects.select_related("lesson"), pk=object_id)
+    if not model_admin.has_change_permission(request, quiz):
+        raise PermissionDenied
+    form = DrawsForm(request.POST or None, quiz=quiz)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            added = quiz_draws_add(
+                quiz=quiz, pool=data["pool"], count=data["count"], points=data["points"]
+            )
+        except DrawsRefused as refusal:
+            form.add_error(None, str(refusal))
+        else:
+            title = data["pool"].title
+            messages.success(
+                request, f"Added {len(added)} item{pluralize(len(added))} drawing from “{title}”."
+            )
+            return redirect("admin:courses_quiz_change", quiz.pk)
+    context = {
+        **model_admin.admin_site.each_context(request),
+        "opts": model_admin.model._meta,
+        "original": quiz,
+        "title": f"Draw from a pool in {quiz.title}",
+        "form": form,
+        "pools_url": reverse("admin:courses_pool_add"),
+    }
+    return TemplateResponse(request, "admin/courses/quiz/draws.html", context)

@@ -1,0 +1,48 @@
+"""Adding k draws from a pool to a quiz in one step.
+
+A quiz draws k members of a pool by naming it in k items (courses.models.Pool); an instructor
+says "draw 3 from this pool, 2 points each" once, and this adds the three items at the end of
+the quiz, under the same rule the quiz's own form and the lesson bank apply (each item of an
+attempt draws a different member, so no more items may name a pool than it has members).
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import Max
+
+from courses.bank.rules import pool_draw_problem
+from courses.models import Pool, Quiz, QuizItem
+
+MOST_DRAWS = 50
+
+
+class DrawsRefused(ValueError):
+    """The draws cannot be added; nothing was written. The message says why."""
+
+
+def quiz_draws_add(*, quiz: Quiz, pool: Pool, count: int, points: int) -> list[QuizItem]:
+    """`count` new items of the quiz, each drawing from `pool` and worth `points`, after its
+    last item. Refused (DrawsRefused, nothing written) for a pool of another course, a count
+    or points out of range, or more items naming the pool than it has members."""
+    if not 1 <= count <= MOST_DRAWS:
+        raise DrawsRefused(f"Draw between 1 and {MOST_DRAWS} members at a time.")
+    if points < 1:
+        raise DrawsRefused("Each draw is worth at least one point.")
+    if pool.lesson.course_id != quiz.lesson.course_id:
+        raise DrawsRefused(f"The pool “{pool.title}” belongs to another course.")
+    with transaction.atomic():
+        # One writer at a time per quiz: two instructors adding draws together could otherwise
+        # both pass the size check.
+        Quiz.objects.select_for_update().filter(pk=quiz.pk).values_list("pk").get()
+        items = list(quiz.items.order_by("order", "pk").values_list("pool_id", flat=True))
+        numbers = [n for n, pool_id in enumerate(items, start=1) if pool_id == pool.pk]
+        numbers += list(range(len(items) + 1, len(items) + count + 1))
+        problem = pool_draw_problem(pool=f"“{pool.title}”", size=pool.size(), items=numbers)
+        if problem:
+            raise DrawsRefused(problem[0].upper() + problem[1:] + ".")
+        last = quiz.items.aggregate(last=Max("order"))["last"]
+        start = 0 if last is None else last + 1
+        return QuizItem.objects.bulk_create(
+            QuizItem(quiz=quiz, pool=pool, points=points, order=start + n) for n in range(count)
+        )

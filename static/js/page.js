@@ -45,7 +45,12 @@
   focusableWideMath();
   window.addEventListener("resize", focusableWideMath);
   // The math font arrives after this script runs (font-display: swap) and widens formulas.
-  if (document.fonts) document.fonts.ready.then(focusableWideMath);
+  // "ready" settles once for the loads pending now; a face first needed by a later layout (a
+  // solution just opened) loads afterwards, so each finished load is listened for too.
+  if (document.fonts) {
+    document.fonts.ready.then(focusableWideMath);
+    document.fonts.addEventListener("loadingdone", focusableWideMath);
+  }
   window.addEventListener("load", focusableWideMath);
   // A folded worked solution has no width until it is opened ("toggle" does not bubble).
   document.addEventListener("toggle", focusableWideMath, true);

@@ -85,19 +85,23 @@ def test_a_revealed_solution_fits_a_phone(phone_page, live_server, shipped_bank,
     phone_page.goto(live_server.url + "/practice/softmax-jacobian/")
     phone_page.get_by_role("button", name="Show the worked solution").click()
     expect(phone_page.locator("#solution li")).to_have_count(5)
-    phone_page.wait_for_load_state("load")  # the math font, which widens the steps, is in
+    phone_page.wait_for_load_state("load")
+    # The math font, which widens the steps, is in (and the page's script has seen it).
+    phone_page.wait_for_function("document.fonts.status === 'loaded'")
     overflow = phone_page.evaluate(
         "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
     )
     assert overflow <= 0, f"the solution scrolls the page sideways by {overflow}px"
     assert serious_violations(phone_page) == []
     # Only a step wider than the phone is a tab stop, and the keyboard scrolls it.
-    steps = phone_page.locator("#solution li").evaluate_all(
-        """steps => steps.map(step => ({
-            wide: step.scrollWidth > step.clientWidth + 1,
-            stop: step.getAttribute("tabindex") === "0",
-        }))"""
-    )
+    read_steps = """() => [...document.querySelectorAll("#solution li")].map(step => ({
+        wide: step.scrollWidth > step.clientWidth + 1,
+        stop: step.getAttribute("tabindex") === "0",
+    }))"""
+    # The script answers a font load in its own task: give it that moment (a step still wrong
+    # after it times the wait out).
+    phone_page.wait_for_function(f"({read_steps})().every(step => step.wide === step.stop)")
+    steps = phone_page.evaluate(read_steps)
     assert any(step["wide"] for step in steps), steps
     assert any(not step["wide"] for step in steps), steps
     assert all(step["wide"] == step["stop"] for step in steps), steps

@@ -201,6 +201,7 @@ def _write(lesson: Lesson, report: MoodleImportReport) -> None:
                     is_correct=choice.is_correct,
                     misconception=None if choice.is_correct else misconception,
                     feedback=choice.feedback,
+                    pinned=plan.pinned,
                     order=position,
                 )
                 for position, choice in enumerate(plan.choices)

@@ -42,6 +42,8 @@ class QuestionPlan:
     explanation: str
     choices: list[ChoicePlan]
     notes: list[str] = field(default_factory=list)
+    # Shuffling off in the file: every choice keeps its place when a quiz shuffles choices.
+    pinned: bool = False
 
 
 @dataclass
@@ -169,7 +171,11 @@ def _choices(record: Record, texts: _Texts, issues: list[MoodleIssue]) -> Plan |
         needed = "100%" if record.single else "more than 0%"
         issues.append(MoodleIssue(record.label, record.line, f"no answer is worth {needed}"))
         return None
-    return QuestionPlan(record, kind, prompt, explanation, choices, notes)
+    # A true/false question has no order to keep (Moodle never shuffles it).
+    pinned = record.qtype == "multichoice" and not record.shuffle
+    if pinned:
+        notes.append("its answers keep the file's order (shuffling off): every choice is pinned")
+    return QuestionPlan(record, kind, prompt, explanation, choices, notes, pinned)
 
 
 def _numerical(record: Record, texts: _Texts, issues: list[MoodleIssue]) -> Plan | Reported | None:

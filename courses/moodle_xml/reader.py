@@ -38,6 +38,8 @@ class Record:
     text: Text = Text("", "html")
     general_feedback: Text = Text("", "html")
     single: bool = True
+    # <shuffleanswers>: false when the author wants the answers shown in the file's order.
+    shuffle: bool = True
     answers: list[Answer] = field(default_factory=list)
     units: list[str] = field(default_factory=list)
     category: str = ""
@@ -83,6 +85,7 @@ def _record(node: Node, issues: list[MoodleIssue]) -> Record:
     record.text = _text(node.find("questiontext"), "html")
     record.general_feedback = _text(node.find("generalfeedback"), record.text.text_format)
     record.single = node.child_text("single", "true").lower() not in ("false", "0")
+    record.shuffle = node.child_text("shuffleanswers", "true").lower() not in ("false", "0")
     for index, answer in enumerate(node.find_all("answer"), start=1):
         where = f"{record.label} › answer {index}"
         raw_fraction = answer.attrs.get("fraction", "0")

@@ -65,10 +65,15 @@ def _answer(fraction: float, text: str, feedback: str, inner_format: str = "html
     )
 
 
+def _as_truefalse(question: Question, choices: list) -> bool:
+    """Whether the question is written as Moodle's truefalse (choices "True" and "False")."""
+    texts = sorted(c.text.strip().lower() for c in choices)
+    return question.kind == Question.Kind.TRUE_FALSE and texts == ["false", "true"]
+
+
 def _question(question: Question) -> str:
     choices = list(question.choices.all())
-    texts = [c.text.strip().lower() for c in choices]
-    if question.kind == Question.Kind.TRUE_FALSE and sorted(texts) == ["false", "true"]:
+    if _as_truefalse(question, choices):
         out = _header("truefalse", question.slug, question.prompt, question.explanation)
         for choice in choices:
             fraction = 100 if choice.is_correct else 0
@@ -79,7 +84,10 @@ def _question(question: Question) -> str:
     n_right = sum(c.is_correct for c in choices) or 1
     out = _header("multichoice", question.slug, question.prompt, question.explanation)
     out += f"    <single>{'true' if single else 'false'}</single>\n"
-    out += "    <shuffleanswers>true</shuffleanswers>\n    <answernumbering>abc</answernumbering>\n"
+    # Every choice pinned is a question whose choices keep their order: Moodle's shuffling off.
+    shuffle = "false" if all(c.pinned for c in choices) else "true"
+    out += f"    <shuffleanswers>{shuffle}</shuffleanswers>\n"
+    out += "    <answernumbering>abc</answernumbering>\n"
     for choice in choices:
         fraction = 100 / n_right if choice.is_correct else 0 if single else -100
         out += _answer(fraction, choice.text, choice.feedback)
@@ -156,10 +164,13 @@ def moodle_export(*, lesson: Lesson) -> MoodleExport:
     for question in lesson.questions.prefetch_related("choices").order_by("order", "id"):
         parts.append(_question(question))
         export.written.append(f"question {question.slug}")
-        if any(c.pinned for c in question.choices.all()):
+        choices = list(question.choices.all())
+        pins = [c.pinned for c in choices]
+        if any(pins) and (not all(pins) or _as_truefalse(question, choices)):
             export.left_out.append(
-                f"question {question.slug}: its pinned choice is not kept (the format has no "
-                "place for it; shuffled answers move it too)"
+                f"question {question.slug}: its pinned choice is not kept (Moodle XML keeps all "
+                "of a multiple-choice question's answers in place or none; shuffled answers "
+                "move it too)"
             )
     problems = list(lesson.problems.order_by("order", "id"))
     codes = {

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from courses.models import Problem, Question
+from courses.models import Choice, Problem, Question
 from courses.moodle_xml.importer import moodle_import
 from courses.moodle_xml.writer import moodle_export
 from tests.factories import LessonFactory, ProblemFactory
@@ -110,6 +110,51 @@ def test_a_pinned_choice_is_reported_as_not_kept(capsys):
     call_command("export_moodle_xml", lesson.slug)
     err = capsys.readouterr().err
     assert "question variance-of-a-dot-product: its pinned choice is not kept" in err
+
+
+ORDERED = """<?xml version="1.0" encoding="UTF-8"?>
+<quiz>
+  <question type="multichoice">
+    <name><text>Growth of the variance</text></name>
+    <questiontext format="html"><text>How does Var(q·k) grow with d_k?</text></questiontext>
+    <single>true</single>
+    <shuffleanswers>0</shuffleanswers>
+    <answer fraction="0"><text>It stays 1</text><feedback><text>It grows.</text></feedback></answer>
+    <answer fraction="0"><text>Like the square root of d_k</text><feedback><text>That is the
+      standard deviation.</text></feedback></answer>
+    <answer fraction="100"><text>Like d_k</text><feedback><text>Yes.</text></feedback></answer>
+    <answer fraction="0"><text>None of the above</text><feedback><text>No.</text>
+      </feedback></answer>
+  </question>
+</quiz>
+"""
+
+
+def test_answers_kept_in_order_are_pinned_and_exported_in_order_again():
+    lesson = LessonFactory()
+    report = moodle_import(source=ORDERED.encode(), file_name="ordered.xml", lesson=lesson)
+    (item,) = report.imported
+    assert "every choice is pinned" in " ".join(item.plan.notes)
+    question = lesson.questions.get()
+    assert list(question.choices.values_list("text", "pinned")) == [
+        ("It stays 1", True),
+        ("Like the square root of d_k", True),
+        ("Like d_k", True),
+        ("None of the above", True),
+    ]
+    exported = moodle_export(lesson=lesson)
+    assert "<shuffleanswers>false</shuffleanswers>" in exported.xml
+    assert exported.left_out == []
+    again = LessonFactory()
+    moodle_import(source=exported.xml.encode(), file_name="export", lesson=again)
+    assert list(again.questions.get().choices.values_list("pinned", flat=True)) == [True] * 4
+
+
+def test_shuffled_answers_stay_unpinned():
+    lesson = LessonFactory()
+    moodle_import(source=(FILES / "questions.xml").read_bytes(), file_name="q", lesson=lesson)
+    assert not Choice.objects.filter(question__lesson=lesson, pinned=True).exists()
+    assert "<shuffleanswers>false</shuffleanswers>" not in moodle_export(lesson=lesson).xml
 
 
 def test_a_mistake_with_its_own_feedback_is_exported_with_that_feedback():

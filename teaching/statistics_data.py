@@ -165,11 +165,19 @@ def item_guess(item: QuizItem, choices: Sequence[Choice]) -> float | None:
     return quiz_statistics.random_guess_score(item.question.kind, len(choices), correct)
 
 
-def counted_attempts(*, quiz: Quiz, rule: AttemptRule) -> list[Attempt]:
-    """The submitted attempts `rule` counts, by learner and number, each with its learner and
-    its quiz set (no query per attempt). One query."""
+# What the statistics read of an attempt: who and which (the first-attempt rule), its total and
+# status. Model instances of these alone: 9,000 attempts with every column and their learners
+# cost a third of the statistics of every attempt (docs/performance.md).
+_ATTEMPT_FIELDS = ("id", "user_id", "quiz_id", "number", "status", "score")
+
+
+def counted_attempts(*, quiz: Quiz, rule: AttemptRule, learners: bool = True) -> list[Attempt]:
+    """The submitted attempts `rule` counts, by learner and number, each with its quiz set and,
+    with `learners`, its learner (no query per attempt); without, only what the statistics read
+    (_ATTEMPT_FIELDS). One query."""
     by_user: dict[int, list[Attempt]] = defaultdict(list)
-    found = counted_query(quiz=quiz, rule=rule).select_related("user")
+    found = counted_query(quiz=quiz, rule=rule)
+    found = found.select_related("user") if learners else found.only(*_ATTEMPT_FIELDS)
     for attempt in found.order_by("user_id", "number"):
         attempt.quiz = quiz  # the scoring rules read the quiz's settings
         by_user[attempt.user_id].append(attempt)
@@ -206,7 +214,7 @@ def quiz_data(*, quiz: Quiz, rule: AttemptRule = AttemptRule.FIRST) -> QuizData:
     """The quiz's counted attempts, their item scores and responses (see the module docstring).
     Five queries: items, choices, attempts, responses, overrides; four more with a pool."""
     items, choices, slots = quiz_items(quiz=quiz)
-    attempts = counted_attempts(quiz=quiz, rule=rule)
+    attempts = counted_attempts(quiz=quiz, rule=rule, learners=False)
     # The database filters by the same rule; an attempt submitted between the two reads is
     # left out of the answers too.
     counted = {attempt.pk for attempt in attempts}

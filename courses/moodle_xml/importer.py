@@ -113,6 +113,14 @@ def moodle_import(
     return report
 
 
+# The explanation of the one misconception an imported question's wrong choices share, until an
+# instructor names the real ones: it says what it is, and nothing about the right answer.
+UNNAMED_EXPLANATION = (
+    "This choice is not the right one. Its own feedback, if any, says more; the idea behind it "
+    "has not been named yet."
+)
+
+
 def _misconceptions_needed(plan: Plan) -> list[str]:
     """Suffixes of the misconceptions a plan makes: one explains every wrong choice of a
     question (a choice row must name one); one per named mistake of a problem."""
@@ -183,7 +191,9 @@ def _write(lesson: Lesson, report: MoodleImportReport) -> None:
                     code=item.misconception_codes[0],
                     lesson=lesson,
                     title=f"A wrong answer to {name}"[:TITLE_LENGTH],
-                    explanation=plan.explanation or "This choice is not the right one.",
+                    # Shown with a wrong pick while the learner may still try again, so never
+                    # the question's general feedback: that often states the right answer.
+                    explanation=UNNAMED_EXPLANATION,
                 )
             question = Question.objects.create(
                 lesson=lesson,

@@ -4,9 +4,19 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.urls import reverse
 
 from courses.models import Choice, Misconception, Problem, Question
-from tests.factories import LessonFactory, QuestionFactory
+from courses.moodle_xml.importer import UNNAMED_EXPLANATION
+from grading.services.attempts import attempt_start
+from grading.services.responses import response_submit
+from tests.factories import (
+    LessonFactory,
+    QuestionFactory,
+    QuizFactory,
+    QuizItemFactory,
+    UserFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -38,10 +48,32 @@ def test_single_choice_keeps_html_math_feedback_and_general_feedback(capsys):
     assert [c.is_correct for c in choices] == [True, False, False]
     assert choices[0].feedback == "Right: *variances add*."
     assert choices[1].feedback == "That is the standard deviation."
-    # Every wrong choice names the question's misconception, explained by the general feedback.
+    # Every wrong choice names the question's misconception, whose explanation says nothing of
+    # the right answer (the general feedback, which does, is the question's explanation).
     assert choices[1].misconception == choices[2].misconception
     assert choices[1].misconception.code == "variance-of-a-dot-product-wrong"
-    assert choices[1].misconception.explanation == question.explanation
+    assert choices[1].misconception.explanation == UNNAMED_EXPLANATION
+
+
+def test_a_wrong_pick_with_tries_left_shows_no_general_feedback(capsys, client):
+    """In a practice quiz with feedback at once, a learner who picks a wrong imported choice
+    sees its verdict, its own feedback and the misconception, not the general feedback, which
+    states the answer while they may still try again."""
+    lesson = LessonFactory()
+    run("questions.xml", lesson, capsys)
+    question = Question.objects.get(slug="variance-of-a-dot-product")
+    quiz = QuizFactory(lesson=lesson, mode="practice", show_feedback="immediately")
+    item = QuizItemFactory(quiz=quiz, question=question)
+    learner = UserFactory()
+    attempt = attempt_start(user=learner, quiz=quiz)
+    wrong = question.choices.get(text="$\\sqrt{d_k}$")
+    response_submit(attempt=attempt, item=item, choice_ids=[wrong.pk])
+    client.force_login(learner)
+    page = client.get(reverse("attempt-take", kwargs={"pk": attempt.pk})).content.decode()
+    assert "Not correct" in page
+    assert "That is the standard deviation." in page
+    assert "A wrong answer to Variance of a dot product" in page
+    assert "variances of independent terms add" not in page
 
 
 def test_several_answers_become_a_multiple_choice_question_reported_as_all_or_nothing(capsys):

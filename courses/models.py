@@ -80,7 +80,10 @@ class Misconception(models.Model):
     code = models.SlugField(max_length=80, unique=True)
     lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="misconceptions")
     title = models.CharField(max_length=200)
-    explanation = models.TextField(help_text="What a learner reads: why the idea is wrong.")
+    explanation = models.TextField(
+        help_text="What a learner reads with a wrong answer, in a practice quiz while they may "
+        "still try again: why the idea is wrong, never what the right answer is."
+    )
 
     class Meta:
         ordering = ["code"]
@@ -122,7 +125,11 @@ class Choice(models.Model):
         related_name="choices",
         help_text="Required on every wrong choice: the idea that leads a learner to pick it.",
     )
-    feedback = models.TextField(blank=True, help_text="Shown to a learner who picks this choice.")
+    feedback = models.TextField(
+        blank=True,
+        help_text="Shown to a learner who picks this choice, at once in a practice quiz with "
+        "feedback at once: on a wrong choice, say why it is wrong, not which choice is right.",
+    )
     order = models.PositiveIntegerField(default=0)
     pinned = models.BooleanField(
         default=False,

@@ -142,7 +142,8 @@ class MistakeForm(forms.Form):
     feedback = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 2, "cols": 30}),
-        help_text="Optional: what a learner who makes this mistake reads.",
+        help_text="Optional: what a learner who makes this mistake reads, possibly with tries "
+        "left: why it is wrong, never the answer.",
     )
 
     def __init__(self, *args, misconceptions=None, **kwargs):

@@ -15,7 +15,8 @@ pytestmark = pytest.mark.django_db
 
 CODE = "internal-halving-xq"
 PARAMS = {
-    "variables": {"d_k": {"choices": [16, 64]}, "s": {"choices": [2, 3]}},
+    # s = 2 would make both mistakes 2·d_k, named by one of them only (by code): not this test.
+    "variables": {"d_k": {"choices": [16, 64]}, "s": {"choices": [3, 5]}},
     "answer": "d_k * s^2",
     "mistakes": {
         CODE: {

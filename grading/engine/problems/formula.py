@@ -287,9 +287,12 @@ class FormulaFamily(Family):
         results, _ = self.evaluate(givens, grading_key)
         unknown = np.full(self.answer_shape(givens), math.nan)
         answer = np.array(results.get("", unknown), dtype=np.float64)
+        # In code order: a value that fits two mistakes is named by the first (offered_mistakes),
+        # and the stored order of the codes is no authored order (PostgreSQL's jsonb sorts its
+        # keys by length), so only the codes' own order names it alike on every database.
         mistakes = {
             code: np.array(results.get(code, unknown), dtype=np.float64)
-            for code in grading_key["mistakes"]
+            for code in sorted(grading_key["mistakes"])
         }
         return Solution(answer=answer, mistakes=mistakes)
 

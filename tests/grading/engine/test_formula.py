@@ -81,6 +81,27 @@ def test_grading_a_formula_problem():
     assert grade(FORMULA, variant.givens, "0", grading_key=key).status == "incorrect"
 
 
+@pytest.mark.parametrize("reverse", [False, True])
+def test_a_value_fitting_two_mistakes_is_named_by_the_first_code_whatever_the_stored_order(
+    reverse,
+):
+    """With s = 2, d_k·s²/2 and d_k·s are the same number. Whichever order the database keeps
+    the mistakes in (PostgreSQL's jsonb sorts keys by length), the earlier code names it."""
+    mistakes = {"b-halved": "d_k * s^2 / 2", "a-plain": "d_k * s"}
+    if reverse:
+        mistakes = dict(reversed(mistakes.items()))
+    params = {
+        "variables": {"d_k": {"choices": [16, 64]}, "s": {"choices": [2]}},
+        "answer": "d_k * s^2",
+        "mistakes": mistakes,
+        "prompt": "$d_k = {d_k}$, $s = {s}$.",
+    }
+    variant = make_variant(FORMULA, params, 0)
+    typed = format_answer(variant.givens["values"]["d_k"] * 2)
+    verdict = grade(FORMULA, variant.givens, typed, grading_key=variant.grading_key)
+    assert verdict.misconception == "a-plain"
+
+
 def test_givens_hold_only_what_the_prompt_shows_and_the_formulas_stay_in_the_key():
     params = dict(GOOD, variables={**GOOD["variables"], "unseen": {"choices": [7.25, 9.75]}})
     variant = make_variant(FORMULA, params, 4)

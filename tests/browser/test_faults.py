@@ -26,6 +26,10 @@ def start_exam(page, live_server, learner) -> Attempt:
     log_in(page, live_server, learner)
     page.goto(live_server.url + "/quizzes/attention-exam/")
     page.get_by_role("button", name="Start attempt 1").click()
+    # The attempt exists once the start is stored, before the browser has followed the
+    # redirect: wait for its page, or a reload next would race that navigation.
+    page.wait_for_url(re.compile(r"/attempts/\d+/$"))
+    page.wait_for_load_state("load")
     return Attempt.objects.get(user=learner)
 
 

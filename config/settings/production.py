@@ -44,7 +44,7 @@ X_FRAME_OPTIONS = "DENY"
 
 # Never the console here: a reset link in the logs would let anyone who reads them into the
 # account. Without EMAIL_URL, mail goes to the host's own mail relay on port 25; if none answers,
-# Django logs the failure and the reset page still answers as it always does.
+# the task worker that sends it logs the failure (the reset page answered long before).
 MAILERS = {"default": mailer(env.email_url("EMAIL_URL", default="smtp://localhost:25"))}
 
 # Throttles and sessions must be shared by every gunicorn worker.

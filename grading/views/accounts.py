@@ -5,13 +5,14 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.views import LoginView, PasswordResetView
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
 from grading.forms import SignupForm
+from grading.tasks import password_reset_mail_send
 from security.logins import (
     TOO_MANY_FAILURES,
     LimitedLoginForm,
@@ -44,16 +45,24 @@ class SignIn(LoginView):
 
 class PasswordReset(PasswordResetView):
     """Django's reset request page, limited per address and per email typed; a refused request
-    sends nothing and is a 429 with the message, whether an account uses the email or not."""
+    sends nothing and is a 429 with the message, whether an account uses the email or not.
+
+    An accepted request only hands the address to the task worker: the page neither looks the
+    address up nor talks to the mail server, so how long it takes to answer tells nothing
+    about whether an account uses the address."""
 
     def form_valid(self, form):
-        refusal = password_reset_refusal(request=self.request, email=form.cleaned_data["email"])
+        email = form.cleaned_data["email"]
+        refusal = password_reset_refusal(request=self.request, email=email)
         if refusal:
             form.add_error(None, refusal)
             response = self.form_invalid(form)
             response.status_code = 429
             return response
-        return super().form_valid(form)
+        password_reset_mail_send.enqueue(
+            email=email, domain=self.request.get_host(), use_https=self.request.is_secure()
+        )
+        return HttpResponseRedirect(self.get_success_url())
 
 
 @require_http_methods(["GET", "POST"])

@@ -129,15 +129,20 @@ class Limit:
         return f"limit:{self.name}:{digest}:{window}", (window + 1) * self.period - now
 
 
-def limit_wait(limit: Limit, ident: str) -> float:
-    """Seconds until the ident may act again (0 while it is under the limit); counts nothing."""
-    key, rest_of_window = limit.counter(ident)
+def limit_count(limit: Limit, ident: str) -> int:
+    """The ident's events in the current window (0 while the cache is down); counts nothing."""
+    key, _ = limit.counter(ident)
     try:
-        used = caches["default"].get(key) or 0
+        return caches["default"].get(key) or 0
     except CACHE_ERRORS as error:
         logger.warning("cache unavailable, limit %s not checked: %s", limit.name, error)
-        return 0.0
-    return rest_of_window if used >= limit.count else 0.0
+        return 0
+
+
+def limit_wait(limit: Limit, ident: str) -> float:
+    """Seconds until the ident may act again (0 while it is under the limit); counts nothing."""
+    _, rest_of_window = limit.counter(ident)
+    return rest_of_window if limit_count(limit, ident) >= limit.count else 0.0
 
 
 def limit_record(limit: Limit, ident: str) -> None:

@@ -1,81 +1,170 @@
-"""Sign-in and sign-up limits: failed sign-ins per user name and per address, sign-ups per
-address, for the pages' login, the admin's login and the sign-up page.
+"""Sign-in and sign-up limits: failed sign-ins per (user name, address) pair and per address,
+a per-name ceiling that slows guessing without locking anyone out, sign-ups and password reset
+requests per address, for the pages' login, the admin's login and the sign-up page.
 
 - A failed sign-in (a wrong password, an unknown name, an inactive account, a learner at the
-  admin's login) counts against the user name and against the client's address. Once either
-  has LOGIN_FAILURES_PER_NAME / LOGIN_FAILURES_PER_ADDRESS failures in the window, sign-ins
-  for that name or from that address are refused without checking the password, with a
-  message saying how long to wait, until the window ends. A refused sign-in counts nothing
-  more, so the wait never grows.
-- A successful sign-in counts nothing and forgets the user name's failures in the window: the
-  owner proved the password, so their own typos should not leave the name a few guesses from
-  a lockout. The address's failures are kept: an attacker must not clear their address's
-  count by signing in to an account of their own between guesses.
+  admin's login) counts against the (user name, address) pair, against the address and against
+  the user name.
+- Pair: once a name has LOGIN_FAILURES_PER_PAIR failures from one address in the window,
+  sign-ins for that name from that address are refused without checking the password until the
+  window ends. Someone guessing an instructor's password from their address pauses only
+  themselves: the instructor, signing in from theirs, never meets that pause.
+- Address: once an address has LOGIN_FAILURES_PER_ADDRESS failures in the window (over any
+  names), every sign-in from it is refused the same way.
+- Name ceiling: once a name has LOGIN_FAILURES_PER_NAME failures in the window (from any
+  addresses: a guess spread over many), sign-in for that name is slowed, never paused: from
+  each address the name may be tried once per delay, the password checked only then. The delay
+  is LOGIN_SLOWDOWN_SECONDS, doubled for each further ceiling's worth of failures, at most the
+  ceiling's window. A guesser's many addresses each wait the delay; the owner's address, if it
+  has not tried the name in the current delay, goes straight to the password check, so the
+  right password always signs them in, at worst one delay after a typo.
+- Each refusal says why and how long to wait (the page answers 429 with Retry-After); a refused
+  sign-in counts nothing more, so a wait never grows by being asked about.
+- A successful sign-in counts nothing and forgets its pair's failures: the owner proved the
+  password, so their own typos should not leave them a few guesses from a pause. The address's
+  and the name's failures are kept: an attacker must not clear their address's count by signing
+  in to an account of their own between guesses, and an owner signing in must not reopen the
+  name to a guess spread over many addresses.
 - Each sign-up request (valid or not: a refused user name tells which names exist) counts
   against the address, up to SIGNUPS_PER_ADDRESS.
 - Each password reset request counts against the address (PASSWORD_RESETS_PER_ADDRESS) and
   the email address typed (PASSWORD_RESETS_PER_EMAIL), whether an account uses it or not, so
   nobody can fill an inbox with reset mail and a refusal tells nothing about accounts.
 
-User names count case-insensitively, so "Ada" and "ada" are one name to the limit.
+User names count case-insensitively, so "Ada" and "ada" are one name to the limits. A form
+built without the request (none of Django's login views does that) counts every sign-in as
+coming from one unknown address.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
+from django.conf import settings
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 
-from security.addresses import address_group, client_address
-from security.limits import Limit, limit_record, limit_reset, limit_take, limit_wait, wait_in_words
+from security.addresses import UNKNOWN, address_group, client_address
+from security.limits import (
+    Limit,
+    limit_count,
+    limit_record,
+    limit_reset,
+    limit_take,
+    limit_wait,
+    wait_in_words,
+)
 
 TOO_MANY_FAILURES = "too_many_failures"
 
 
-def _limits(request: HttpRequest | None, username: str) -> list[tuple[Limit, str, str]]:
-    """(limit, ident, whose it is, for the message) for the name, and for the address when
-    the form was given the request (Django's login views always give it)."""
-    limits = [
-        (
-            Limit.of_setting("LOGIN_FAILURES_PER_NAME"),
-            username.strip().casefold(),
-            "for this user name",
-        )
-    ]
-    if request is not None:
-        limits.append(
-            (
-                Limit.of_setting("LOGIN_FAILURES_PER_ADDRESS"),
-                address_group(client_address(request)),
-                "from your network",
-            )
-        )
-    return limits
+@dataclass(frozen=True)
+class LoginRefusal:
+    """Why a sign-in is refused before its password is checked, and the seconds to wait."""
+
+    message: str
+    wait: float
+
+    @property
+    def retry_after(self) -> str:
+        """The wait for a Retry-After header: whole seconds, never 0."""
+        return str(max(1, math.ceil(self.wait)))
 
 
-def login_refusal(*, request: HttpRequest | None, username: str) -> str | None:
-    """Why a sign-in is refused before its password is checked, or None."""
-    waits = [
-        (limit_wait(limit, ident), whose) for limit, ident, whose in _limits(request, username)
+@dataclass(frozen=True)
+class _Signer:
+    """Who a sign-in counts against: the user name, the address, and the two together."""
+
+    name: str
+    address: str
+
+    @classmethod
+    def of(cls, request: HttpRequest | None, username: str) -> _Signer:
+        address = address_group(client_address(request)) if request is not None else UNKNOWN
+        return cls(username.strip().casefold(), address)
+
+    @property
+    def pair(self) -> str:
+        # A user name may hold any character, so the address goes first, where it has no "\n".
+        return f"{self.address}\n{self.name}"
+
+
+def _pair_limit() -> Limit:
+    return Limit.of_setting("LOGIN_FAILURES_PER_PAIR")
+
+
+def _address_limit() -> Limit:
+    return Limit.of_setting("LOGIN_FAILURES_PER_ADDRESS")
+
+
+def _name_limit() -> Limit:
+    return Limit.of_setting("LOGIN_FAILURES_PER_NAME")
+
+
+def slowdown_delay(*, failures: int, ceiling: Limit) -> int:
+    """Seconds between two tries of a slowed name from one address: none under the ceiling,
+    then LOGIN_SLOWDOWN_SECONDS, doubled for each further ceiling's worth of failures, at most
+    the ceiling's period. With a 30/15m ceiling and 30 s: 29 failures -> 0, 30 -> 30,
+    60 -> 60, 90 -> 120, 180 or more -> 900."""
+    if failures < ceiling.count:
+        return 0
+    doublings = min(failures // ceiling.count - 1, 32)  # 2**32 s outlasts any period
+    return min(int(settings.LOGIN_SLOWDOWN_SECONDS) * 2**doublings, ceiling.period)
+
+
+def _seconds_in_words(seconds: float, *, about: bool = True) -> str:
+    """'25 seconds' under two minutes, then minutes: 'about 4 minutes' for a wait, '4 minutes'
+    for a delay (always whole minutes past two)."""
+    whole = max(1, math.ceil(seconds))
+    if whole < 120:
+        return "1 second" if whole == 1 else f"{whole} seconds"
+    return wait_in_words(seconds) if about else f"{math.ceil(whole / 60)} minutes"
+
+
+def login_refusal(*, request: HttpRequest | None, username: str) -> LoginRefusal | None:
+    """Why a sign-in is refused before its password is checked, or None (see the module's
+    docstring). A slowed name's try from an address takes that address's turn."""
+    signer = _Signer.of(request, username)
+    paused = [
+        (limit_wait(_pair_limit(), signer.pair), "for this user name from your network"),
+        (limit_wait(_address_limit(), signer.address), "from your network"),
     ]
-    wait, whose = max(waits)
+    wait, whose = max(paused)
+    if wait:
+        return LoginRefusal(
+            f"Too many failed sign-ins {whose}. For your security, sign-in is paused: "
+            f"try again in {wait_in_words(wait)}.",
+            wait,
+        )
+    ceiling = _name_limit()
+    delay = slowdown_delay(failures=limit_count(ceiling, signer.name), ceiling=ceiling)
+    if not delay:
+        return None
+    # One try per delay for each (name, address): the first in each delay-long window passes.
+    turn = Limit(f"login_slowed_{delay}", 1, delay)
+    wait = limit_take(turn, signer.pair)
     if not wait:
         return None
-    return (
-        f"Too many failed sign-ins {whose}. For your security, sign-in is paused: "
-        f"try again in {wait_in_words(wait)}."
+    return LoginRefusal(
+        "Many failed sign-ins for this user name lately. For your security, it can be tried "
+        f"only once every {_seconds_in_words(delay, about=False)} from each network: try again in "
+        f"{_seconds_in_words(wait)}.",
+        wait,
     )
 
 
 def login_failed(*, request: HttpRequest | None, username: str) -> None:
-    for limit, ident, _ in _limits(request, username):
-        limit_record(limit, ident)
+    signer = _Signer.of(request, username)
+    limit_record(_pair_limit(), signer.pair)
+    limit_record(_address_limit(), signer.address)
+    limit_record(_name_limit(), signer.name)
 
 
 def login_succeeded(*, request: HttpRequest | None, username: str) -> None:
-    name_limit, name, _ = _limits(request, username)[0]
-    limit_reset(name_limit, name)
+    limit_reset(_pair_limit(), _Signer.of(request, username).pair)
 
 
 def signup_refusal(*, request: HttpRequest) -> str | None:
@@ -100,16 +189,19 @@ def password_reset_refusal(*, request: HttpRequest, email: str) -> str | None:
 
 
 class LoginLimited:
-    """For an AuthenticationForm (it must have `request`): refuses while a limit is reached
-    and counts every failure, as the module's docstring says."""
+    """For an AuthenticationForm (it must have `request`): refuses while a limit says so and
+    counts every failure, as the module's docstring says. A refused form's `refusal` holds the
+    wait, for the page's Retry-After."""
+
+    refusal: LoginRefusal | None = None
 
     def clean(self):
         username = self.cleaned_data.get("username") or ""
-        refusal = login_refusal(request=self.request, username=username)
-        if refusal:
-            raise ValidationError(refusal, code=TOO_MANY_FAILURES)
         if not username or not self.cleaned_data.get("password"):
-            return super().clean()  # a field left blank: no sign-in was tried
+            return super().clean()  # a field left blank: no sign-in was tried, no turn taken
+        self.refusal = login_refusal(request=self.request, username=username)
+        if self.refusal:
+            raise ValidationError(self.refusal.message, code=TOO_MANY_FAILURES)
         try:
             cleaned = super().clean()
         except ValidationError:

@@ -181,8 +181,13 @@ TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 MAILERS = {"default": mailer(env.email_url("EMAIL_URL", default="consolemail://"))}
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", default="softgrade <noreply@localhost>")
 
-LOGIN_FAILURES_PER_NAME = env("LOGIN_FAILURES_PER_NAME", default="10/15m")
+# Failed sign-ins pause a (user name, address) pair and an address; past its own ceiling a user
+# name is only slowed, from each address to one try per LOGIN_SLOWDOWN_SECONDS (doubling as the
+# failures grow), so a guesser never locks its owner out (security/logins.py has the rule).
+LOGIN_FAILURES_PER_PAIR = env("LOGIN_FAILURES_PER_PAIR", default="10/15m")
 LOGIN_FAILURES_PER_ADDRESS = env("LOGIN_FAILURES_PER_ADDRESS", default="50/15m")
+LOGIN_FAILURES_PER_NAME = env("LOGIN_FAILURES_PER_NAME", default="30/15m")
+LOGIN_SLOWDOWN_SECONDS = env.int("LOGIN_SLOWDOWN_SECONDS", default=30)
 SIGNUPS_PER_ADDRESS = env("SIGNUPS_PER_ADDRESS", default="30/h")
 PASSWORD_RESETS_PER_ADDRESS = env("PASSWORD_RESETS_PER_ADDRESS", default="20/h")
 PASSWORD_RESETS_PER_EMAIL = env("PASSWORD_RESETS_PER_EMAIL", default="3/h")

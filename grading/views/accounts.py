@@ -14,7 +14,6 @@ from django.views.decorators.http import require_http_methods
 from grading.forms import SignupForm
 from grading.tasks import password_reset_mail_send
 from security.logins import (
-    TOO_MANY_FAILURES,
     LimitedLoginForm,
     password_reset_refusal,
     signup_refusal,
@@ -31,15 +30,17 @@ def _safe_next(request: HttpRequest) -> str:
 
 
 class SignIn(LoginView):
-    """Django's sign-in page, with failed sign-ins limited per user name and per address
-    (security/logins.py); a paused sign-in is a 429 with the message saying how long."""
+    """Django's sign-in page, with failed sign-ins limited per (user name, address) pair, per
+    address and, slowing only, per user name (security/logins.py); a refused sign-in is a 429
+    with the message saying how long, and Retry-After."""
 
     authentication_form = LimitedLoginForm
 
     def form_invalid(self, form):
         response = super().form_invalid(form)
-        if any(error.code == TOO_MANY_FAILURES for error in form.non_field_errors().as_data()):
+        if form.refusal:
             response.status_code = 429
+            response["Retry-After"] = form.refusal.retry_after
         return response
 
 

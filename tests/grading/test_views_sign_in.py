@@ -1,5 +1,7 @@
-"""Failed sign-ins are limited per user name and per address, sign-ups per address: past the
-limit a clear message says how long to wait, and the window's end lets the learner in again."""
+"""Failed sign-ins pause a (user name, address) pair and an address; a user name guessed from
+many addresses is slowed, never paused, so its owner always gets in from their own address.
+Sign-ups are limited per address. Past a limit a clear message (and Retry-After) says how long
+to wait, and the window's end lets the learner in again."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from django.test import override_settings
 from django.urls import reverse
 
 from security.limits import Limit
-from tests.factories import UserFactory
+from tests.factories import InstructorFactory, UserFactory
 from tests.shared_cache import REDIS_CACHES, needs_redis
 
 pytestmark = [
@@ -21,6 +23,9 @@ pytestmark = [
 
 PASSWORD = "correct horse battery"
 PAUSED = "Too many failed sign-ins"
+SLOWED = "Many failed sign-ins for this user name lately"
+ATTACKER = "203.0.113.66"
+OWNER = "198.51.100.9"
 
 
 def sign_in(client, username: str, password: str, address: str = "203.0.113.7"):
@@ -45,17 +50,34 @@ def fail(client, times: int, username: str = "ada", address: str = "203.0.113.7"
         assert PAUSED not in response.content.decode()
 
 
-def test_ten_failures_pause_the_name_with_a_message_saying_how_long(client, ada):
-    fail(client, 10, address="203.0.113.7")
-    # The right password from another address: the name is paused, its password not checked.
-    response = sign_in(client, "ada", PASSWORD, address="198.51.100.9")
+def test_ten_failures_pause_the_name_from_that_address_with_a_message_saying_how_long(client, ada):
+    fail(client, 10, address=ATTACKER)
+    # The right password from the same address: paused, the password not checked.
+    response = sign_in(client, "ada", PASSWORD, address=ATTACKER)
     assert response.status_code == 429
+    assert response["Retry-After"] == "900"
     page = response.content.decode()
-    assert "Too many failed sign-ins for this user name" in page
+    assert "Too many failed sign-ins for this user name from your network" in page
     assert "try again in about 15 minutes" in page
     assert not signed_in(client)
     # The name counts whatever its case.
-    assert sign_in(client, "ADA", PASSWORD, address="198.51.100.9").status_code == 429
+    assert sign_in(client, "ADA", PASSWORD, address=ATTACKER).status_code == 429
+    # Other names from that address are not paused.
+    UserFactory(username="grace")
+    assert sign_in(client, "grace", PASSWORD, address=ATTACKER).status_code == 302
+
+
+def test_a_guesser_at_one_address_never_locks_the_instructor_out_from_theirs(client):
+    InstructorFactory(username="teacher")
+    fail(client, 10, username="teacher", address=ATTACKER)
+    assert sign_in(client, "teacher", "another guess", address=ATTACKER).status_code == 429
+    response = sign_in(client, "teacher", PASSWORD, address=OWNER)
+    assert response.status_code == 302
+    assert signed_in(client)
+    client.logout()
+    # Their own typos count on their own pair only.
+    fail(client, 9, username="teacher", address=OWNER)
+    assert sign_in(client, "teacher", PASSWORD, address=OWNER).status_code == 302
 
 
 def test_the_pause_ends_with_the_window(client, ada, limit_clock):
@@ -80,11 +102,11 @@ def test_failures_from_one_address_pause_every_name_from_it(client, ada):
     assert sign_in(client, "ada", PASSWORD, address="198.51.100.9").status_code == 302
 
 
-def test_a_success_counts_no_failure_and_forgets_the_names_failures(client, ada):
+def test_a_success_counts_no_failure_and_forgets_its_pairs_failures(client, ada):
     fail(client, 9)
     assert sign_in(client, "ada", PASSWORD).status_code == 302
     client.logout()
-    fail(client, 9)  # with the first nine still counted, the name would pause at the tenth
+    fail(client, 9)  # with the first nine still counted, the pair would pause at the tenth
     assert sign_in(client, "ada", PASSWORD).status_code == 302
 
 
@@ -142,8 +164,9 @@ def test_behind_a_proxy_the_forwarded_address_is_the_one_paused(client, ada):
 @override_settings(CACHES=REDIS_CACHES)
 def test_on_redis_the_pause_holds_for_every_worker(client, ada):
     counters = [
-        Limit.of_setting("LOGIN_FAILURES_PER_NAME").counter("ada")[0],
+        Limit.of_setting("LOGIN_FAILURES_PER_PAIR").counter("203.0.113.7\nada")[0],
         Limit.of_setting("LOGIN_FAILURES_PER_ADDRESS").counter("203.0.113.7")[0],
+        Limit.of_setting("LOGIN_FAILURES_PER_NAME").counter("ada")[0],
     ]
     caches["default"].delete_many(counters)  # not clear(): other suites share the server
     try:
@@ -159,3 +182,68 @@ def test_on_redis_the_pause_holds_for_every_worker(client, ada):
         assert rival.get(counters[0]) == 10
     finally:
         caches["default"].delete_many(counters)
+
+
+def spread_guess(client, failures: int, username: str = "ada") -> None:
+    """One wrong guess from each of `failures` addresses (a guess spread over many)."""
+    for n in range(failures):
+        fail(client, 1, username=username, address=f"192.0.2.{n + 1}")
+
+
+@override_settings(LOGIN_FAILURES_PER_NAME="5/15m", LOGIN_SLOWDOWN_SECONDS=30)
+def test_a_guess_spread_over_many_addresses_is_slowed_with_the_wait_said(client, ada):
+    spread_guess(client, 5)
+    # Each address gets one try per delay: the first is checked (and fails), the next waits.
+    fail(client, 1, address=ATTACKER)
+    response = sign_in(client, "ada", "yet another guess", address=ATTACKER)
+    assert response.status_code == 429
+    assert response["Retry-After"] == "30"
+    page = response.content.decode()
+    assert SLOWED in page
+    assert "only once every 30 seconds from each network: try again in 30 seconds" in page
+    # A refused try counts nothing, so the name's delay is still 30 s half a delay later.
+    fail(client, 1, address="192.0.2.200")
+    assert sign_in(client, "ada", "guess", address="192.0.2.200")["Retry-After"] == "30"
+
+
+@override_settings(LOGIN_FAILURES_PER_NAME="5/15m", LOGIN_SLOWDOWN_SECONDS=30)
+def test_a_slowed_name_still_signs_its_owner_in_from_their_address(client, ada, limit_clock):
+    spread_guess(client, 20)  # four times the ceiling: the delay is 240 s
+    response = sign_in(client, "ada", PASSWORD, address=OWNER)
+    assert response.status_code == 302
+    assert signed_in(client)
+    client.logout()
+    # A typo costs the owner one delay, never a pause.
+    limit_clock.advance(240)
+    fail(client, 1, address=OWNER)
+    slowed = sign_in(client, "ada", PASSWORD, address=OWNER)
+    assert slowed.status_code == 429
+    assert "once every 4 minutes from each network: try again in about 4 minutes" in (
+        slowed.content.decode()
+    )
+    assert not signed_in(client)
+    limit_clock.advance(240)
+    assert sign_in(client, "ada", PASSWORD, address=OWNER).status_code == 302
+
+
+@override_settings(LOGIN_FAILURES_PER_NAME="5/15m", LOGIN_SLOWDOWN_SECONDS=30)
+def test_the_owners_sign_in_does_not_reopen_the_name_to_the_spread_guess(client, ada):
+    spread_guess(client, 5)
+    assert sign_in(client, "ada", PASSWORD, address=OWNER).status_code == 302
+    client.logout()
+    fail(client, 1, address=ATTACKER)
+    assert SLOWED in sign_in(client, "ada", "guess", address=ATTACKER).content.decode()
+
+
+@override_settings(LOGIN_FAILURES_PER_NAME="2/15m", LOGIN_SLOWDOWN_SECONDS=30)
+def test_however_many_failures_the_delay_stops_at_the_window_and_a_new_address_gets_a_try(
+    client, ada, limit_clock
+):
+    spread_guess(client, 60)
+    fail(client, 1, address=ATTACKER)
+    response = sign_in(client, "ada", "guess", address=ATTACKER)
+    assert response["Retry-After"] == "900"
+    assert sign_in(client, "ada", PASSWORD, address=OWNER).status_code == 302
+    # The window's end forgets the name's failures: no slowdown at all.
+    limit_clock.advance(900)
+    fail(client, 2, address=ATTACKER)

@@ -12,6 +12,7 @@ from django.test import override_settings
 
 from security.limits import (
     Limit,
+    limit_count,
     limit_record,
     limit_reset,
     limit_take,
@@ -48,6 +49,17 @@ def test_records_up_to_the_limit_then_a_wait_until_the_window_ends(limit_clock):
     assert limit_wait(limit, "ada") == 1
     limit_clock.advance(1)
     assert limit_wait(limit, "ada") == 0
+
+
+def test_count_reads_the_windows_events_without_counting(limit_clock):
+    limit = Limit("test-count", 3, 900)
+    assert limit_count(limit, "ada") == 0
+    for _ in range(5):
+        limit_record(limit, "ada")
+    assert [limit_count(limit, "ada") for _ in range(2)] == [5, 5]
+    assert limit_count(limit, "grace") == 0
+    limit_clock.advance(900)
+    assert limit_count(limit, "ada") == 0
 
 
 def test_take_counts_and_refuses_past_the_limit(limit_clock):

@@ -12,8 +12,13 @@ sending:
 - any host whose addresses, once resolved, include a private, loopback, link-local, reserved or
   multicast one, unless the `LTI_ALLOW_PRIVATE_HOSTS` setting allows them (local testing only);
 
-and then follows no redirect (a 3xx is a refusal) and keeps only the status line of a failed
-answer, never its body, which the LMS wrote and instructors would read.
+then connects to the address it checked, never resolving the name a second time: an LMS that
+controls its DNS could otherwise answer the check with a public address and the connection with
+a private one (DNS rebinding). TLS still names the host (SNI) and verifies the certificate
+against it, and the Host header is the URL's. No proxy from the environment is used, since a
+proxy would resolve the name itself. It follows no redirect (a 3xx is a refusal) and keeps
+only the status line of a failed answer, never its body, which the LMS wrote and instructors
+would read.
 
 Dynamic registration calls an LMS before any registration of it exists: `call_on_host()` applies
 the same policy with one allowed host instead of a registration's, the host of the OpenID
@@ -31,6 +36,7 @@ from urllib.parse import urlsplit
 import requests
 from django.conf import settings
 from lti_tool.models import LtiRegistration
+from requests.adapters import HTTPAdapter
 
 from lti.models import PlatformHosts
 
@@ -107,9 +113,10 @@ def address_public(text: str) -> bool:
     return address.is_global and not address.is_multicast
 
 
-def url_check(url: str, *, registration: LtiRegistration) -> None:
-    """Raise a PlatformError (not retryable) unless the policy lets softgrade call `url`."""
-    _url_check(
+def url_check(url: str, *, registration: LtiRegistration) -> str | None:
+    """Raise a PlatformError (not retryable) unless the policy lets softgrade call `url`; the
+    checked address to connect to (None when `LTI_ALLOW_PRIVATE_HOSTS` skips the check)."""
+    return _url_check(
         url,
         allowed=registration_hosts(registration),
         not_allowed="is not one of this LMS registration's hosts",
@@ -117,7 +124,9 @@ def url_check(url: str, *, registration: LtiRegistration) -> None:
     )
 
 
-def _url_check(url: str, *, allowed: Iterable[str], not_allowed: str, remedy: str = "") -> None:
+def _url_check(
+    url: str, *, allowed: Iterable[str], not_allowed: str, remedy: str = ""
+) -> str | None:
     parts = urlsplit(url)
     if parts.scheme != "https":
         raise PlatformError(
@@ -131,7 +140,7 @@ def _url_check(url: str, *, allowed: Iterable[str], not_allowed: str, remedy: st
             f"{host} {not_allowed}; refused {_shown(url)}.{remedy}", retryable=False
         )
     if settings.LTI_ALLOW_PRIVATE_HOSTS:
-        return
+        return None
     try:
         addresses = host_addresses(host, parts.port or 443)
     except (OSError, UnicodeError) as exc:
@@ -144,35 +153,71 @@ def _url_check(url: str, *, allowed: Iterable[str], not_allowed: str, remedy: st
             f"({', '.join(private) or 'none'}); refused {_shown(url)}.",
             retryable=False,
         )
+    return addresses[0]
 
 
-def _session() -> requests.Session:
+class CheckedAddressAdapter(HTTPAdapter):
+    """Sends every request for `host` to `address`, the one the policy checked, whatever DNS
+    answers by then; the TLS handshake names `host` (SNI) and verifies the certificate against
+    it, and the Host header is the URL's. A request for any other host is refused."""
+
+    def __init__(self, *, host: str, address: str):
+        self.host = host.lower()
+        self.address = address
+        super().__init__()
+
+    def get_connection_with_tls_context(self, request, verify, proxies=None, cert=None):
+        host_params, pool_kwargs = self.build_connection_pool_key_attributes(request, verify, cert)
+        if (host_params["host"] or "").lower() != self.host:
+            raise requests.exceptions.InvalidURL(
+                f"only {self.host} was checked, not {host_params['host']}", request=request
+            )
+        # The pool dials the address; urllib3 names the host in TLS and checks the certificate
+        # against that name. `proxies` are ignored: a proxy would resolve the name again.
+        pool_kwargs["server_hostname"] = self.host
+        return self.poolmanager.connection_from_host(
+            self.address,
+            port=host_params["port"],
+            scheme=host_params["scheme"],
+            pool_kwargs=pool_kwargs,
+        )
+
+    def add_headers(self, request, **kwargs):
+        # Without it the connection, made to an address, would name the address as the host.
+        request.headers["Host"] = urlsplit(request.url).netloc
+
+
+def _session(url: str, address: str | None) -> requests.Session:
     session = requests.Session()
     session.headers["User-Agent"] = "softgrade-lti/1.0"
+    if address is not None:
+        adapter = CheckedAddressAdapter(host=urlsplit(url).hostname or "", address=address)
+        session.mount("https://", adapter)
+        session.mount("http://", adapter)  # never used (https only), but never a plain one
     return session
 
 
 def call(method: str, url: str, *, registration: LtiRegistration, **kwargs) -> requests.Response:
     """Send one request to an LMS under the policy; a failure or a refusal is a PlatformError
     whose message holds the method, the URL and at most a status line."""
-    url_check(url, registration=registration)
-    return _send(method, url, **kwargs)
+    address = url_check(url, registration=registration)
+    return _send(method, url, address=address, **kwargs)
 
 
 def call_on_host(method: str, url: str, *, host: str, **kwargs) -> requests.Response:
     """The same policy for an LMS not registered yet: only `host` (exactly, no `*.` entry) may
     be called, since no registration lists the LMS's hosts."""
-    _url_check(
+    address = _url_check(
         url,
         allowed=(host.lower().rstrip("."),),
         not_allowed=f"is not {host}, the host of the LMS's OpenID configuration",
     )
-    return _send(method, url, **kwargs)
+    return _send(method, url, address=address, **kwargs)
 
 
-def _send(method: str, url: str, **kwargs) -> requests.Response:
+def _send(method: str, url: str, *, address: str | None, **kwargs) -> requests.Response:
     try:
-        response = _session().request(
+        response = _session(url, address).request(
             method,
             url,
             timeout=settings.LTI_HTTP_TIMEOUT,

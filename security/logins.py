@@ -144,6 +144,8 @@ def login_refusal(*, request: HttpRequest | None, username: str) -> LoginRefusal
     if not delay:
         return None
     # One try per delay for each (name, address): the first in each delay-long window passes.
+    # Windows are fixed, as every limit's (security/limits.py): two tries may fall either side
+    # of a window's edge, but never more than one per delay on average.
     turn = Limit(f"login_slowed_{delay}", 1, delay)
     wait = limit_take(turn, signer.pair)
     if not wait:

@@ -18,8 +18,8 @@ requests per address, for the pages' login, the admin's login and the sign-up pa
   ceiling's window. A guesser's many addresses each wait the delay; the owner's address, if it
   has not tried the name in the current delay, goes straight to the password check, so the
   right password always signs them in, at worst one delay after a typo.
-- Each refusal says why and how long to wait (the page answers 429 with Retry-After); a refused
-  sign-in counts nothing more, so a wait never grows by being asked about.
+- Each refusal says why and how long to wait (the site's sign-in page answers 429 with
+  Retry-After); a refused sign-in counts nothing more, so a wait never grows by being asked about.
 - A successful sign-in counts nothing and forgets its pair's failures: the owner proved the
   password, so their own typos should not leave them a few guesses from a pause. The address's
   and the name's failures are kept: an attacker must not clear their address's count by signing

@@ -73,6 +73,15 @@ def test_a_registrations_call_connects_to_the_checked_address(rebinding_dns, con
     assert rebinding_dns == ["lms.example.edu"]
 
 
+def test_an_ipv6_address_is_dialled_as_checked(connections):
+    address = "2606:2800:21f:cb07:6820:80da:af6b:8b2c"
+    session = requests.Session()
+    session.mount("https://", CheckedAddressAdapter(host="lms.example.edu", address=address))
+    with pytest.raises(requests.exceptions.ConnectionError):
+        session.get("https://lms.example.edu/api/scores", timeout=5)
+    assert connections == [(address, 443)]
+
+
 def prepared(url: str) -> requests.PreparedRequest:
     return requests.Request("GET", url).prepare()
 

@@ -32,6 +32,7 @@ def test_limits_are_open_while_the_cache_is_down(cache_down, caplog):
 
 def test_signing_in_works_while_the_cache_is_down(cache_down, settings):
     settings.LOGIN_FAILURES_PER_NAME = "1/15m"
+    settings.LOGIN_FAILURES_PER_PAIR = "1/15m"
     user = UserFactory(username="grace")
     user.set_password(PASSWORD)
     user.save()

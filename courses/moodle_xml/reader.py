@@ -7,6 +7,9 @@ numbers belong); whether a question maps onto the lesson is `mapping`'s decision
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import BinaryIO
+
+from django.conf import settings
 
 from .issues import MoodleIssue, MoodleXmlError
 from .tree import Node, XmlRefused, parse_xml
@@ -116,10 +119,20 @@ def _record(node: Node, issues: list[MoodleIssue]) -> Record:
     return record
 
 
+def read_source(file: BinaryIO) -> bytes:
+    """A file's bytes, but never more than one over MOODLE_XML_MAX_BYTES: `read_records` refuses
+    a longer file with the line where the limit is crossed, and the rest is never read."""
+    return file.read(settings.MOODLE_XML_MAX_BYTES + 1)
+
+
 def read_records(source: bytes, *, file_name: str) -> list[Record]:
     """Every `<question>` of the file, or MoodleXmlError with every located problem."""
     try:
-        root = parse_xml(source)
+        root = parse_xml(
+            source,
+            max_bytes=settings.MOODLE_XML_MAX_BYTES,
+            max_elements=settings.MOODLE_XML_MAX_ELEMENTS,
+        )
     except XmlRefused as exc:
         raise MoodleXmlError([MoodleIssue(file_name, exc.line, str(exc))]) from exc
     if root.tag != "quiz":

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from courses.management.lessons import lesson_named
 from courses.moodle_xml.importer import moodle_import
 from courses.moodle_xml.issues import MoodleXmlError
+from courses.moodle_xml.reader import read_source
 
 
 class Command(BaseCommand):
@@ -24,7 +25,8 @@ class Command(BaseCommand):
     def handle(self, *args, path, lesson, dry_run, **options):
         found = lesson_named(lesson)
         try:
-            source = path.read_bytes()
+            with path.open("rb") as file:
+                source = read_source(file)
         except OSError as exc:
             raise CommandError(f"Cannot read {path}: {exc.strerror}") from exc
         try:

@@ -12,7 +12,7 @@ class Command(BaseCommand):
     help = (
         "Import multiple-choice, true/false and numerical questions from a Moodle XML file into "
         "a lesson, in one transaction: a file with any error changes nothing. Questions that do "
-        "not map (other types, images, units) are listed by name and left out."
+        "not map (other types, files, units) are listed by name and left out."
     )
 
     def add_arguments(self, parser):

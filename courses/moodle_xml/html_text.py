@@ -9,7 +9,8 @@ MathJax delimiters `\\(…\\)`, `\\[…\\]` and `$$…$$` become `$…$` and `$$
 line). Plain text and Markdown are taken as they are.
 
 Out: Markdown is rendered to plain HTML with the formulas left as TeX in `\\(…\\)` and `\\[…\\]`,
-which MathJax typesets wherever the file is imported.
+which MathJax typesets wherever the file is imported, then passed through the pages' sanitizer
+(`markup.sanitize_html`): no element, attribute or URL scheme a page would refuse leaves in a file.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from html.parser import HTMLParser
 
 import markdown
 
-from ..markup import MATH_SPAN, TERM_LINK
+from ..markup import MATH_SPAN, TERM_LINK, sanitize_html
 from .files import IMAGE, PLUGINFILE, FileRef, file_ref
 
 _MATH_IN_HTML = re.compile(
@@ -172,6 +173,9 @@ def markdown_to_html(text: str) -> str:
     source = html.escape(MATH_SPAN.sub(stash, text), quote=False)
     source = TERM_LINK.sub(lambda m: m.group("text") or m.group("slug").replace("-", " "), source)
     rendered = markdown.markdown(source, extensions=["sane_lists"], output_format="html")
-    return re.sub(
+    rendered = re.sub(
         r"⟦MATH(\d+)⟧", lambda m: html.escape(formulas[int(m.group(1))], quote=False), rendered
     )
+    # The pages' own sanitizer, so the file carries nothing a page would not show: a Markdown
+    # link to `javascript:` keeps its text and loses its address; an image is dropped.
+    return sanitize_html(rendered)

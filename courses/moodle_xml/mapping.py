@@ -231,7 +231,8 @@ def _numerical(record: Record, texts: _Texts, issues: list[MoodleIssue]) -> Plan
             continue
         if wrong.fraction < 0:
             notes.append(f"the wrong answer {raw} scores 0 here, not a negative mark")
-        # A problem matches each of its mistakes within its own tolerance (Moodle's default 0).
+        # The problem matches every mistake within its one tolerance; an answer's own (Moodle's
+        # 0 when none is given) is replaced, and the report says so.
         own = wrong.tolerance or 0.0
         if own != atol:
             notes.append(

@@ -49,7 +49,11 @@ class FileRef:
 
 def kind_of(name: str, *, mime_type: str = "", element: str = "") -> str:
     """What a file is: `kind_of("clip.mp3")` is "an audio file"."""
-    extension = PurePosixPath(urlsplit(name).path if "://" in name else name).suffix
+    try:
+        path = urlsplit(name).path if "://" in name else name
+    except ValueError:  # not an address after all ("http://[x.png"): the name is all there is
+        path = name
+    extension = PurePosixPath(path).suffix
     if extension.lower().lstrip(".") in _BY_EXTENSION:
         return _BY_EXTENSION[extension.lower().lstrip(".")]
     mime_type = mime_type.lower()

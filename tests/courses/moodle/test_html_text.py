@@ -58,6 +58,8 @@ def test_images_are_named():
         ('<object data="@@PLUGINFILE@@/applet.swf"></object>', "a file"),
         ('<embed src="@@PLUGINFILE@@/slides.pdf">', "a PDF"),
         ('<img src="data:image/png;base64,iVBORw0KGgo=">', "an image"),
+        # Not a valid address (an unclosed IPv6 bracket): still a file, named by its extension.
+        ('<img src="http://[h/x.pdf">', "a PDF"),
     ],
 )
 def test_every_shown_or_linked_file_is_named_as_what_it_is(source, expected):

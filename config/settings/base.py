@@ -324,3 +324,9 @@ LTI_ALLOW_PRIVATE_HOSTS = env.bool("LTI_ALLOW_PRIVATE_HOSTS", default=False)
 # text once, not on every request (courses/markup.py, docs/performance.md). 64 MiB holds the
 # shipped lesson (0.35 MiB) and the problem statements of a 3,000-learner exam (6 problems each).
 MARKUP_MEMO_BYTES = env.int("MARKUP_MEMO_BYTES", default=64 * 2**20)
+
+# A Moodle XML file over either limit is refused, with the line where it is crossed, before it
+# costs more than a few seconds and a few hundred MB (courses/moodle_xml/tree.py). A question is
+# some 20 to 60 elements and attributes: the defaults hold thousands of questions.
+MOODLE_XML_MAX_BYTES = env.int("MOODLE_XML_MAX_BYTES", default=20 * 2**20)
+MOODLE_XML_MAX_ELEMENTS = env.int("MOODLE_XML_MAX_ELEMENTS", default=250_000)

@@ -2,13 +2,15 @@
 
 In: HTML (and `moodle_auto_format`, which allows HTML) becomes Markdown: paragraphs, line
 breaks, bold, italic, code, lists, headings and links are kept; any other element keeps its
-text and is named in `dropped`, and an image is named in `images` (the caller reports the
+text and is named in `dropped`, and every file the text shows or links (an image, a sound, a
+video, an object, a link to a file of the question) is named in `files` (the caller reports the
 question and does not import it: a question that loses its figure asks something else).
 MathJax delimiters `\\(…\\)`, `\\[…\\]` and `$$…$$` become `$…$` and `$$…$$` (display on its own
 line). Plain text and Markdown are taken as they are.
 
 Out: Markdown is rendered to plain HTML with the formulas left as TeX in `\\(…\\)` and `\\[…\\]`,
-which MathJax typesets wherever the file is imported.
+which MathJax typesets wherever the file is imported, then passed through the pages' sanitizer
+(`markup.sanitize_html`): no element, attribute or URL scheme a page would refuse leaves in a file.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from html.parser import HTMLParser
 
 import markdown
 
-from ..markup import MATH_SPAN, TERM_LINK
+from ..markup import MATH_SPAN, TERM_LINK, sanitize_html
+from .files import IMAGE, PLUGINFILE, FileRef, file_ref
 
 _MATH_IN_HTML = re.compile(
     r"\\\((?P<inline>.+?)\\\)|\\\[(?P<display>.+?)\\\]|\$\$(?P<display2>.+?)\$\$", re.DOTALL
@@ -38,7 +41,7 @@ _KEPT |= {f"h{level}" for level in range(1, 7)}
 @dataclass
 class ConvertedText:
     markdown: str
-    images: list[str] = field(default_factory=list)
+    files: list[FileRef] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
 
 
@@ -68,8 +71,9 @@ class _ToMarkdown(HTMLParser):
         self.lists: list[list] = []  # per open list: [ordered, count]
         self.links: list[str] = []
         self.skip = 0
-        self.images: list[str] = []
+        self.files: list[FileRef] = []
         self.dropped: list[str] = []
+        self.media: list[str] = []  # the open <audio> and <video> elements
 
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
@@ -77,7 +81,17 @@ class _ToMarkdown(HTMLParser):
             self.skip += 1
             self._drop(tag)
         elif tag == "img":
-            self.images.append(attributes.get("src") or attributes.get("alt") or "an image")
+            if attributes.get("src"):
+                self.files.append(file_ref(attributes["src"], element="img"))
+            else:
+                self.files.append(FileRef(attributes.get("alt") or "with no address", IMAGE))
+        elif tag in ("audio", "video", "source", "track", "object", "embed"):
+            if tag in ("audio", "video"):
+                self.media.append(tag)
+            address = attributes.get("data" if tag == "object" else "src")
+            if address:
+                element = tag if tag in ("audio", "video") else (self.media or [""])[-1]
+                self.files.append(file_ref(address, element=element))
         elif tag in _INLINE:
             self.out.append(_INLINE[tag])
         elif tag == "br":
@@ -92,6 +106,8 @@ class _ToMarkdown(HTMLParser):
             self.out.append("\n" + "    " * (len(self.lists) - 1) + marker)
         elif tag == "a":
             self.links.append(attributes.get("href") or "")
+            if self.links[-1].startswith(PLUGINFILE):
+                self.files.append(file_ref(self.links[-1]))
             self.out.append("[")
         elif tag in _BLOCKS:
             self.out.append("\n\n")
@@ -103,6 +119,8 @@ class _ToMarkdown(HTMLParser):
     def handle_endtag(self, tag):
         if tag in ("script", "style"):
             self.skip = max(0, self.skip - 1)
+        elif tag in ("audio", "video") and self.media:
+            self.media.pop()
         elif tag in _INLINE:
             self.out.append(_INLINE[tag])
         elif tag in ("ul", "ol") and self.lists:
@@ -138,7 +156,7 @@ def html_to_markdown(text: str, text_format: str) -> ConvertedText:
     result = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip().replace(_BREAK, "  ")
     # Emphasis markers around nothing (an empty <b></b>) would render as stray asterisks.
     result = re.sub(r"\*\*\*\*|(?<!\*)\*\*(?!\*)(?=\s*$)", "", result)
-    return ConvertedText(result, parser.images, parser.dropped)
+    return ConvertedText(result, parser.files, parser.dropped)
 
 
 def markdown_to_html(text: str) -> str:
@@ -155,6 +173,9 @@ def markdown_to_html(text: str) -> str:
     source = html.escape(MATH_SPAN.sub(stash, text), quote=False)
     source = TERM_LINK.sub(lambda m: m.group("text") or m.group("slug").replace("-", " "), source)
     rendered = markdown.markdown(source, extensions=["sane_lists"], output_format="html")
-    return re.sub(
+    rendered = re.sub(
         r"⟦MATH(\d+)⟧", lambda m: html.escape(formulas[int(m.group(1))], quote=False), rendered
     )
+    # The pages' own sanitizer, so the file carries nothing a page would not show: a Markdown
+    # link to `javascript:` keeps its text and loses its address; an image is dropped.
+    return sanitize_html(rendered)

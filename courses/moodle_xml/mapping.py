@@ -10,7 +10,8 @@
   absolute tolerance is the answer's tolerance; each wrong answer with feedback becomes a
   named mistake whose misconception explains it with that feedback.
 - category: noted; the questions go into the lesson chosen.
-- anything else, and any question with an image or a unit: reported by name, not imported.
+- anything else, any question with a unit, and any question that embeds, shows or links a file
+  (an image, a sound, a video, a PDF…: `files`): reported by name, not imported.
 
 Nothing here touches the database; `importer` names, checks and writes the plans.
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..models import Question
+from .files import FileRef, describe
 from .html_text import html_to_markdown
 from .issues import MoodleIssue
 from .reader import Record, Text
@@ -78,15 +80,15 @@ Plan = QuestionPlan | ProblemPlan
 
 
 class _Texts:
-    """Converts a record's texts, collecting images and dropped formatting on the way."""
+    """Converts a record's texts, collecting the files they show and dropped formatting."""
 
     def __init__(self) -> None:
-        self.images: list[str] = []
+        self.files: list[FileRef] = []
         self.dropped: list[str] = []
 
     def __call__(self, text: Text) -> str:
         converted = html_to_markdown(text.text, text.text_format)
-        self.images += list(text.files) + converted.images
+        self.files += converted.files
         self.dropped += [tag for tag in converted.dropped if tag not in self.dropped]
         return converted.markdown
 
@@ -109,13 +111,17 @@ def map_record(record: Record, issues: list[MoodleIssue]) -> Plan | Reported | N
     if record.units and any(record.units):
         return Reported(record, f"units ({', '.join(u for u in record.units if u)}) are not kept")
     texts = _Texts()
+    # A question left out for its files is not checked further: what is wrong with it matters
+    # only once it can be imported.
+    own_issues: list[MoodleIssue] = []
     if record.qtype == "numerical":
-        plan: Plan | Reported | None = _numerical(record, texts, issues)
+        plan: Plan | Reported | None = _numerical(record, texts, own_issues)
     else:
-        plan = _choices(record, texts, issues)
-    if texts.images:
-        names = dict.fromkeys(image.removeprefix("@@PLUGINFILE@@/") for image in texts.images)
-        return Reported(record, f"it shows images ({', '.join(names)}), which are not imported")
+        plan = _choices(record, texts, own_issues)
+    if record.files or texts.files:
+        files = describe(record.files + texts.files)
+        return Reported(record, f"it refers to files, which are not imported: {files}")
+    issues += own_issues
     if isinstance(plan, QuestionPlan | ProblemPlan):
         plan.notes += texts.notes()
         plan.notes += [f"{extra} is not kept" for extra in record.extras]
@@ -199,7 +205,7 @@ def _numerical(record: Record, texts: _Texts, issues: list[MoodleIssue]) -> Plan
         message = f"the right answer {answer.text.text.strip()!r} is not a number"
         issues.append(MoodleIssue(f"{record.label} › answer", answer.line, message))
         return None
-    atol = answer.tolerance or 0.0
+    atol = answer.tolerance or 0.0  # Moodle's tolerance when none is given: 0
     if abs(value) <= atol:
         # A blank guess of 0 would pass; formula problems refuse such an answer.
         return Reported(record, f"its answer {value:g} ± {atol:g} would accept 0")
@@ -225,5 +231,13 @@ def _numerical(record: Record, texts: _Texts, issues: list[MoodleIssue]) -> Plan
             continue
         if wrong.fraction < 0:
             notes.append(f"the wrong answer {raw} scores 0 here, not a negative mark")
+        # The problem matches every mistake within its one tolerance; an answer's own (Moodle's
+        # 0 when none is given) is replaced, and the report says so.
+        own = wrong.tolerance or 0.0
+        if own != atol:
+            notes.append(
+                f"the wrong answer {raw} is matched within ± {atol:g} (the problem's tolerance), "
+                f"not its own ± {own:g}"
+            )
         mistakes.append(MistakePlan(mistake, feedback))
     return ProblemPlan(record, prompt, value, atol, solution, mistakes, notes)

@@ -7,7 +7,11 @@ numbers belong); whether a question maps onto the lesson is `mapping`'s decision
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
+from django.conf import settings
+
+from .files import FileRef, question_files
 from .issues import MoodleIssue, MoodleXmlError
 from .tree import Node, XmlRefused, parse_xml
 
@@ -16,7 +20,6 @@ from .tree import Node, XmlRefused, parse_xml
 class Text:
     text: str
     text_format: str
-    files: tuple[str, ...] = ()  # names of embedded <file> elements (images and the like)
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,8 @@ class Record:
     category: str = ""
     # Parts with content that the lesson has no place for (combined feedback, hints).
     extras: list[str] = field(default_factory=list)
+    # Every file the question embeds or points at, anywhere in it (`files`).
+    files: list[FileRef] = field(default_factory=list)
 
     @property
     def label(self) -> str:
@@ -55,9 +60,8 @@ def _text(node: Node | None, default_format: str = "html") -> Text:
     if node is None:
         return Text("", default_format)
     inner = node.find("text")
-    files = tuple(f.attrs.get("name", "a file") for f in node.find_all("file"))
     text = inner.text if inner is not None else ""
-    return Text(text, node.attrs.get("format", default_format), files)
+    return Text(text, node.attrs.get("format", default_format))
 
 
 def _number(value: str, what: str, line: int, where: str, issues: list[MoodleIssue]) -> float:
@@ -82,6 +86,7 @@ def _record(node: Node, issues: list[MoodleIssue]) -> Record:
         issues.append(MoodleIssue(record.label, node.line, "the question has no type attribute"))
     if not name:
         issues.append(MoodleIssue(record.label, node.line, "the question has no <name>"))
+    record.files = question_files(node)
     record.text = _text(node.find("questiontext"), "html")
     record.general_feedback = _text(node.find("generalfeedback"), record.text.text_format)
     record.single = node.child_text("single", "true").lower() not in ("false", "0")
@@ -116,10 +121,20 @@ def _record(node: Node, issues: list[MoodleIssue]) -> Record:
     return record
 
 
+def read_source(file: BinaryIO) -> bytes:
+    """A file's bytes, but never more than one over MOODLE_XML_MAX_BYTES: `read_records` refuses
+    a longer file with the line where the limit is crossed, and the rest is never read."""
+    return file.read(settings.MOODLE_XML_MAX_BYTES + 1)
+
+
 def read_records(source: bytes, *, file_name: str) -> list[Record]:
     """Every `<question>` of the file, or MoodleXmlError with every located problem."""
     try:
-        root = parse_xml(source)
+        root = parse_xml(
+            source,
+            max_bytes=settings.MOODLE_XML_MAX_BYTES,
+            max_elements=settings.MOODLE_XML_MAX_ELEMENTS,
+        )
     except XmlRefused as exc:
         raise MoodleXmlError([MoodleIssue(file_name, exc.line, str(exc))]) from exc
     if root.tag != "quiz":

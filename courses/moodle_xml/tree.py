@@ -5,6 +5,13 @@ can make a few kilobytes grow into gigabytes (the "billion laughs"). A question 
 a DTD, so any `<!DOCTYPE` is refused before an entity can be declared, as defusedxml's
 `forbid_dtd` does; external entities are never fetched (expat does not, and there is no DTD to
 name one). Expat reports the line of each start tag, which the located errors quote.
+
+Limits keep a hostile or mistaken file from costing more than a few seconds and a few hundred MB
+(the defaults, settings.MOODLE_XML_MAX_BYTES and MOODLE_XML_MAX_ELEMENTS, are far above any real
+question file): a file over `max_bytes` is refused before it is parsed, and the parse, fed in
+chunks, stops at the element or attribute that goes over `max_elements`, so no more than that
+many are ever built; one tag (or comment) longer than MAX_MARKUP is refused too. Every refusal
+names the line where its limit is crossed.
 """
 
 from __future__ import annotations
@@ -13,7 +20,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from xml.parsers import expat
 
-MAX_BYTES = 20 * 1024 * 1024  # a file of thousands of questions is well under this
+_CHUNK = 1 << 16
+# Expat hands over a start tag only once it has read all of it, attributes and all: a tag of
+# millions of attributes would cost seconds and hundreds of MB before the count could stop it.
+# So the parse stops when this much input has gone by with nothing reported (a question file's
+# longest tag is well under a kilobyte; a long text is reported piece by piece).
+MAX_MARKUP = 1 << 20
 
 
 class XmlRefused(ValueError):
@@ -24,7 +36,7 @@ class XmlRefused(ValueError):
         super().__init__(message)
 
 
-@dataclass
+@dataclass(slots=True)  # no per-node __dict__: a large file builds many nodes
 class Node:
     tag: str
     attrs: dict[str, str]
@@ -57,13 +69,18 @@ class Node:
             yield from child.walk()
 
 
-def parse_xml(source: bytes) -> Node:
+def parse_xml(source: bytes, *, max_bytes: int, max_elements: int) -> Node:
     """The document's root element; XmlRefused with a line for anything else."""
-    if len(source) > MAX_BYTES:
-        raise XmlRefused(f"the file is larger than {MAX_BYTES // (1024 * 1024)} MB")
+    if len(source) > max_bytes:
+        line = source[:max_bytes].count(b"\n") + 1
+        raise XmlRefused(f"the file is larger than {max_bytes:,} bytes, the limit", line)
     parser = expat.ParserCreate()
+    # Adjacent text comes in one piece, not one per line: a text of many short lines is one string.
+    parser.buffer_text = True
     stack: list[Node] = []
     roots: list[Node] = []
+    count = 0
+    reported = 0  # where the last element, text or comment reported began, in bytes
 
     def refuse_dtd(*args) -> None:
         raise XmlRefused("a DOCTYPE is not accepted in a question file", parser.CurrentLineNumber)
@@ -71,15 +88,27 @@ def parse_xml(source: bytes) -> Node:
     def refuse_entity(*args) -> None:
         raise XmlRefused("entity declarations are not accepted", parser.CurrentLineNumber)
 
+    def progress(*args) -> None:
+        nonlocal reported
+        reported = parser.CurrentByteIndex
+
     def start(tag: str, attrs: dict[str, str]) -> None:
+        nonlocal count
+        progress()
+        count += 1 + len(attrs)
+        if count > max_elements:
+            message = f"the file has more than {max_elements:,} elements and attributes, the limit"
+            raise XmlRefused(message, parser.CurrentLineNumber)
         node = Node(tag, attrs, parser.CurrentLineNumber)
         (stack[-1].children if stack else roots).append(node)
         stack.append(node)
 
     def end(tag: str) -> None:
+        progress()
         stack.pop()
 
     def text(data: str) -> None:
+        progress()
         if stack:
             stack[-1].parts.append(data)
 
@@ -89,8 +118,15 @@ def parse_xml(source: bytes) -> Node:
     parser.StartElementHandler = start
     parser.EndElementHandler = end
     parser.CharacterDataHandler = text
+    parser.CommentHandler = parser.ProcessingInstructionHandler = progress
     try:
-        parser.Parse(source, True)
+        for position in range(0, len(source), _CHUNK):
+            parser.Parse(source[position : position + _CHUNK], False)
+            if position + _CHUNK - reported > MAX_MARKUP:
+                line = source[: reported + MAX_MARKUP].count(b"\n") + 1
+                message = f"a tag or comment runs over {MAX_MARKUP:,} bytes, the limit"
+                raise XmlRefused(message, line)
+        parser.Parse(b"", True)
     except expat.ExpatError as exc:
         raise XmlRefused(
             f"not well-formed XML: {expat.ErrorString(exc.code)} (column {exc.offset + 1})",

@@ -5,13 +5,14 @@ from django.core.management.base import BaseCommand, CommandError
 from courses.management.lessons import lesson_named
 from courses.moodle_xml.importer import moodle_import
 from courses.moodle_xml.issues import MoodleXmlError
+from courses.moodle_xml.reader import read_source
 
 
 class Command(BaseCommand):
     help = (
         "Import multiple-choice, true/false and numerical questions from a Moodle XML file into "
         "a lesson, in one transaction: a file with any error changes nothing. Questions that do "
-        "not map (other types, images, units) are listed by name and left out."
+        "not map (other types, files, units) are listed by name and left out."
     )
 
     def add_arguments(self, parser):
@@ -24,7 +25,8 @@ class Command(BaseCommand):
     def handle(self, *args, path, lesson, dry_run, **options):
         found = lesson_named(lesson)
         try:
-            source = path.read_bytes()
+            with path.open("rb") as file:
+                source = read_source(file)
         except OSError as exc:
             raise CommandError(f"Cannot read {path}: {exc.strerror}") from exc
         try:

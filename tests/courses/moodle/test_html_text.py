@@ -3,6 +3,7 @@
 import pytest
 
 from courses.markup import check_markup
+from courses.moodle_xml.files import FileRef
 from courses.moodle_xml.html_text import html_to_markdown, markdown_to_html
 
 
@@ -42,8 +43,34 @@ def test_formatting_without_a_counterpart_is_named_and_its_text_kept():
 
 
 def test_images_are_named():
-    converted = html_to_markdown('<p><img src="@@PLUGINFILE@@/a.png" alt="a"></p>', "html")
-    assert converted.images == ["@@PLUGINFILE@@/a.png"]
+    converted = html_to_markdown('<p><img src="@@PLUGINFILE@@/a%20b.png" alt="a"></p>', "html")
+    assert converted.files == [FileRef("a b.png", "an image")]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        ('<audio controls><source src="@@PLUGINFILE@@/clip.mp3"></audio>', "an audio file"),
+        # No extension: the element says what it is.
+        ('<video><source src="https://example.org/stream"></video>', "a video"),
+        ('<audio src="@@PLUGINFILE@@/take"></audio>', "an audio file"),
+        ('<a href="@@PLUGINFILE@@/notes.pdf">the notes</a>', "a PDF"),
+        ('<object data="@@PLUGINFILE@@/applet.swf"></object>', "a file"),
+        ('<embed src="@@PLUGINFILE@@/slides.pdf">', "a PDF"),
+        ('<img src="data:image/png;base64,iVBORw0KGgo=">', "an image"),
+        # Not a valid address (an unclosed IPv6 bracket): still a file, named by its extension.
+        ('<img src="http://[h/x.pdf">', "a PDF"),
+    ],
+)
+def test_every_shown_or_linked_file_is_named_as_what_it_is(source, expected):
+    [found] = html_to_markdown(source, "html").files
+    assert found.kind == expected
+
+
+def test_a_link_to_another_page_is_a_link_not_a_file():
+    converted = html_to_markdown('<a href="https://example.org/notes.pdf">notes</a>', "html")
+    assert converted.files == []
+    assert converted.markdown == "[notes](https://example.org/notes.pdf)"
 
 
 def test_plain_text_and_markdown_are_taken_as_written():

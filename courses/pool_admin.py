@@ -14,10 +14,12 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.defaultfilters import pluralize
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.text import capfirst
 
 from .bank.rules import pool_draw_problem
-from .models import Pool, Quiz, QuizItem
+from .models import Pool, Question, Quiz, QuizItem
 from .pool_draws import MOST_DRAWS, DrawsRefused, quiz_draws_add
+from .pool_members import foreign_members, member_label
 
 
 def pool_draw_problems(pool_items: Iterable[tuple[int, Pool]]) -> list[str]:
@@ -45,6 +47,7 @@ class PoolForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
+        self._foreign_members_refuse(cleaned)
         if self.instance.pk is None:
             return cleaned
         size = len(cleaned.get("questions") or []) + len(cleaned.get("problems") or [])
@@ -59,6 +62,21 @@ class PoolForm(forms.ModelForm):
                     "fewer items first."
                 )
         return cleaned
+
+    def _foreign_members_refuse(self, cleaned: dict) -> None:
+        """Each question or problem of another course is named on its own field."""
+        if cleaned.get("lesson") is None:
+            return
+        chosen = {name: cleaned.get(name) or [] for name in ("questions", "problems")}
+        found = foreign_members(
+            pool_lesson=cleaned["lesson"],
+            questions=[question.pk for question in chosen["questions"]],
+            problems=[problem.pk for problem in chosen["problems"]],
+        )
+        for member, refusal in found:
+            field = "questions" if isinstance(member, Question) else "problems"
+            message = f"{capfirst(member_label(member))} cannot be in this pool: {refusal}."
+            self.add_error(field, message)
 
 
 @admin.register(Pool)

@@ -3,15 +3,19 @@
 Only the pool's course draws from it (courses.pool_draws), and a fix to a drawn question changes
 it for every quiz that can draw it (grading.regrade_fixes): a member from another course would
 let one course's quizzes draw the other's questions, and tie the two answer keys together. The
-admin (courses.pool_admin), the lesson bank import (courses.bank.importer) and the Moodle XML
-import (courses.moodle_xml.importer) all ask `member_refusal`, each saying where the member is.
+admin (courses.pool_admin: the pool's form, and the question's, problem's and lesson's forms
+when one would move to another course), the lesson bank import (courses.bank.pool_members) and
+the Moodle XML import (courses.moodle_xml.importer) all ask `member_refusal`, each saying where
+the member is.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .models import Lesson, Pool, Problem, Question
+from django.db.models import Q, QuerySet
+
+from .models import Course, Lesson, Pool, Problem, Question
 
 Member = Question | Problem
 
@@ -49,15 +53,62 @@ def foreign_members(
     return found
 
 
-def stored_foreign_members(*, pools: Iterable[Pool]) -> list[tuple[Pool, Member, str]]:
+def stored_foreign_members(
+    *, pools: Iterable[Pool], moved: Lesson | None = None
+) -> list[tuple[Pool, Member, str]]:
     """The members each stored pool holds against the rule, each with its refusal: what an
-    import checks inside its transaction, after moving lessons or rows, before it commits."""
+    import checks inside its transaction before it commits. `moved` is a lesson as it would be
+    (moved to another course), standing in for the stored one: what the lesson admin checks."""
+
+    def as_moved(lesson: Lesson) -> Lesson:
+        return moved if moved is not None and lesson.pk == moved.pk else lesson
+
     found = []
     for pool in pools:
-        questions = pool.questions.values_list("pk", flat=True)
-        problems = pool.problems.values_list("pk", flat=True)
-        for member, refusal in foreign_members(
-            pool_lesson=pool.lesson, questions=questions, problems=problems
-        ):
-            found.append((pool, member, refusal))
+        members = [
+            *pool.questions.select_related("lesson__course").order_by("slug"),
+            *pool.problems.select_related("lesson__course").order_by("slug"),
+        ]
+        for member in members:
+            refusal = member_refusal(
+                pool_lesson=as_moved(pool.lesson), member_lesson=as_moved(member.lesson)
+            )
+            if refusal:
+                found.append((pool, member, refusal))
+    return found
+
+
+def pools_touching(lessons: Q) -> QuerySet[Pool]:
+    """The pools of the lessons `lessons` selects (a condition on a lesson), or holding a
+    question or problem of one, by slug."""
+    touched = Pool.objects.filter(
+        Q(lesson__in=Lesson.objects.filter(lessons))
+        | Q(questions__lesson__in=Lesson.objects.filter(lessons))
+        | Q(problems__lesson__in=Lesson.objects.filter(lessons))
+    )
+    pools = Pool.objects.filter(pk__in=touched.values("pk"))
+    return pools.select_related("lesson__course").order_by("slug")
+
+
+def moved_lesson_refusals(*, lesson: Lesson, course: Course) -> list[str]:
+    """Why a stored lesson may not move to `course`: a pool of another lesson holding its
+    questions or problems, or a pool of its own holding another lesson's."""
+    moved = Lesson(pk=lesson.pk, title=lesson.title, course=course)
+    found = stored_foreign_members(pools=pools_touching(Q(pk=lesson.pk)), moved=moved)
+    return [
+        f"{member_label(member)} in pool {pool.slug!r}: {refusal}"
+        for pool, member, refusal in found
+        # Only what the move breaks: a touched pool's other members are not this lesson's.
+        if lesson.pk in (pool.lesson_id, member.lesson_id)
+    ]
+
+
+def moved_member_refusals(*, member: Member, lesson: Lesson) -> list[str]:
+    """Why a stored question or problem may not move to `lesson`: each pool holding it that is
+    not of the lesson's course."""
+    found = []
+    for pool in member.pools.select_related("lesson__course").order_by("slug"):
+        refusal = member_refusal(pool_lesson=pool.lesson, member_lesson=lesson)
+        if refusal:
+            found.append(f"it is in pool {pool.slug!r}: {refusal}")
     return found

@@ -13,7 +13,7 @@ from __future__ import annotations
 from django.db.models import Q
 
 from ..models import Pool, Question
-from ..pool_members import Member, member_label, stored_foreign_members
+from ..pool_members import Member, member_label, pools_touching, stored_foreign_members
 from .issues import BankError, BankIssue
 
 
@@ -23,13 +23,7 @@ def foreign_members_refuse(*, sources: list[str], banks: list[dict]) -> None:
     the bank that put it there."""
     written = list(zip(sources, banks, strict=True))
     lessons = [bank["lesson"]["slug"] for _, bank in written]
-    touched = (
-        Q(lesson__slug__in=lessons)
-        | Q(questions__lesson__slug__in=lessons)
-        | Q(problems__lesson__slug__in=lessons)
-    )
-    pools = Pool.objects.filter(pk__in=Pool.objects.filter(touched).values("pk"))
-    found = stored_foreign_members(pools=pools.select_related("lesson__course").order_by("slug"))
+    found = stored_foreign_members(pools=pools_touching(Q(slug__in=lessons)))
     issues = []
     for pool, member, refusal in found:
         where = _where(written, pool, member)

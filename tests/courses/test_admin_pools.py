@@ -1,15 +1,20 @@
 """Pools in the admin: a pool's page, quiz items that draw from a pool, and each mistake named
 (an item naming two things, more items drawing from a pool than it has members, a pool shrunk
-below what a quiz draws, a member of another course), with nothing saved."""
+below what a quiz draws, a member of another course, a member or a lesson moved to another
+course), with nothing saved."""
 
 from __future__ import annotations
 
 import html
 
 import pytest
+from django.forms.models import model_to_dict
 from django.urls import reverse
 
+from courses.admin import LessonForm
+from courses.admin_questions import QuestionForm
 from courses.models import Pool, QuizItem
+from grading.admin import ProblemForm
 from tests.courses.test_admin import quiz_post
 from tests.factories import (
     CourseFactory,
@@ -170,3 +175,52 @@ def test_a_pool_cannot_move_to_another_course_s_lesson_with_its_members(instruct
     assert f"Question {member.slug!r} cannot be in this pool" in page
     pool.refresh_from_db()
     assert pool.lesson_id == member.lesson_id
+
+
+def edited(form_class, instance, **changes):
+    """The admin's form for `instance`, submitted with its stored values and `changes`."""
+    data = {k: v for k, v in model_to_dict(instance).items() if v is not None}
+    return form_class(data={**data, **changes}, instance=instance)
+
+
+def test_a_question_or_problem_in_a_pool_cannot_move_to_another_course_s_lesson():
+    pool = PoolFactory(slug="warm-up")
+    question = QuestionFactory(lesson=pool.lesson)
+    problem = ProblemFactory(lesson=pool.lesson)
+    pool.questions.add(question)
+    pool.problems.add(problem)
+    elsewhere = LessonFactory(title="Elsewhere", course=CourseFactory(title="Other course"))
+    for form_class, member in ((QuestionForm, question), (ProblemForm, problem)):
+        form = edited(form_class, member, lesson=elsewhere.pk)
+        assert not form.is_valid()
+        assert form.errors["lesson"] == [
+            "It is in pool 'warm-up': its lesson “Elsewhere” is in the course “Other course”, "
+            f"and a pool of the course “{pool.lesson.course.title}” may hold only questions and "
+            "problems of lessons in its own course."
+        ]
+        # Another lesson of the pool's course is fine.
+        sibling = LessonFactory(course=pool.lesson.course)
+        assert edited(form_class, member, lesson=sibling.pk).is_valid()
+    pool.questions.clear()
+    assert edited(QuestionForm, question, lesson=elsewhere.pk).is_valid()
+
+
+def test_a_lesson_cannot_move_to_another_course_while_a_pool_spans_it_and_its_course():
+    lesson = LessonFactory(title="Scaling")
+    sibling = LessonFactory(course=lesson.course)
+    theirs = PoolFactory(lesson=sibling, slug="their-pool")
+    theirs.questions.add(QuestionFactory(lesson=lesson, slug="our-question"))
+    ours = PoolFactory(lesson=lesson, slug="our-pool")
+    ours.problems.add(ProblemFactory(lesson=sibling, slug="their-problem"))
+    ours.questions.add(QuestionFactory(lesson=lesson))  # moves with the lesson: fine
+    other = CourseFactory(title="Other course")
+    form = edited(LessonForm, lesson, course=other.pk)
+    assert not form.is_valid()
+    errors = form.errors["course"]
+    assert [error.split(":")[0] for error in errors] == [
+        "Problem 'their-problem' in pool 'our-pool'",
+        "Question 'our-question' in pool 'their-pool'",
+    ]
+    assert "its lesson “Scaling” is in the course “Other course”" in errors[1]
+    Pool.objects.all().delete()
+    assert edited(LessonForm, lesson, course=other.pk).is_valid()

@@ -44,6 +44,11 @@ class MoodleUploadForm(forms.Form):
         "problem also joins.",
     )
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # A pool's course and lesson, so the one of the lesson's course is easy to pick.
+        self.fields["pool"].label_from_instance = lambda pool: f"{pool.title} ({pool.lesson})"
+
     def clean_file(self):
         upload = self.cleaned_data["file"]
         if upload.size > MAX_BYTES:

@@ -85,6 +85,9 @@ def upload(client, lesson, pool):
 def test_the_admin_previews_the_pool_then_fills_it_on_confirm(admin_client):
     lesson = LessonFactory()
     pool = PoolFactory(lesson=lesson, title="Warm-up")
+    # The form names each pool with its course and lesson.
+    form = html.unescape(admin_client.get(URL).content.decode())
+    assert f">Warm-up ({lesson.course.title} › {lesson.order}. {lesson.title})</option>" in form
     preview = upload(admin_client, lesson, pool)
     assert f"joins the pool “{pool.slug}”" in preview.content.decode()
     assert not pool.questions.exists()

@@ -17,7 +17,7 @@ from .admin_markup import MarkupFieldsForm, markup_preview
 from .bank.rules import quiz_policy_problems
 from .models import Course, KeyTerm, Lesson, Misconception, Quiz, QuizItem
 from .moodle_admin import export_moodle_xml, moodle_import_view
-from .pool_admin import pool_draw_problems, quiz_draws_view
+from .pool_admin import lesson_move_errors, pool_draw_problems, quiz_draws_view
 
 
 class CourseForm(MarkupFieldsForm):
@@ -62,6 +62,11 @@ class LessonForm(MarkupFieldsForm):
     class Meta:
         model = Lesson
         fields = "__all__"
+
+    def clean(self):
+        cleaned = super().clean()
+        lesson_move_errors(self, cleaned)
+        return cleaned
 
 
 @admin.register(Lesson)

@@ -20,6 +20,7 @@ from .bank.rules import choice_set_problems
 from .markup import MarkupError, render_markup, render_title
 from .models import Choice, Lesson, Misconception, Question
 from .plain_math import plain_math
+from .pool_admin import MemberMoveForm
 
 NEW_QUESTION_CHOICES = 4
 NOTHING_YET = format_html("<p><em>{}</em></p>", "Write the prompt and choices to preview them.")
@@ -240,7 +241,7 @@ class ChoiceInline(admin.TabularInline):
         return formset
 
 
-class QuestionForm(MarkupFieldsForm):
+class QuestionForm(MemberMoveForm, MarkupFieldsForm):
     markup_fields = ("prompt", "explanation")
 
     class Meta:

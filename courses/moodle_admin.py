@@ -3,7 +3,7 @@
 The preview runs the whole import without writing; the confirmation sends the same file back
 (in a hidden field) and runs it again, writing this time, so what is written is checked anew
 and never trusted from the browser. Both need permission to add questions, choices,
-misconceptions and problems.
+misconceptions and problems, and, to fill a pool as well, to change pools.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 
-from .models import Lesson
+from .models import Lesson, Pool
 from .moodle_xml.importer import moodle_import
 from .moodle_xml.issues import MoodleXmlError
 from .moodle_xml.reader import read_source
@@ -37,12 +37,28 @@ IMPORT_PERMISSIONS = (
 class MoodleUploadForm(forms.Form):
     lesson = forms.ModelChoiceField(queryset=Lesson.objects.select_related("course"))
     file = forms.FileField(help_text="A Moodle XML file (.xml) of questions.")
+    pool = forms.ModelChoiceField(
+        queryset=Pool.objects.select_related("lesson__course"),
+        required=False,
+        help_text="Optional: a pool of the lesson's course that every imported question and "
+        "problem also joins.",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # A pool's course and lesson, so the one of the lesson's course is easy to pick.
+        self.fields["pool"].label_from_instance = lambda pool: f"{pool.title} ({pool.lesson})"
 
 
 class MoodleConfirmForm(forms.Form):
     lesson = forms.ModelChoiceField(queryset=Lesson.objects.all(), widget=forms.HiddenInput)
     file_name = forms.CharField(widget=forms.HiddenInput, max_length=255)
     source = forms.CharField(widget=forms.HiddenInput)
+    pool = forms.ModelChoiceField(
+        queryset=Pool.objects.select_related("lesson__course"),
+        required=False,
+        widget=forms.HiddenInput,
+    )
 
     def clean_source(self) -> bytes:
         try:
@@ -81,9 +97,13 @@ def moodle_import_view(model_admin: admin.ModelAdmin, request):
         confirm = MoodleConfirmForm(request.POST)
         if confirm.is_valid():
             lesson, source = confirm.cleaned_data["lesson"], confirm.cleaned_data["source"]
+            pool = _pool_allowed(request, confirm.cleaned_data["pool"])
             try:
                 report = moodle_import(
-                    source=source, file_name=confirm.cleaned_data["file_name"], lesson=lesson
+                    source=source,
+                    file_name=confirm.cleaned_data["file_name"],
+                    lesson=lesson,
+                    pool=pool,
                 )
             except MoodleXmlError as exc:
                 context["issues"] = exc.issues
@@ -100,10 +120,11 @@ def moodle_import_view(model_admin: admin.ModelAdmin, request):
         form = MoodleUploadForm(request.POST, request.FILES)
         if form.is_valid():
             upload, lesson = form.cleaned_data["file"], form.cleaned_data["lesson"]
+            pool = _pool_allowed(request, form.cleaned_data["pool"])
             source = read_source(upload)
             try:
                 report = moodle_import(
-                    source=source, file_name=upload.name, lesson=lesson, write=False
+                    source=source, file_name=upload.name, lesson=lesson, write=False, pool=pool
                 )
             except MoodleXmlError as exc:
                 context["issues"] = exc.issues
@@ -113,11 +134,19 @@ def moodle_import_view(model_admin: admin.ModelAdmin, request):
                 if carried is None:
                     context["too_large"] = True
                 else:
-                    context["confirm"] = MoodleConfirmForm(
-                        initial={"lesson": lesson.pk, "file_name": upload.name, "source": carried}
-                    )
+                    initial = {"lesson": lesson.pk, "file_name": upload.name, "source": carried}
+                    initial["pool"] = pool.pk if pool else None
+                    context["confirm"] = MoodleConfirmForm(initial=initial)
     context["form"] = form
     return TemplateResponse(request, "admin/courses/lesson/moodle_import.html", context)
+
+
+def _pool_allowed(request, pool: Pool | None) -> Pool | None:
+    """The pool the import fills, when the user may change pools; whether it may hold the
+    lesson's questions is the import's to say (courses.pool_members), per question."""
+    if pool is not None and not request.user.has_perm("courses.change_pool"):
+        raise PermissionDenied
+    return pool
 
 
 @admin.action(description="Download the questions as Moodle XML (one lesson)")

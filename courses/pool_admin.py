@@ -14,10 +14,17 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.defaultfilters import pluralize
 from django.template.response import TemplateResponse
 from django.urls import reverse
+from django.utils.text import capfirst
 
 from .bank.rules import pool_draw_problem
-from .models import Pool, Quiz, QuizItem
+from .models import Pool, Question, Quiz, QuizItem
 from .pool_draws import MOST_DRAWS, DrawsRefused, quiz_draws_add
+from .pool_members import (
+    foreign_members,
+    member_label,
+    moved_lesson_refusals,
+    moved_member_refusals,
+)
 
 
 def pool_draw_problems(pool_items: Iterable[tuple[int, Pool]]) -> list[str]:
@@ -45,6 +52,7 @@ class PoolForm(forms.ModelForm):
 
     def clean(self):
         cleaned = super().clean()
+        self._foreign_members_refuse(cleaned)
         if self.instance.pk is None:
             return cleaned
         size = len(cleaned.get("questions") or []) + len(cleaned.get("problems") or [])
@@ -59,6 +67,45 @@ class PoolForm(forms.ModelForm):
                     "fewer items first."
                 )
         return cleaned
+
+    def _foreign_members_refuse(self, cleaned: dict) -> None:
+        """Each question or problem of another course is named on its own field."""
+        if cleaned.get("lesson") is None:
+            return
+        chosen = {name: cleaned.get(name) or [] for name in ("questions", "problems")}
+        found = foreign_members(
+            pool_lesson=cleaned["lesson"],
+            questions=[question.pk for question in chosen["questions"]],
+            problems=[problem.pk for problem in chosen["problems"]],
+        )
+        for member, refusal in found:
+            field = "questions" if isinstance(member, Question) else "problems"
+            message = f"{capfirst(member_label(member))} cannot be in this pool: {refusal}."
+            self.add_error(field, message)
+
+
+class MemberMoveForm(forms.ModelForm):
+    """Mixed into the question's and the problem's forms: moving one that a pool holds to a
+    lesson of another course is refused on its lesson field (courses.pool_members)."""
+
+    def clean(self):
+        cleaned = super().clean()
+        lesson = cleaned.get("lesson")
+        if self.instance.pk is None or lesson is None or lesson.pk == self.instance.lesson_id:
+            return cleaned
+        for refusal in moved_member_refusals(member=self.instance, lesson=lesson):
+            self.add_error("lesson", f"{capfirst(refusal)}.")
+        return cleaned
+
+
+def lesson_move_errors(form: forms.ModelForm, cleaned: dict) -> None:
+    """The lesson's form: moving it to another course is refused on its course field while a
+    pool would then hold questions or problems of two courses (courses.pool_members)."""
+    course = cleaned.get("course")
+    if form.instance.pk is None or course is None or course.pk == form.instance.course_id:
+        return
+    for refusal in moved_lesson_refusals(lesson=form.instance, course=course):
+        form.add_error("course", f"{capfirst(refusal)}.")
 
 
 @admin.register(Pool)

@@ -16,6 +16,7 @@ from django.utils.safestring import mark_safe
 from courses.admin import MarkupFieldsForm, markup_preview
 from courses.markup import MarkupError, render_markup
 from courses.models import Misconception, Problem
+from courses.pool_admin import MemberMoveForm
 from grading import accommodation_admin, engine  # noqa: F401 (registers QuizAccommodation)
 from grading.admin_formula import FormulaEditorMixin, starter_params
 from grading.deletions import attempt_delete, may_delete_attempts
@@ -35,7 +36,7 @@ from grading.models import (
 PREVIEW_SEEDS = (1, 2, 3)
 
 
-class ProblemForm(MarkupFieldsForm):
+class ProblemForm(MemberMoveForm, MarkupFieldsForm):
     markup_fields = ("title", "prompt")
     family = forms.ChoiceField(choices=())
 

@@ -7,10 +7,11 @@ saved only by an applied regrade (grading/regrades.py), in the regrade's transac
 before and after kept on the Regrade row. No fix at all regrades the item as it stands (after
 an edit in the admin).
 
-A question or problem may be used by more than one quiz: a fix changes it for all of them, so
-it is refused unless the instructor may change the scores of every quiz that uses it. Only this
-item's recorded answers are regraded; another quiz's item shows the difference on its own
-regrade page.
+A question or problem may be used by more than one quiz, in an item of its own or through a
+pool (any quiz with an item drawing from a pool that holds it, or an attempt that drew it): a fix
+changes it for all of them, so it is refused unless the instructor may change the scores of
+every such quiz, whatever its course. Only this item's recorded answers are regraded; another
+quiz's item shows the difference on its own regrade page.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Prefetch, Q
 
 from courses.bank.rules import choice_set_problems
-from courses.models import Choice, Misconception, Problem, Question, QuizItem
+from courses.models import Choice, Misconception, Problem, Question, Quiz, QuizItem
 from grading.families import problem_errors
 from grading.overrides import may_change_scores
 from grading.services.errors import ServiceError
@@ -181,14 +182,20 @@ def _choices_fixed(question: Question, fix: ItemFix) -> tuple[list[dict], list[C
 
 
 def _shared_content_authorize(*, item: QuizItem, by: AbstractBaseUser) -> None:
-    """A fix changes the question or problem for every quiz that uses it: the user must be one
-    who may change the scores of each."""
-    content = Q(question_id=item.question_id) if item.question_id else Q(problem=item.problem_id)
-    users = QuizItem.objects.filter(content).exclude(quiz_id=item.quiz_id).select_related("quiz")
-    for other in {use.quiz_id: use.quiz for use in users}.values():
+    """A fix changes the question or problem for every quiz that uses it: in an item of its own,
+    in an item drawing from a pool that holds it, or in an attempt that drew it (from a pool it
+    has since left). The user must be one who may change the scores of each."""
+    if item.question_id:
+        noun, member = "question", item.question_id
+        uses = Q(question_id=member) | Q(pool__questions=member) | Q(draws__question_id=member)
+    else:
+        noun, member = "problem", item.problem_id
+        uses = Q(problem_id=member) | Q(pool__problems=member) | Q(draws__problem_id=member)
+    quizzes = QuizItem.objects.filter(uses).exclude(quiz_id=item.quiz_id).values("quiz_id")
+    for other in Quiz.objects.filter(pk__in=quizzes).select_related("lesson").order_by("pk"):
         if not may_change_scores(user=by, quiz=other):
             raise FixRefused(
-                f"This {'question' if item.question_id else 'problem'} is also used by "
-                f"“{other.title}”, whose scores you may not change: ask an author to fix it "
-                "in the admin, then regrade the item here."
+                f"This {noun} is also used by “{other.title}” (in an item of its own or drawn "
+                "from a pool), whose scores you may not change: ask an author to fix it in the "
+                "admin, then regrade the item here."
             )

@@ -27,6 +27,7 @@ from ..models import (
     QuizItem,
 )
 from .issues import BankError, BankIssue
+from .pool_members import foreign_members_refuse
 from .schema import (
     CHOICE,
     COURSE,
@@ -90,7 +91,8 @@ def bank_paths(path: Path) -> list[Path]:
 
 
 def bank_import(*, paths: list[Path]) -> list[ImportSummary]:
-    """Validate every file, then upsert them all in one transaction; any error changes nothing."""
+    """Validate every file, then upsert them all in one transaction; any error changes nothing,
+    nor does a pool left holding another course's question or problem (bank.pool_members)."""
     banks, issues = [], []
     for path in paths:
         try:
@@ -100,7 +102,10 @@ def bank_import(*, paths: list[Path]) -> list[ImportSummary]:
     if issues:
         raise BankError(issues)
     with transaction.atomic():
-        return [_write_bank(bank) for bank in banks]
+        summaries = [_write_bank(bank) for bank in banks]
+        # Inside the transaction, so a refusal rolls back everything written.
+        foreign_members_refuse(sources=[path.name for path in paths], banks=banks)
+        return summaries
 
 
 def _upsert(model, lookup: dict, values: dict, summary: ImportSummary, kind: str):

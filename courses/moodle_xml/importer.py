@@ -5,6 +5,10 @@ Imported questions are always new rows, as in Moodle's own import: a slug comes 
 question's name, and a slug already taken (by any lesson, or earlier in the file) gets the next
 free suffix (`-2`, `-3`…), so an import never overwrites an existing question or problem.
 Every rename, note and left-out question is in the report.
+
+With a pool named, every imported question and problem also joins it, as a Moodle import fills a
+category its random questions draw from; the pool must be one of the lesson's course
+(courses.pool_members), or each question is refused by name.
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ from django.utils.text import slugify
 
 from ..bank.rules import choice_set_problems, problem_validator
 from ..markup import check_markup
-from ..models import Choice, Lesson, Misconception, Problem, Question
+from ..models import Choice, Lesson, Misconception, Pool, Problem, Question
+from ..pool_members import member_refusal
 from .issues import MoodleIssue, MoodleXmlError
 from .mapping import Plan, ProblemPlan, QuestionPlan, Reported, map_record
 from .reader import read_records
@@ -51,6 +56,7 @@ class MoodleImportReport:
     imported: list[Imported] = field(default_factory=list)
     reported: list[Reported] = field(default_factory=list)
     categories: list[str] = field(default_factory=list)
+    pool: str | None = None
     written: bool = False
 
     def lines(self) -> list[str]:
@@ -61,6 +67,8 @@ class MoodleImportReport:
             f"category {name!r}: not kept; its questions go into the lesson"
             for name in self.categories
         ]
+        if self.pool and self.imported:
+            out.append(f"pool {self.pool}: every question and problem {verb} joins it")
         return out
 
 
@@ -81,12 +89,14 @@ class _Names:
 
 
 def moodle_import(
-    *, source: bytes, file_name: str, lesson: Lesson, write: bool = True
+    *, source: bytes, file_name: str, lesson: Lesson, write: bool = True, pool: Pool | None = None
 ) -> MoodleImportReport:
-    """Import the file into the lesson (or, with write=False, only say what would happen)."""
+    """Import the file into the lesson (or, with write=False, only say what would happen); with
+    `pool`, every imported question and problem joins it too."""
     records = read_records(source, file_name=file_name)
     issues: list[MoodleIssue] = []
-    report = MoodleImportReport(lesson=lesson.slug)
+    report = MoodleImportReport(lesson=lesson.slug, pool=pool.slug if pool else None)
+    refusal = member_refusal(pool_lesson=pool.lesson, member_lesson=lesson) if pool else None
     question_slugs, problem_slugs = _Names(Question, "slug"), _Names(Problem, "slug")
     codes = _Names(Misconception, "code")
     for record in records:
@@ -102,13 +112,16 @@ def moodle_import(
             item = Imported(plan, names.claim(record.name))
             report.imported.append(item)
             _check(item, issues)
+            if refusal:
+                message = f"cannot join pool {pool.slug!r}: {refusal}"
+                issues.append(MoodleIssue(f"{record.label} › pool", None, message))
             wrong = _misconceptions_needed(plan)
             item.misconception_codes = [codes.claim(f"{item.slug}-{n}") for n in wrong]
     if issues:
         raise MoodleXmlError(issues)
     if write:
         with transaction.atomic():
-            _write(lesson, report)
+            _write(lesson, report, pool)
         report.written = True
     return report
 
@@ -179,7 +192,7 @@ def _params(plan: ProblemPlan, codes: list[str] | None = None) -> dict:
     return params
 
 
-def _write(lesson: Lesson, report: MoodleImportReport) -> None:
+def _write(lesson: Lesson, report: MoodleImportReport, pool: Pool | None) -> None:
     next_question = (lesson.questions.aggregate(n=Max("order"))["n"] or 0) + 1
     next_problem = (lesson.problems.aggregate(n=Max("order"))["n"] or 0) + 1
     for item in report.imported:
@@ -204,6 +217,8 @@ def _write(lesson: Lesson, report: MoodleImportReport) -> None:
                 order=next_question,
             )
             next_question += 1
+            if pool is not None:
+                pool.questions.add(question)
             Choice.objects.bulk_create(
                 Choice(
                     question=question,
@@ -224,7 +239,7 @@ def _write(lesson: Lesson, report: MoodleImportReport) -> None:
                     title=f"A common wrong answer: {mistake.value:g}",
                     explanation=mistake.feedback,
                 )
-            Problem.objects.create(
+            problem = Problem.objects.create(
                 lesson=lesson,
                 slug=item.slug,
                 title=name[:TITLE_LENGTH],
@@ -235,3 +250,5 @@ def _write(lesson: Lesson, report: MoodleImportReport) -> None:
                 order=next_problem,
             )
             next_problem += 1
+            if pool is not None:
+                pool.problems.add(problem)

@@ -1,15 +1,30 @@
 """Pools in the admin: a pool's page, quiz items that draw from a pool, and each mistake named
 (an item naming two things, more items drawing from a pool than it has members, a pool shrunk
-below what a quiz draws), with nothing saved."""
+below what a quiz draws, a member of another course, a member or a lesson moved to another
+course), with nothing saved."""
 
 from __future__ import annotations
 
+import html
+
 import pytest
+from django.forms.models import model_to_dict
 from django.urls import reverse
 
+from courses.admin import LessonForm
+from courses.admin_questions import QuestionForm
 from courses.models import Pool, QuizItem
+from grading.admin import ProblemForm
 from tests.courses.test_admin import quiz_post
-from tests.factories import InstructorFactory, PoolFactory, QuestionFactory, QuizFactory
+from tests.factories import (
+    CourseFactory,
+    InstructorFactory,
+    LessonFactory,
+    PoolFactory,
+    ProblemFactory,
+    QuestionFactory,
+    QuizFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -113,3 +128,99 @@ def test_the_pool_pages_render_and_list_their_members(instructor_client):
 def test_a_quiz_page_offers_the_pool_field(instructor_client):
     page = instructor_client.get(reverse("admin:courses_quiz_add")).content.decode()
     assert 'name="items-__prefix__-pool"' in page
+
+
+def test_a_pool_refuses_a_question_or_problem_of_another_course_naming_it(instructor_client):
+    lesson = QuizFactory().lesson
+    own = QuestionFactory(lesson=lesson)
+    # Another lesson of the same course is fine; another course's question and problem are not.
+    same_course = QuestionFactory(lesson=LessonFactory(course=lesson.course))
+    elsewhere = LessonFactory(title="Elsewhere", course=CourseFactory(title="Other course"))
+    foreign_question = QuestionFactory(lesson=elsewhere, slug="their-question")
+    foreign_problem = ProblemFactory(lesson=elsewhere, slug="their-problem")
+    data = {
+        "lesson": str(lesson.pk),
+        "title": "Mixed pool",
+        "slug": "mixed-pool",
+        "questions": [str(own.pk), str(same_course.pk), str(foreign_question.pk)],
+        "problems": [str(foreign_problem.pk)],
+    }
+    response = instructor_client.post(reverse("admin:courses_pool_add"), data)
+    page = html.unescape(response.content.decode())
+    for label in ("Question 'their-question'", "Problem 'their-problem'"):
+        assert (
+            f"{label} cannot be in this pool: its lesson “Elsewhere” is in the course "
+            f"“Other course”, and a pool of the course “{lesson.course.title}” may hold only "
+            "questions and problems of lessons in its own course."
+        ) in page
+    assert not Pool.objects.exists()
+    # Without them, the pool is saved with both questions of its course.
+    data |= {"questions": [str(own.pk), str(same_course.pk)], "problems": []}
+    assert instructor_client.post(reverse("admin:courses_pool_add"), data).status_code == 302
+    assert set(Pool.objects.get().questions.all()) == {own, same_course}
+
+
+def test_a_pool_cannot_move_to_another_course_s_lesson_with_its_members(instructor_client):
+    pool = pool_with(QuizFactory().lesson, questions=1)
+    member = pool.questions.get()
+    elsewhere = LessonFactory(title="Elsewhere", course=CourseFactory(title="Other course"))
+    data = {
+        "lesson": str(elsewhere.pk),
+        "title": pool.title,
+        "slug": pool.slug,
+        "questions": [str(member.pk)],
+    }
+    url = reverse("admin:courses_pool_change", args=[pool.pk])
+    page = html.unescape(instructor_client.post(url, data).content.decode())
+    assert f"Question {member.slug!r} cannot be in this pool" in page
+    pool.refresh_from_db()
+    assert pool.lesson_id == member.lesson_id
+
+
+def edited(form_class, instance, **changes):
+    """The admin's form for `instance`, submitted with its stored values and `changes`."""
+    data = {k: v for k, v in model_to_dict(instance).items() if v is not None}
+    return form_class(data={**data, **changes}, instance=instance)
+
+
+def test_a_question_or_problem_in_a_pool_cannot_move_to_another_course_s_lesson():
+    pool = PoolFactory(slug="warm-up")
+    question = QuestionFactory(lesson=pool.lesson)
+    problem = ProblemFactory(lesson=pool.lesson)
+    pool.questions.add(question)
+    pool.problems.add(problem)
+    elsewhere = LessonFactory(title="Elsewhere", course=CourseFactory(title="Other course"))
+    for form_class, member in ((QuestionForm, question), (ProblemForm, problem)):
+        form = edited(form_class, member, lesson=elsewhere.pk)
+        assert not form.is_valid()
+        assert form.errors["lesson"] == [
+            "It is in pool 'warm-up': its lesson “Elsewhere” is in the course “Other course”, "
+            f"and a pool of the course “{pool.lesson.course.title}” may hold only questions and "
+            "problems of lessons in its own course."
+        ]
+        # Another lesson of the pool's course is fine.
+        sibling = LessonFactory(course=pool.lesson.course)
+        assert edited(form_class, member, lesson=sibling.pk).is_valid()
+    pool.questions.clear()
+    assert edited(QuestionForm, question, lesson=elsewhere.pk).is_valid()
+
+
+def test_a_lesson_cannot_move_to_another_course_while_a_pool_spans_it_and_its_course():
+    lesson = LessonFactory(title="Scaling")
+    sibling = LessonFactory(course=lesson.course)
+    theirs = PoolFactory(lesson=sibling, slug="their-pool")
+    theirs.questions.add(QuestionFactory(lesson=lesson, slug="our-question"))
+    ours = PoolFactory(lesson=lesson, slug="our-pool")
+    ours.problems.add(ProblemFactory(lesson=sibling, slug="their-problem"))
+    ours.questions.add(QuestionFactory(lesson=lesson))  # moves with the lesson: fine
+    other = CourseFactory(title="Other course")
+    form = edited(LessonForm, lesson, course=other.pk)
+    assert not form.is_valid()
+    errors = form.errors["course"]
+    assert [error.split(":")[0] for error in errors] == [
+        "Problem 'their-problem' in pool 'our-pool'",
+        "Question 'our-question' in pool 'their-pool'",
+    ]
+    assert "its lesson “Scaling” is in the course “Other course”" in errors[1]
+    Pool.objects.all().delete()
+    assert edited(LessonForm, lesson, course=other.pk).is_valid()

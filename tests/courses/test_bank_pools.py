@@ -1,5 +1,6 @@
 """Pools in the lesson bank: a named set of the bank's questions and problems, quiz items that
-draw from one, through import and export, and every mistake refused with its place."""
+draw from one, through import and export, and every mistake refused with its place (a pool
+left holding another course's question among them)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import yaml
 from courses.bank.exporter import bank_export
 from courses.bank.importer import bank_import
 from courses.bank.issues import BankError
-from courses.models import Lesson, Pool, Quiz
+from courses.models import Course, Lesson, Pool, Question, Quiz
 from tests.courses.test_bank import shipped_document, snapshot, write_bank
+from tests.factories import LessonFactory, PoolFactory, QuestionFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -138,3 +140,37 @@ def test_a_bad_pool_is_refused_whole_with_its_place(tmp_path, breaker, where, me
     messages = _refused(tmp_path, document)
     assert any(where in m and message in m for m in messages), messages
     assert not Pool.objects.exists()
+
+
+def test_moving_the_lesson_to_another_course_is_refused_where_it_would_split_a_pool(tmp_path):
+    """A bank whose lesson moves to another course would leave the old course's pools holding
+    its questions, and its own pools holding the old course's: refused, located, with nothing
+    written (the check runs on what the import wrote, inside its transaction)."""
+    bank_import(paths=[write_bank(tmp_path, shipped_document(), "shipped.yaml")])
+    lesson = Lesson.objects.select_related("course").get(slug=shipped_document()["lesson"]["slug"])
+    course = lesson.course
+    other_lesson = LessonFactory(course=course, title="Another lesson", order=lesson.order + 1)
+    moved = shipped_document()["questions"][1]["slug"]
+    theirs = PoolFactory(lesson=other_lesson, slug="their-pool")
+    theirs.questions.add(Question.objects.get(slug=moved))
+    ours = PoolFactory(lesson=lesson, slug="lesson-pool")
+    ours.questions.add(QuestionFactory(lesson=other_lesson, slug="their-question"))
+    document = shipped_document()
+    document["course"] = {"slug": "new-course", "title": "New course"}
+    rule = "may hold only questions and problems of lessons in its own course"
+    assert _refused(tmp_path, document) == [
+        f"broken.yaml › course: question 'their-question' cannot be in pool 'lesson-pool': "
+        f"its lesson “Another lesson” is in the course “{course.title}”, and a pool of the "
+        f"course “New course” {rule}",
+        f"broken.yaml › questions[2] ({moved}): question {moved!r} cannot be in pool "
+        f"'their-pool': its lesson “{lesson.title}” is in the course “New course”, and a pool "
+        f"of the course “{course.title}” {rule}",
+    ]
+    assert Lesson.objects.get(pk=lesson.pk).course_id == course.pk
+    assert not Course.objects.filter(slug="new-course").exists()
+    assert list(theirs.questions.values_list("slug", flat=True)) == [moved]
+    assert list(ours.questions.values_list("slug", flat=True)) == ["their-question"]
+    # Without the pools that span both, the lesson moves.
+    Pool.objects.filter(pk__in=[theirs.pk, ours.pk]).delete()
+    bank_import(paths=[write_bank(tmp_path, document)])
+    assert Lesson.objects.get(pk=lesson.pk).course.slug == "new-course"

@@ -1,6 +1,7 @@
 """A regrade with the instructor's fix given to it (grading/regrade_fixes.py): tried in memory for
 the preview, saved only when applied, refused when it breaks the item's rules or reaches another
-course's quiz; and a digest that makes apply refuse anything but the regrade previewed.
+course's quiz (by an item of its own, or drawn from a pool); and a digest that makes apply
+refuse anything but the regrade previewed.
 
 The numbers are those of tests/grading/test_regrades.py (exam_records: a 2-point question keyed
 A, a 3-point problem): Ann 5, Ben 0, Cal 0, Dee 3 (in progress).
@@ -12,14 +13,16 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from courses.models import Choice, Problem, Question
-from grading.models import Regrade, Variant
+from courses.models import Choice, Pool, Problem, Question, Quiz
+from grading.models import Attempt, Regrade, Variant
 from grading.regrade_fixes import ChoiceFix, FixRefused, QuestionFix, ToleranceFix
 from grading.regrades import RegradeStale, quiz_item_regrade
+from grading.services.attempts import attempt_start, attempt_submit
 from grading.services.responses import response_submit
 from tests.factories import (
     ChoiceFactory,
     MisconceptionFactory,
+    PoolFactory,
     QuestionFactory,
     QuizFactory,
     QuizItemFactory,
@@ -277,6 +280,58 @@ def test_a_fix_of_a_question_another_course_uses_is_refused_but_a_plain_regrade_
     # Nothing changes the question: the item as it stands may be regraded.
     quiz_item_regrade(item=exam.question_item, by=instructor, apply=True)
     assert Regrade.objects.count() == 1
+
+
+def another_course_draws(exam) -> tuple[Attempt, Pool]:
+    """Another course's exam draws the exam's question through a pool of its own that holds it
+    (stored before pools were kept to their course's questions), and its learner has answered
+    it right (choice A): 1 of 1."""
+    elsewhere = QuizFactory(
+        title="Another course's exam",
+        mode=Quiz.Mode.EXAM,
+        show_feedback=Quiz.Feedback.AFTER_SUBMISSION,
+    )
+    pool = PoolFactory(lesson=elsewhere.lesson)
+    pool.questions.add(exam.question_item.question)
+    item = QuizItemFactory(quiz=elsewhere, question=None, pool=pool, points=1)
+    attempt = attempt_start(user=UserFactory(), quiz=elsewhere)
+    response_submit(attempt=attempt, item=item, choice_ids=[exam.choices["A"].pk])
+    return attempt_submit(attempt=attempt), pool
+
+
+def test_a_fix_of_a_question_another_course_draws_through_a_pool_is_refused(cohort, instructor):
+    exam, _attempts = cohort
+    theirs, pool = another_course_draws(exam)
+    assert theirs.score == 1
+    before, key = snapshot(), keyed(exam)
+    with pytest.raises(FixRefused, match="also used by “Another course's exam”"):
+        quiz_item_regrade(
+            item=exam.question_item, by=instructor, apply=True, fix=b_instead_of_a(exam)
+        )
+    assert (snapshot(), keyed(exam)) == (before, key)
+    # The question leaves the pool: the attempt that drew it still holds the other course's
+    # score, so the fix is refused all the same.
+    pool.questions.clear()
+    with pytest.raises(FixRefused, match="also used by “Another course's exam”"):
+        quiz_item_regrade(
+            item=exam.question_item, by=instructor, apply=False, fix=b_instead_of_a(exam)
+        )
+    assert (snapshot(), keyed(exam)) == (before, key)
+    assert Attempt.objects.get(pk=theirs.pk).score == 1
+
+
+def test_a_fix_of_a_problem_another_course_can_draw_is_refused(cohort, instructor):
+    exam, _attempts = cohort
+    pool = PoolFactory(title="Their pool")
+    pool.problems.add(exam.problem)
+    QuizItemFactory(quiz=QuizFactory(title="Theirs", lesson=pool.lesson), pool=pool, question=None)
+    with pytest.raises(FixRefused, match="This problem is also used by “Theirs”"):
+        quiz_item_regrade(
+            item=exam.problem_item, by=instructor, apply=True, fix=ToleranceFix(0.5, 0.1)
+        )
+    exam.problem.refresh_from_db()
+    assert (exam.problem.atol, exam.problem.rtol) != (0.5, 0.1)
+    assert not Regrade.objects.exists()
 
 
 def test_a_preview_costs_the_same_queries_for_many_attempts(cohort, instructor):

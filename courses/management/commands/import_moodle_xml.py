@@ -3,6 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from courses.management.lessons import lesson_named
+from courses.models import Pool
 from courses.moodle_xml.importer import moodle_import
 from courses.moodle_xml.issues import MoodleXmlError
 from courses.moodle_xml.reader import read_source
@@ -19,11 +20,21 @@ class Command(BaseCommand):
         parser.add_argument("path", type=Path, help="The Moodle XML file.")
         parser.add_argument("--lesson", required=True, help="The slug of the lesson to add to.")
         parser.add_argument(
+            "--pool",
+            help="The slug of a pool of the lesson's course that every imported question and "
+            "problem also joins.",
+        )
+        parser.add_argument(
             "--dry-run", action="store_true", help="Check and report; write nothing."
         )
 
-    def handle(self, *args, path, lesson, dry_run, **options):
+    def handle(self, *args, path, lesson, dry_run, pool=None, **options):
         found = lesson_named(lesson)
+        joined = None
+        if pool is not None:
+            joined = Pool.objects.select_related("lesson__course").filter(slug=pool).first()
+            if joined is None:
+                raise CommandError(f"No pool {pool!r}.")
         try:
             with path.open("rb") as file:
                 source = read_source(file)
@@ -31,7 +42,7 @@ class Command(BaseCommand):
             raise CommandError(f"Cannot read {path}: {exc.strerror}") from exc
         try:
             report = moodle_import(
-                source=source, file_name=path.name, lesson=found, write=not dry_run
+                source=source, file_name=path.name, lesson=found, write=not dry_run, pool=joined
             )
         except MoodleXmlError as exc:
             for issue in exc.issues:

@@ -7,14 +7,13 @@ views and their roster syncs. A new registration has no course, so it reaches no
 from __future__ import annotations
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
-from django.db.models.expressions import Combinable
 from lti_tool.models import LtiDeployment, LtiRegistration
 
 from courses.models import Course, Lesson, Quiz
 from lti.models import CourseGrant, LinkTarget
 from lti.refusals import content_not_granted
 
-type Reference = LtiRegistration | LtiDeployment | int | Combinable | None
+type Reference = LtiRegistration | LtiDeployment | int | OuterRef | None
 
 
 def _grants(*, registration: Reference, deployment: Reference) -> QuerySet[CourseGrant]:
@@ -49,8 +48,15 @@ def lessons_granted(
     )
 
 
-def content_course_id(content: Quiz | Lesson) -> int:
-    return content.lesson.course_id if isinstance(content, Quiz) else content.course_id
+def _content_course(
+    *,
+    registration: LtiRegistration | int,
+    deployment: LtiDeployment | int | None,
+    content: Quiz | Lesson,
+) -> Course | None:
+    course_id = content.lesson.course_id if isinstance(content, Quiz) else content.course_id
+    granted = courses_granted(registration=registration, deployment=deployment)
+    return granted.filter(pk=course_id).first()
 
 
 def content_granted(
@@ -60,11 +66,8 @@ def content_granted(
     content: Quiz | Lesson,
 ) -> bool:
     """Whether this registration (through this deployment) may reach the quiz or lesson."""
-    return (
-        courses_granted(registration=registration, deployment=deployment)
-        .filter(pk=content_course_id(content))
-        .exists()
-    )
+    found = _content_course(registration=registration, deployment=deployment, content=content)
+    return found is not None
 
 
 def targets_granted(targets: QuerySet[LinkTarget]) -> QuerySet[LinkTarget]:
@@ -86,11 +89,7 @@ def launch_course(
 ) -> Course:
     """The course of the quiz or lesson a launch opens, if its registration (through its
     deployment) may reach it; else the launch is refused (`content_not_granted`)."""
-    course = (
-        courses_granted(registration=registration, deployment=deployment)
-        .filter(pk=content_course_id(content))
-        .first()
-    )
+    course = _content_course(registration=registration, deployment=deployment, content=content)
     if course is None:
         raise content_not_granted()
     return course

@@ -4,8 +4,8 @@ Before grants, a registration reached every course. Now it reaches only the cour
 granted, so each one keeps what its LMS already uses, and nothing more: the course of the quiz
 (or of the practice set's lesson) of every link placed through one of its deployments. The grant
 holds for every deployment of the registration, as the link placed through one of them did not
-stop its other deployments launching it. Reversing the migration deletes no grant an
-administrator made after it; it leaves the table to 0007's reversal.
+stop its other deployments launching it. Migrating back does nothing here: 0007's reversal
+drops the table.
 """
 
 from django.db import migrations

@@ -1,4 +1,5 @@
-"""Instructors see LTI here: links and their gradebook columns, every score sent back with each
+"""Instructors see LTI here: the courses each registration is granted (on django-lti's
+registration page), links and their gradebook columns, every score sent back with each
 try's outcome (and a "resend" action), roster syncs, registration links (made on /lti/setup/;
 deleting an unused one revokes it). Platform registrations and deployments are
 django-lti's admin (LTI tool → LTI registrations); the URLs to give an LMS are on /lti/setup/."""
@@ -7,9 +8,10 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from lti_tool.admin import LtiRegistrationAdmin
-from lti_tool.models import LtiRegistration
+from lti_tool.models import LtiDeployment, LtiRegistration
 
 from lti.models import (
+    CourseGrant,
     LineItem,
     LinkTarget,
     PassbackOutcome,
@@ -28,13 +30,30 @@ class PlatformHostsInline(admin.StackedInline):
     can_delete = True
 
 
-# django-lti's registration page, with the hosts softgrade may also call for it (lti.outbound).
+class CourseGrantInline(admin.TabularInline):
+    """The courses the registration reaches (lti.tenancy); a new registration has none."""
+
+    model = CourseGrant
+    extra = 0
+    fields = ["course", "deployment", "granted_at"]
+    readonly_fields = ["granted_at"]
+
+    def formfield_for_foreignkey(self, db_field, request, **kwargs):
+        if db_field.name == "deployment":
+            # Only this registration's own deployments narrow one of its grants.
+            registration_id = request.resolver_match.kwargs.get("object_id")
+            kwargs["queryset"] = LtiDeployment.objects.filter(registration_id=registration_id)
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+# django-lti's registration page, with the courses it is granted and the hosts softgrade may
+# also call for it (lti.outbound).
 admin.site.unregister(LtiRegistration)
 
 
 @admin.register(LtiRegistration)
 class RegistrationWithHostsAdmin(LtiRegistrationAdmin):
-    inlines = [*LtiRegistrationAdmin.inlines, PlatformHostsInline]
+    inlines = [*LtiRegistrationAdmin.inlines, CourseGrantInline, PlatformHostsInline]
 
 
 class LineItemInline(admin.StackedInline):
@@ -143,7 +162,14 @@ class RegistrationInviteAdmin(admin.ModelAdmin):
 
     list_display = ["created_at", "created_by", "expires_at", "used_at", "registration"]
     list_select_related = ["created_by", "registration"]
-    readonly_fields = ["created_at", "created_by", "expires_at", "used_at", "registration"]
+    readonly_fields = [
+        "created_at",
+        "created_by",
+        "expires_at",
+        "used_at",
+        "registration",
+        "courses",
+    ]
     fields = readonly_fields
 
     def has_add_permission(self, request):

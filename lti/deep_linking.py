@@ -1,6 +1,6 @@
 """Deep linking: an instructor, launched from the LMS's content picker, chooses a softgrade quiz
-or practice set, and softgrade answers with a signed message placing it (with its gradebook
-column when it sends scores)."""
+or practice set of the courses granted to the LMS (lti.tenancy), and softgrade answers with a
+signed message placing it (with its gradebook column when it sends scores)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from django.utils import timezone
 from lti_tool.models import LtiRegistration
 
 from courses.models import Lesson, Quiz
-from lti import keys
+from lti import keys, tenancy
 from lti.content import CUSTOM_MASTERY_PASSBACK, CUSTOM_PRACTICE, CUSTOM_QUIZ, content_line_item
 from lti.launch.claims import (
     DEEP_LINKING_CONTENT_ITEMS,
@@ -47,6 +47,8 @@ def deep_linking_request(*, launch: VerifiedLaunch) -> dict:
     return {
         "registration_id": launch.registration.pk,
         "deployment_id": launch.claims[DEPLOYMENT_ID],
+        # The picker offers, and the response signs, only the courses granted through it.
+        "deployment_pk": launch.deployment.pk,
         "return_url": settings_claim["deep_link_return_url"],
         "data": settings_claim.get("data"),
         "accept_lineitem": settings_claim.get("accept_lineitem", True) is not False,
@@ -67,6 +69,15 @@ def deep_linking_respond(
     registration = registration.first()
     if registration is None:
         raise LtiServiceError("This LMS's registration was switched off; nothing was added.")
+    if not tenancy.content_granted(
+        registration=registration,
+        deployment=request_state.get("deployment_pk"),
+        content=content,
+    ):
+        raise LtiServiceError(
+            "This content's course is not one softgrade's administrator gave this LMS; "
+            "nothing was added."
+        )
     line_item = content_line_item(content)
     if isinstance(content, Quiz):
         custom = {CUSTOM_QUIZ: content.slug}

@@ -16,7 +16,8 @@ Then softgrade:
 3. posts its tool configuration (lti/tool_configuration.py) to the registration endpoint with
    the registration token as a Bearer token;
 4. reads the client id (and the deployment id, when the LMS sends one) from the answer and
-   stores the registration (lti/registrations.py) with the link marked used.
+   stores the registration (lti/registrations.py), granted the courses the link names and no
+   other, with the link marked used.
 
 Both calls go through the outbound policy (lti/outbound.py: https, public addresses, no
 redirects, only a status line kept) with one allowed host, the configuration URL's: before a
@@ -31,16 +32,18 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from urllib.parse import urlsplit
 
 import requests
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.crypto import get_random_string
 
+from courses.models import Course
 from lti.models import RegistrationInvite
 from lti.outbound import PlatformError, call_on_host
 from lti.registrations import (
@@ -93,10 +96,16 @@ def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+@transaction.atomic
 def invite_create(
-    *, created_by: AbstractBaseUser | None, lifetime: timedelta = INVITE_LIFETIME
+    *,
+    created_by: AbstractBaseUser | None,
+    courses: Iterable[Course] = (),
+    lifetime: timedelta = INVITE_LIFETIME,
 ) -> tuple[RegistrationInvite, str]:
-    """A new one-time registration link: the invite row and its token (shown once, not kept)."""
+    """A new one-time registration link granting its registration `courses` (none: the
+    registration reaches nothing until an administrator grants some): the invite row and its
+    token (shown once, not kept)."""
     token = get_random_string(40)
     now = timezone.now()
     invite = RegistrationInvite.objects.create(
@@ -105,6 +114,7 @@ def invite_create(
         created_at=now,
         expires_at=now + lifetime,
     )
+    invite.courses.set(courses)
     return invite, token
 
 
@@ -287,6 +297,7 @@ def dynamic_register(
             configuration_url=configuration_url,
             registration_token=registration_token,
             urls=urls,
+            course_slugs=tuple(invite.courses.order_by("slug").values_list("slug", flat=True)),
         )
     except BaseException:
         _invite_release(invite)
@@ -302,7 +313,13 @@ def dynamic_register(
     return saved
 
 
-def _register(*, configuration_url: str, registration_token: str, urls: ToolUrls):
+def _register(
+    *,
+    configuration_url: str,
+    registration_token: str,
+    urls: ToolUrls,
+    course_slugs: tuple[str, ...],
+):
     host = configuration_url_check(configuration_url)
     headers = {"Accept": "application/json"}
     if registration_token:
@@ -336,6 +353,7 @@ def _register(*, configuration_url: str, registration_token: str, urls: ToolUrls
         keyset_url=platform.keyset_url,
         deployment_ids=deployment_ids,
         name=platform.product,
+        course_slugs=course_slugs,
     )
     try:
         return registration_save(details=details, create_only=True)

@@ -2,10 +2,11 @@
 
 django-lti (app `lti_tool`) stores platform registrations, deployments, platform users, contexts,
 memberships, resource links and the tool's keys. This app adds what it lacks: the extra hosts
-softgrade may call for a registration, nonces that a launch consumes once, which softgrade
-account an LMS user is, what softgrade content a resource link opens, which links each LMS user
-launched from, the LMS gradebook column (line item) of a link, every score sent to it with the
-outcome of each try, roster syncs, and the one-time links that let an LMS register itself.
+softgrade may call for a registration, the courses an administrator granted it, nonces that a
+launch consumes once, which softgrade account an LMS user is, what softgrade content a resource
+link opens, which links each LMS user launched from, the LMS gradebook column (line item) of a
+link, every score sent to it with the outcome of each try, roster syncs, and the one-time links
+that let an LMS register itself.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
-from lti_tool.models import LtiContext, LtiRegistration, LtiResourceLink, LtiUser
+from lti_tool.models import LtiContext, LtiDeployment, LtiRegistration, LtiResourceLink, LtiUser
 
-from courses.models import Lesson, Quiz
+from courses.models import Course, Lesson, Quiz
 from grading.models import Attempt
 
 # A DNS name of dot-separated labels (letters, digits, hyphens), with at least one dot.
@@ -64,8 +65,58 @@ class PlatformHosts(models.Model):
         return [entry.lower().rstrip(".") for entry in self.extra_hosts.split()]
 
 
+class CourseGrant(models.Model):
+    """A softgrade course an LMS registration may reach (lti.tenancy decides, for every path),
+    granted by an administrator: through every deployment, or through the one it names."""
+
+    registration = models.ForeignKey(
+        LtiRegistration, on_delete=models.CASCADE, related_name="softgrade_course_grants"
+    )
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="lti_grants")
+    deployment = models.ForeignKey(
+        LtiDeployment,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="Only launches through this deployment reach the course; empty for every "
+        "deployment of the registration.",
+    )
+    granted_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = "course granted"
+        verbose_name_plural = "courses granted"
+        constraints = [
+            # A unique index holds NULLs distinct: the grant to every deployment needs its own.
+            models.UniqueConstraint(
+                fields=["registration", "course"],
+                condition=Q(deployment__isnull=True),
+                name="lti_grant_once_per_registration",
+            ),
+            models.UniqueConstraint(
+                fields=["registration", "course", "deployment"],
+                condition=Q(deployment__isnull=False),
+                name="lti_grant_once_per_deployment",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        where = f" (deployment {self.deployment.deployment_id})" if self.deployment_id else ""
+        return f"{self.course} for {self.registration}{where}"
+
+    def clean(self) -> None:
+        if (
+            self.deployment_id
+            and self.registration_id
+            and self.deployment.registration_id != self.registration_id
+        ):
+            raise ValidationError({"deployment": "This deployment is another registration's."})
+
+
 class RegistrationInvite(models.Model):
-    """A one-time dynamic registration link (/lti/register/<token>/) made by softgrade staff.
+    """A one-time dynamic registration link (/lti/register/<token>/) made by softgrade staff,
+    naming the courses the registration it makes is granted.
 
     Only its token's SHA-256 is kept: the link is shown once, to the staff member who made it.
     A registration that succeeds uses it up; one that fails leaves it as it was.
@@ -81,6 +132,12 @@ class RegistrationInvite(models.Model):
     used_at = models.DateTimeField(null=True, blank=True)
     registration = models.ForeignKey(
         LtiRegistration, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    courses = models.ManyToManyField(
+        Course,
+        blank=True,
+        related_name="+",
+        help_text="The courses the registration made through this link is granted.",
     )
 
     class Meta:
@@ -190,6 +247,10 @@ class LinkTarget(models.Model):
     def __str__(self) -> str:
         content = self.quiz.slug if self.quiz_id else f"practice {self.lesson.slug}"
         return f"{self.resource_link} → {content}"
+
+    @property
+    def content(self) -> Quiz | Lesson:
+        return self.quiz if self.quiz_id else self.lesson
 
     @property
     def sends_scores(self) -> bool:

@@ -22,6 +22,16 @@ class LaunchRefused(Exception):
         super().__init__(f"{reason}: {message}")
 
 
+def content_not_granted() -> LaunchRefused:
+    """A launch naming content outside the courses granted to its LMS (lti.tenancy)."""
+    return LaunchRefused(
+        "This LMS may not open this softgrade content: its course is not one softgrade's "
+        "administrator gave this LMS. Ask your LMS administrator.",
+        reason="content_not_granted",
+        status=403,
+    )
+
+
 def refusal_log(refusal: LaunchRefused, *, step: str, params: Mapping[str, str]) -> None:
     """One log line per refusal, with what an administrator needs to find the cause."""
     issuer = params.get("iss", "")

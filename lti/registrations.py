@@ -3,11 +3,13 @@ lti_register` and for dynamic registration.
 
 A registration is identified by its issuer and client id (django-lti's unique pair). Saving one
 that exists updates its name and URLs and adds or switches on the deployments given; it never
-removes or switches off a deployment (that stays a deliberate act in the admin).
+removes or switches off a deployment (that stays a deliberate act in the admin). Likewise it
+grants the courses given (by slug) to the whole registration and never takes one away.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -15,6 +17,9 @@ from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import transaction
 from lti_tool.models import LtiDeployment, LtiRegistration
+
+from courses.models import Course
+from lti.models import CourseGrant
 
 # django-lti's URL fields keep 200 characters, its other fields 255.
 URL_LENGTH = LtiRegistration._meta.get_field("auth_url").max_length
@@ -47,6 +52,8 @@ class PlatformDetails:
     deployment_ids: tuple[str, ...] = ()
     name: str = ""
     audience: str = ""
+    # Slugs of the softgrade courses the registration is granted (lti.tenancy).
+    course_slugs: tuple[str, ...] = ()
 
 
 @dataclass
@@ -55,6 +62,7 @@ class RegistrationSaved:
     created: bool
     deployments_added: list[str] = field(default_factory=list)
     deployments_switched_on: list[str] = field(default_factory=list)
+    courses_granted: list[str] = field(default_factory=list)
 
 
 def https_url_error(value: str, *, label: str, length: int = URL_LENGTH) -> str | None:
@@ -103,6 +111,8 @@ def details_errors(details: PlatformDetails) -> list[str]:
         elif deployment_id in seen:
             errors.append(f"The deployment id “{deployment_id}” is given twice.")
         seen.add(deployment_id)
+    repeated = {slug for slug in details.course_slugs if details.course_slugs.count(slug) > 1}
+    errors.extend(f"The course “{slug}” is given twice." for slug in sorted(repeated))
     return errors
 
 
@@ -120,8 +130,19 @@ def registration_save(*, details: PlatformDetails, create_only: bool = False) ->
     return _save(details, create_only=create_only)
 
 
+def courses_by_slug(slugs: Iterable[str]) -> dict[str, Course]:
+    """The courses of these slugs; RegistrationInvalid naming each slug no course has."""
+    slugs = list(slugs)
+    courses = {course.slug: course for course in Course.objects.filter(slug__in=slugs)}
+    unknown = [slug for slug in slugs if slug not in courses]
+    if unknown:
+        raise RegistrationInvalid([f"softgrade has no course “{slug}”." for slug in unknown])
+    return courses
+
+
 @transaction.atomic
 def _save(details: PlatformDetails, *, create_only: bool) -> RegistrationSaved:
+    courses = courses_by_slug(details.course_slugs)
     registration = (
         LtiRegistration.objects.select_for_update()
         .filter(issuer=details.issuer, client_id=details.client_id)
@@ -159,4 +180,10 @@ def _save(details: PlatformDetails, *, create_only: bool) -> RegistrationSaved:
             deployment.is_active = True
             deployment.save(update_fields=["is_active", "datetime_modified"])
             saved.deployments_switched_on.append(deployment_id)
+    for slug in details.course_slugs:
+        _, granted = CourseGrant.objects.get_or_create(
+            registration=registration, course=courses[slug], deployment=None
+        )
+        if granted:
+            saved.courses_granted.append(slug)
     return saved

@@ -12,12 +12,14 @@ from dataclasses import dataclass
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q, QuerySet
 from django.urls import reverse
-from lti_tool.models import LtiMembership, LtiRegistration
+from lti_tool.models import LtiDeployment, LtiMembership, LtiRegistration
 
 from courses.models import Lesson, Quiz
 from grading import scores
 from grading.models import Attempt, PracticeStreak
+from lti import tenancy
 from lti.models import (
+    CourseGrant,
     LinkLaunch,
     LinkTarget,
     LtiIdentity,
@@ -31,8 +33,9 @@ TEACHING = Q(is_instructor=True) | Q(is_administrator=True) | Q(is_content_devel
 
 def _targets_taught(user: AbstractBaseUser) -> QuerySet[LinkTarget]:
     """The links whose instructor view the user may open: those of the LMS courses they teach
-    (instructor, administrator or content developer there), or every link for softgrade staff."""
-    targets = LinkTarget.objects.all()
+    (instructor, administrator or content developer there), or every link for softgrade staff;
+    for anyone, only links to content in a course granted to the link's LMS (lti.tenancy)."""
+    targets = tenancy.targets_granted(LinkTarget.objects.all())
     if not user.is_staff:
         teaches = LtiMembership.objects.filter(
             TEACHING,
@@ -227,15 +230,20 @@ def learner_lms_subjects(*, user_ids: Collection[int]) -> dict[int, tuple[int, s
     return {user_id: (registration_id, sub) for user_id, registration_id, sub in identities}
 
 
-def deep_linking_choices() -> tuple[list[Quiz], list[Lesson]]:
-    """What an instructor may place in the LMS: every quiz, and every lesson with problems."""
+def deep_linking_choices(
+    *, registration: LtiRegistration | int, deployment: LtiDeployment | int | None
+) -> tuple[list[Quiz], list[Lesson]]:
+    """What an instructor may place in the LMS: every quiz, and every lesson with problems, of
+    the courses granted to the LMS's registration (through its deployment)."""
     quizzes = list(
-        Quiz.objects.select_related("lesson__course")
+        tenancy.quizzes_granted(registration=registration, deployment=deployment)
+        .select_related("lesson__course")
         .annotate(item_count=Count("items"))
         .order_by("lesson__course__title", "lesson__order", "title")
     )
     lessons = list(
-        Lesson.objects.select_related("course")
+        tenancy.lessons_granted(registration=registration, deployment=deployment)
+        .select_related("course")
         .annotate(problem_count=Count("problems", filter=Q(problems__exam_only=False)))
         .filter(problem_count__gt=0)
         .order_by("course__title", "order")
@@ -244,4 +252,14 @@ def deep_linking_choices() -> tuple[list[Quiz], list[Lesson]]:
 
 
 def registrations_with_deployments() -> list[LtiRegistration]:
-    return list(LtiRegistration.objects.prefetch_related("deployments").order_by("name"))
+    return list(
+        LtiRegistration.objects.prefetch_related(
+            "deployments",
+            Prefetch(
+                "softgrade_course_grants",
+                queryset=CourseGrant.objects.select_related("course", "deployment").order_by(
+                    "course__title", "pk"
+                ),
+            ),
+        ).order_by("name")
+    )

@@ -1,12 +1,13 @@
 """Registering softgrade in an LMS: the setup page (its URLs and tool configuration, with copy
-buttons), the configuration as JSON, one-time registration links, and the dynamic registration
-page an LMS opens through such a link."""
+buttons), the configuration as JSON, one-time registration links (each naming the courses its
+registration is granted), and the dynamic registration page an LMS opens through such a link."""
 
 from __future__ import annotations
 
 import json
 import logging
 
+from django import forms
 from django.conf import settings
 from django.contrib.admin.views.decorators import staff_member_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
@@ -15,6 +16,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from courses.models import Course
 from lti import keys, selectors
 from lti.content import CUSTOM_MASTERY_PASSBACK, CUSTOM_PRACTICE, CUSTOM_QUIZ
 from lti.dynamic_registration import RegistrationRefused, dynamic_register, invite_create
@@ -29,7 +31,15 @@ logger = logging.getLogger("softgrade.lti")
 REGISTRATION_FRAME_ANCESTORS = ["https:"]
 
 
-def _setup_context(request: HttpRequest) -> dict:
+class InviteForm(forms.Form):
+    courses = forms.ModelMultipleChoiceField(
+        queryset=Course.objects.order_by("title"),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+    )
+
+
+def _setup_context(request: HttpRequest, *, invite_form: InviteForm | None = None) -> dict:
     urls = tool_urls(request.build_absolute_uri)
     registrations = selectors.registrations_with_deployments()
     return {
@@ -50,6 +60,7 @@ def _setup_context(request: HttpRequest) -> dict:
         "custom_quiz": CUSTOM_QUIZ,
         "custom_practice": CUSTOM_PRACTICE,
         "custom_mastery": CUSTOM_MASTERY_PASSBACK,
+        "invite_form": invite_form or InviteForm(),
     }
 
 
@@ -64,8 +75,13 @@ def setup(request: HttpRequest) -> HttpResponse:
 @staff_member_required
 @require_POST
 def registration_invite(request: HttpRequest) -> HttpResponse:
-    """Make a one-time dynamic registration link and show it, once, on the setup page."""
-    invite, token = invite_create(created_by=request.user)
+    """Make a one-time dynamic registration link, naming the courses its registration is
+    granted, and show it, once, on the setup page."""
+    form = InviteForm(request.POST)
+    if not form.is_valid():
+        context = _setup_context(request, invite_form=form)
+        return render(request, "lti/setup.html", context, status=400)
+    invite, token = invite_create(created_by=request.user, courses=form.cleaned_data["courses"])
     context = _setup_context(request)
     context["invite_url"] = request.build_absolute_uri(reverse("lti:register", args=[token]))
     context["invite"] = invite

@@ -25,8 +25,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from courses.models import Lesson, Quiz
-from lti import keys, selectors
+from lti import keys, selectors, tenancy
 from lti.deep_linking import LtiServiceError, deep_linking_respond
 from lti.launch.accept import launch_accept
 from lti.launch.login import NONCE_LIFETIME, login_initiate, state_cookie_name
@@ -194,20 +193,25 @@ def launch(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def deep_linking(request: HttpRequest, token: str) -> HttpResponse:
-    """The instructor's picker: choose a quiz or a practice set to place in the LMS."""
+    """The instructor's picker: choose a quiz or a practice set, of the courses granted to the
+    LMS, to place in it."""
     pending = request.session.get(SESSION_DEEP_LINKING, {})
     request_state = pending.get(token)
     if request_state is None:
         raise Http404("This content picker has expired; open it again from the LMS.")
-    quizzes, lessons = selectors.deep_linking_choices()
+    granted = {
+        "registration": request_state["registration_id"],
+        "deployment": request_state.get("deployment_pk"),
+    }
+    quizzes, lessons = selectors.deep_linking_choices(**granted)
     error = ""
     if request.method == "POST":
         kind, _, slug = request.POST.get("content", "").partition(":")
         content = None
         if kind == "quiz":
-            content = Quiz.objects.filter(slug=slug).first()
+            content = tenancy.quizzes_granted(**granted).filter(slug=slug).first()
         elif kind == "practice":
-            content = Lesson.objects.filter(slug=slug).first()
+            content = tenancy.lessons_granted(**granted).filter(slug=slug).first()
         if content is None:
             error = "Choose a quiz or a practice set."
         else:

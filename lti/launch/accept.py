@@ -1,8 +1,9 @@
 """Accepting a verified launch, its third step: django-lti stores what the launch says (the LMS
 user, course, memberships and resource link), softgrade signs in the LMS user's own account and
 finds where they go: the content the link opens, or, for an instructor's deep-linking request, the
-content picker. An instructor or teaching assistant of the LMS course gets that role in the
-softgrade course of the link's content (lti.launch.roles)."""
+content picker. The content must be in a course granted to the LMS (lti.tenancy), else the launch
+is refused and its transaction stores nothing. An instructor or teaching assistant of the LMS
+course gets that role in the softgrade course of the link's content (lti.launch.roles)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ from lti_tool.models import (
 from lti_tool.utils import DjangoToolConfig, sync_data_from_launch
 from pylti1p3.contrib.django import DjangoMessageLaunch
 
-from courses.models import Lesson, Quiz
+from courses.models import Course, Lesson, Quiz
+from lti import tenancy
 from lti.content import CUSTOM_MASTERY_PASSBACK, CUSTOM_PRACTICE, CUSTOM_QUIZ
 from lti.deep_linking import deep_linking_request
 from lti.identity import link_launch_record, lti_account
@@ -80,8 +82,11 @@ def _django_lti_launch(request, launch: VerifiedLaunch) -> LtiLaunch:
     return LtiLaunch(message_launch)
 
 
-def _custom_target(custom: dict) -> tuple[str, Quiz | Lesson, bool] | None:
-    """What the link's custom parameters name, or None when they name nothing."""
+def _custom_target(
+    custom: dict, *, launch: VerifiedLaunch
+) -> tuple[str, Quiz | Lesson, bool] | None:
+    """What the link's custom parameters name, or None when they name nothing; refused when it
+    does not exist, or is outside the courses granted to the launch's LMS."""
     for parameter, model, kind in (
         (CUSTOM_QUIZ, Quiz, LinkTarget.Kind.QUIZ),
         (CUSTOM_PRACTICE, Lesson, LinkTarget.Kind.PRACTICE),
@@ -98,6 +103,9 @@ def _custom_target(custom: dict) -> tuple[str, Quiz | Lesson, bool] | None:
                 reason=f"unknown_{kind} ({slug})",
                 status=404,
             )
+        tenancy.launch_course(
+            registration=launch.registration, deployment=launch.deployment, content=content
+        )
         mastery = kind == LinkTarget.Kind.PRACTICE and str(
             custom.get(CUSTOM_MASTERY_PASSBACK, "")
         ).lower() in ("1", "true", "yes")
@@ -105,8 +113,11 @@ def _custom_target(custom: dict) -> tuple[str, Quiz | Lesson, bool] | None:
     return None
 
 
-def _link_target(*, resource_link: LtiResourceLink, custom: dict) -> LinkTarget:
-    named = _custom_target(custom)
+def _link_target(
+    *, resource_link: LtiResourceLink, launch: VerifiedLaunch
+) -> tuple[LinkTarget, Course]:
+    """The link's content, and its course, which the launch's LMS must have been granted."""
+    named = _custom_target(launch.claims.get(CUSTOM) or {}, launch=launch)
     if named is None:
         target = LinkTarget.objects.filter(resource_link=resource_link).first()
         if target is None:
@@ -116,18 +127,22 @@ def _link_target(*, resource_link: LtiResourceLink, custom: dict) -> LinkTarget:
                 reason="link_without_content",
                 status=404,
             )
-        return target
-    kind, content, mastery = named
-    target, _ = LinkTarget.objects.update_or_create(
-        resource_link=resource_link,
-        defaults={
-            "kind": kind,
-            "quiz": content if kind == LinkTarget.Kind.QUIZ else None,
-            "lesson": content if kind == LinkTarget.Kind.PRACTICE else None,
-            "mastery_passback": mastery,
-        },
+    else:
+        kind, content, mastery = named
+        target, _ = LinkTarget.objects.update_or_create(
+            resource_link=resource_link,
+            defaults={
+                "kind": kind,
+                "quiz": content if kind == LinkTarget.Kind.QUIZ else None,
+                "lesson": content if kind == LinkTarget.Kind.PRACTICE else None,
+                "mastery_passback": mastery,
+            },
+        )
+    # A link placed earlier is asked again: its course may have been taken from this LMS since.
+    course = tenancy.launch_course(
+        registration=launch.registration, deployment=launch.deployment, content=target.content
     )
-    return target
+    return target, course
 
 
 def _line_item_from_launch(*, target: LinkTarget, claims: dict) -> None:
@@ -156,12 +171,10 @@ def launch_accept(*, request, launch: VerifiedLaunch) -> LaunchResult:
             )
         deep_linking = deep_linking_request(launch=launch)
     else:
-        target = _link_target(
-            resource_link=lti_launch.resource_link, custom=launch.claims.get(CUSTOM) or {}
-        )
+        target, course = _link_target(resource_link=lti_launch.resource_link, launch=launch)
         _line_item_from_launch(target=target, claims=launch.claims)
         link_launch_record(target=target, lti_user=lti_user, user=user)
-        course_role = launch_course_role_grant(user=user, roles=launch.claims[ROLES], target=target)
+        course_role = launch_course_role_grant(user=user, roles=launch.claims[ROLES], course=course)
     return LaunchResult(
         user=user,
         teaching=teaching,

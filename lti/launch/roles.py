@@ -48,10 +48,11 @@ def course_role(roles: list[str]) -> str | None:
 
 
 def launch_course_role_grant(
-    *, user: AbstractBaseUser, roles: list[str], target: LinkTarget
+    *, user: AbstractBaseUser, roles: list[str], course: Course
 ) -> str | None:
     """Give the launch's instructor or teaching assistant their role in the course of the
-    link's quiz or practice set, and return it (None for learners and other roles).
+    link's quiz or practice set, and return it (None for learners and other roles). The course
+    is the one lti.tenancy found granted to the launch's LMS: a role is never given elsewhere.
 
     Every launch of a link asks the hooks, learners' too: a person the LMS no longer calls an
     instructor or teaching assistant of the course loses the role earlier launches gave (the
@@ -66,10 +67,6 @@ def launch_course_role_grant(
     hooks = getattr(settings, "SOFTGRADE_LAUNCH_COURSE_ROLE_HOOKS", ())
     if not hooks:
         return role
-    if target.quiz_id:
-        course = Course.objects.get(lessons__quizzes=target.quiz_id)
-    else:
-        course = Course.objects.get(lessons=target.lesson_id)
     for path in hooks:
         import_string(path)(user=user, course=course, role=role)
     return role

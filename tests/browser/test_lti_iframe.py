@@ -224,6 +224,7 @@ def test_a_launch_framed_by_the_lms_signs_the_learner_in_inside_the_frame(
 ):
     quiz = Quiz.objects.filter(items__isnull=False).distinct().order_by("pk").first()
     fake_lms.quiz_slug = quiz.slug
+    fake_lms.platform.grant(quiz.lesson.course)
     problems = learner_context.problems
     page = learner_context.new_page()
     page.set_default_timeout(15_000)

@@ -9,7 +9,7 @@ import pytest
 import responses
 from django.core.cache import cache
 
-from courses.models import Lesson, Quiz
+from courses.models import Course, Lesson, Quiz
 from lti import outbound
 from tests.lti.fake_lms import TestPlatform
 
@@ -50,14 +50,17 @@ def lms():
 
 
 def registered(test_platform: TestPlatform, *, name: str = "Example LMS") -> TestPlatform:
-    """The platform with its registration and one active deployment stored in softgrade."""
+    """The platform with its registration and one active deployment stored in softgrade,
+    granted every course there is (a registration reaches only the courses it is granted)."""
     test_platform.register(name=name)
+    test_platform.grant(*Course.objects.all())
     return test_platform
 
 
 @pytest.fixture
-def platform(db, lms) -> TestPlatform:
-    """A registered platform with an active deployment, its JWKS served to softgrade."""
+def platform(db, lms, shipped_bank) -> TestPlatform:
+    """A registered platform with an active deployment, granted the shipped bank's courses,
+    its JWKS served to softgrade."""
     test_platform = registered(TestPlatform())
     lms.add_callback(
         responses.GET,

@@ -14,6 +14,8 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from django.urls import reverse
 from lti_tool.models import LtiDeployment, LtiRegistration
 
+from lti.models import CourseGrant
+
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
 INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
@@ -144,6 +146,13 @@ class TestPlatform:
         self.deployment = LtiDeployment.objects.create(
             registration=self.registration, deployment_id=self.deployment_id, is_active=True
         )
+
+    def grant(self, *courses, deployment: LtiDeployment | None = None) -> None:
+        """Grant softgrade courses to this platform's registration, as an administrator does."""
+        for course in courses:
+            CourseGrant.objects.create(
+                registration=self.registration, course=course, deployment=deployment
+            )
 
     def sign(self, claims: dict, *, key=None, headers: dict | None = None) -> str:
         header = {"kid": self.kid} if headers is None else headers

@@ -24,9 +24,9 @@ from lti_tool.models import LtiDeployment, LtiRegistration
 from urllib3.exceptions import ProtocolError
 
 from lti.dynamic_registration import RegistrationRefused, invite_claim, invite_create
-from lti.models import RegistrationInvite
+from lti.models import CourseGrant, RegistrationInvite
 from lti.tool_configuration import TOOL_CONFIGURATION_CLAIM
-from tests.factories import InstructorFactory, UserFactory
+from tests.factories import CourseFactory, InstructorFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -90,10 +90,12 @@ class FakePlatform:
         return json.loads(self.requests[-1].body)
 
 
-def registration_link(client) -> str:
-    """The one-time link, made by softgrade staff on the setup page (path and token only)."""
+def registration_link(client, courses=()) -> str:
+    """The one-time link, made by softgrade staff on the setup page (path and token only),
+    granting its registration `courses`."""
     client.force_login(InstructorFactory())
-    page = client.post(reverse("lti:registration-invite")).content.decode()
+    courses = {"courses": [course.pk for course in courses]}
+    page = client.post(reverse("lti:registration-invite"), courses).content.decode()
     client.logout()
     start = page.index("http://testserver/lti/register/")
     return urlsplit(page[start : page.index("<", start)]).path
@@ -486,5 +488,68 @@ def test_the_command_prints_a_link_that_registers_the_lms(client, lms):
 )
 def test_the_command_refuses_a_bad_base_url_or_lifetime(options, message):
     with pytest.raises(CommandError, match=message):
+        call_command("lti_registration_link", *options, stdout=StringIO())
+    assert not RegistrationInvite.objects.exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# The courses a link grants
+# ---------------------------------------------------------------------------------------------
+
+
+def test_the_registration_is_granted_the_courses_its_link_names_and_no_other(client, lms):
+    FakePlatform(lms)
+    named, other = CourseFactory(title="Attention"), CourseFactory(title="Optimisation")
+    path = registration_link(client, courses=[named])
+    assert list(RegistrationInvite.objects.get().courses.all()) == [named]
+    assert open_link(client, path).status_code == 200
+    (grant,) = CourseGrant.objects.all()
+    assert (grant.registration, grant.course, grant.deployment) == (
+        LtiRegistration.objects.get(),
+        named,
+        None,
+    )
+    assert not CourseGrant.objects.filter(course=other).exists()
+
+
+def test_a_link_naming_no_course_makes_a_registration_that_reaches_none(client, lms):
+    FakePlatform(lms)
+    CourseFactory()
+    assert open_link(client, registration_link(client)).status_code == 200
+    assert LtiRegistration.objects.exists()
+    assert not CourseGrant.objects.exists()
+
+
+def test_a_refused_registration_grants_nothing(client, lms):
+    FakePlatform(lms, answer={"no": "client id"})
+    path = registration_link(client, courses=[CourseFactory()])
+    assert open_link(client, path).status_code == 400
+    assert nothing_stored()
+    assert not CourseGrant.objects.exists()
+
+
+def test_a_link_naming_an_unknown_course_is_not_made(client):
+    client.force_login(InstructorFactory())
+    course = CourseFactory()
+    response = client.post(reverse("lti:registration-invite"), {"courses": [course.pk + 99]})
+    assert response.status_code == 400
+    assert "is not one of the available choices" in html.unescape(response.content.decode())
+    assert "/lti/register/" not in response.content.decode()
+    assert not RegistrationInvite.objects.exists()
+
+
+def test_the_command_s_link_grants_the_courses_given(client, lms):
+    FakePlatform(lms)
+    CourseFactory(slug="attention-math")
+    out = StringIO()
+    options = ["--base-url", "https://softgrade.example.edu", "--course", "attention-math"]
+    call_command("lti_registration_link", *options, stdout=out, stderr=StringIO())
+    assert open_link(client, urlsplit(out.getvalue().strip()).path).status_code == 200
+    assert list(CourseGrant.objects.values_list("course__slug", flat=True)) == ["attention-math"]
+
+
+def test_the_command_refuses_an_unknown_course_and_makes_no_link():
+    options = ["--base-url", "https://softgrade.example.edu", "--course", "no-such-course"]
+    with pytest.raises(CommandError, match="softgrade has no course “no-such-course”"):
         call_command("lti_registration_link", *options, stdout=StringIO())
     assert not RegistrationInvite.objects.exists()

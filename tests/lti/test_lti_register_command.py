@@ -13,6 +13,9 @@ from django.conf import settings
 from django.core.management import CommandError, call_command
 from lti_tool.models import LtiDeployment, LtiRegistration
 
+from lti.models import CourseGrant
+from tests.factories import CourseFactory
+
 pytestmark = pytest.mark.django_db
 
 VALUES = {
@@ -197,3 +200,85 @@ def test_bad_input_exits_with_status_1_from_the_shell(tmp_path):
     assert result.returncode == 1
     assert "The issuer must be an https URL" in result.stderr
     assert "The client id is missing." in result.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# Courses the registration reaches
+# ---------------------------------------------------------------------------------------------
+
+
+def grants() -> set[tuple[str, str, object]]:
+    return set(
+        CourseGrant.objects.values_list("registration__client_id", "course__slug", "deployment_id")
+    )
+
+
+def test_a_registration_is_granted_the_courses_given_and_none_by_default():
+    first, second = CourseFactory(slug="attention-math"), CourseFactory(slug="optimisation")
+    out = register(*as_options(VALUES))
+    assert grants() == set()
+    assert "It is granted no course yet" in out
+    out = register(*as_options(VALUES), "--course", first.slug, "--course", second.slug)
+    # Granted to the whole registration, every deployment.
+    assert grants() == {("client-42", "attention-math", None), ("client-42", "optimisation", None)}
+    assert "Granted the course attention-math." in out
+    assert "no course yet" not in out
+
+
+def test_registering_again_grants_more_courses_and_takes_none_away():
+    CourseFactory(slug="attention-math")
+    CourseFactory(slug="optimisation")
+    register(*as_options(VALUES), "--course", "attention-math")
+    out = register(*as_options(VALUES), "--course", "optimisation", "--course", "attention-math")
+    assert grants() == {("client-42", "attention-math", None), ("client-42", "optimisation", None)}
+    assert "Granted the course optimisation." in out
+    assert "Granted the course attention-math." not in out
+
+
+def test_an_unknown_course_is_named_and_nothing_is_stored():
+    CourseFactory(slug="attention-math")
+    with pytest.raises(CommandError) as refused:
+        register(*as_options(VALUES), "--course", "attention-math", "--course", "atention-math")
+    assert "softgrade has no course “atention-math”." in str(refused.value)
+    assert "Nothing was stored" in str(refused.value)
+    assert not LtiRegistration.objects.exists()
+    assert not LtiDeployment.objects.exists()
+    assert not CourseGrant.objects.exists()
+
+
+def test_an_unknown_course_leaves_an_existing_registration_as_it_was():
+    CourseFactory(slug="attention-math")
+    register(*as_options(VALUES), "--course", "attention-math")
+    moved = {**VALUES, "token_url": "https://lms.example.edu/oauth2/token"}
+    with pytest.raises(CommandError):
+        register(*as_options(moved, ["d-9"]), "--course", "attention-math", "--course", "nope")
+    registration = LtiRegistration.objects.get()
+    assert registration.token_url == VALUES["token_url"]
+    assert not registration.deployments.filter(deployment_id="d-9").exists()
+    assert grants() == {("client-42", "attention-math", None)}
+
+
+def test_a_course_given_twice_is_refused():
+    CourseFactory(slug="attention-math")
+    with pytest.raises(CommandError, match=r"The course “attention-math” is given twice\."):
+        register(*as_options(VALUES), "--course", "attention-math", "--course", "attention-math")
+    assert not LtiRegistration.objects.exists()
+
+
+def test_a_json_file_grants_its_courses(tmp_path):
+    CourseFactory(slug="attention-math")
+    path = tmp_path / "lms.json"
+    path.write_text(
+        json.dumps({**VALUES, "deployment_ids": ["d-7"], "courses": ["attention-math"]})
+    )
+    register("--json", str(path))
+    assert grants() == {("client-42", "attention-math", None)}
+
+
+@pytest.mark.parametrize("courses", ["attention-math", [1], {"slug": "attention-math"}])
+def test_a_json_file_s_courses_must_be_a_list_of_slugs(tmp_path, courses):
+    path = tmp_path / "lms.json"
+    path.write_text(json.dumps({**VALUES, "courses": courses}))
+    with pytest.raises(CommandError, match="“courses” must be a list of strings"):
+        register("--json", str(path))
+    assert not LtiRegistration.objects.exists()

@@ -18,6 +18,7 @@ def test_launched_learner_pages_show_what_the_policy_says(
     client, platform, mode, feedback, release, status, close
 ):
     quiz = surfaces.make_quiz(mode=mode, feedback=feedback, release=release)
+    platform.grant(quiz.lesson.course)
     launched = launch_as(client, platform, custom={"softgrade_quiz": quiz.slug})
     assert launched["Location"] == reverse("quiz-detail", args=[quiz.slug])
     user = LtiUser.objects.get(registration=platform.registration, sub="learner-sub-1").auth_user

@@ -207,6 +207,7 @@ def test_a_role_set_in_the_admin_outlives_any_launch(client, platform, quiz, cap
 
 def test_a_learner_launch_in_one_course_leaves_the_role_in_another(client, platform, quiz):
     other_quiz = QuizFactory(lesson=LessonFactory(course=CourseFactory(title="Course B")))
+    platform.grant(other_quiz.lesson.course)
     launch_as(
         client,
         platform,

@@ -2,12 +2,15 @@
 
     manage.py lti_register --issuer https://lms.example.edu --client-id 123 \\
         --auth-url https://lms.example.edu/auth --token-url https://lms.example.edu/token \\
-        --keyset-url https://lms.example.edu/jwks --deployment-id 1 [--deployment-id 2]
+        --keyset-url https://lms.example.edu/jwks --deployment-id 1 [--deployment-id 2] \
+        --course attention-math [--course …]
     manage.py lti_register --json lms.json
 
-Registering the same issuer and client id again updates its name and URLs and adds (or switches
-on) the deployments given; it never removes one. Any invalid value: exit status 1, a message
-for each problem, and nothing stored.
+A registration reaches only the courses it is granted (`--course SLUG`, repeatable; none by
+default). Registering the same issuer and client id again updates its name and URLs and adds (or
+switches on) the deployments given and grants the courses given; it never removes either. Any
+invalid value (an unknown course slug too): exit status 1, a message for each problem, and
+nothing stored.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ FIELDS = {
     "audience": "--audience",
 }
 DEPLOYMENTS = "deployment_ids"
+COURSES = "courses"
+LISTS = {DEPLOYMENTS: "deployment_ids", COURSES: "course_slugs"}
 
 
 def details_from_json(path: str) -> PlatformDetails:
@@ -41,11 +46,11 @@ def details_from_json(path: str) -> PlatformDetails:
         raise CommandError(f"{path}: not JSON ({exc}).") from exc
     if not isinstance(loaded, dict):
         raise CommandError(f"{path}: must hold one JSON object.")
-    unknown = sorted(set(loaded) - set(FIELDS) - {DEPLOYMENTS})
+    unknown = sorted(set(loaded) - set(FIELDS) - set(LISTS))
     if unknown:
         raise CommandError(
             f"{path}: unknown key(s) {', '.join(unknown)}; the keys are "
-            f"{', '.join([*FIELDS, DEPLOYMENTS])}."
+            f"{', '.join([*FIELDS, *LISTS])}."
         )
     values = {}
     for key in FIELDS:
@@ -53,17 +58,31 @@ def details_from_json(path: str) -> PlatformDetails:
         if not isinstance(value, str):
             raise CommandError(f"{path}: “{key}” must be a string.")
         values[key] = value
-    deployments = loaded.get(DEPLOYMENTS, [])
-    if not isinstance(deployments, list) or not all(isinstance(d, str) for d in deployments):
-        raise CommandError(f"{path}: “{DEPLOYMENTS}” must be a list of strings.")
-    return PlatformDetails(**values, deployment_ids=tuple(deployments))
+    lists = {}
+    for key, attribute in LISTS.items():
+        items = loaded.get(key, [])
+        if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
+            raise CommandError(f"{path}: “{key}” must be a list of strings.")
+        lists[attribute] = tuple(items)
+    return PlatformDetails(**values, **lists)
+
+
+def add_course_option(parser) -> None:
+    parser.add_argument(
+        "--course",
+        action="append",
+        default=[],
+        dest="course_slugs",
+        metavar="SLUG",
+        help="a softgrade course the LMS may reach (repeat for several); none by default",
+    )
 
 
 class Command(BaseCommand):
     help = (
         "Register an LMS for LTI 1.3 (or update its registration): from options, or from a "
         "JSON file with the keys issuer, client_id, auth_url, token_url, keyset_url, "
-        "deployment_ids, and optionally name and audience."
+        "deployment_ids, courses (slugs), and optionally name and audience."
     )
 
     def add_arguments(self, parser):
@@ -80,6 +99,7 @@ class Command(BaseCommand):
             dest="deployment_ids",
             help="a deployment id (repeat for several); stored switched on",
         )
+        add_course_option(parser)
         parser.add_argument("--name", help="a name for the LMS (default: the issuer's host)")
         parser.add_argument("--audience", help="the token endpoint's audience, if it wants one")
 
@@ -87,6 +107,8 @@ class Command(BaseCommand):
         given = [option for key, option in FIELDS.items() if options[key] is not None]
         if options["deployment_ids"]:
             given.append("--deployment-id")
+        if options["course_slugs"]:
+            given.append("--course")
         if options["json"]:
             if given:
                 raise CommandError(
@@ -97,6 +119,7 @@ class Command(BaseCommand):
             details = PlatformDetails(
                 **{key: options[key] or "" for key in FIELDS},
                 deployment_ids=tuple(options["deployment_ids"]),
+                course_slugs=tuple(options["course_slugs"]),
             )
         try:
             saved = registration_save(details=details)
@@ -116,6 +139,15 @@ class Command(BaseCommand):
             self.stdout.write(f"Added deployment {deployment_id} (switched on).")
         for deployment_id in saved.deployments_switched_on:
             self.stdout.write(f"Switched on deployment {deployment_id}.")
+        for slug in saved.courses_granted:
+            self.stdout.write(f"Granted the course {slug}.")
+        if not registration.softgrade_course_grants.exists():
+            self.stdout.write(
+                self.style.WARNING(
+                    "It is granted no course yet: its launches open nothing until one is "
+                    "(--course, or in the admin)."
+                )
+            )
         if not registration.deployments.exists():
             self.stdout.write(
                 self.style.WARNING(

@@ -1,7 +1,10 @@
 """Make a one-time dynamic registration link, as the setup page's button does, for a server
 without a staff member at a browser:
 
-    manage.py lti_registration_link --base-url https://softgrade.example.edu [--days 1]
+    manage.py lti_registration_link --base-url https://softgrade.example.edu [--days 1] \
+        [--course SLUG …]
+
+The registration made through the link is granted the courses given, and no other.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.urls import reverse
 
 from lti.dynamic_registration import INVITE_LIFETIME, invite_create
-from lti.registrations import https_url_error
+from lti.management.commands.lti_register import add_course_option
+from lti.registrations import RegistrationInvalid, courses_by_slug, https_url_error
 
 MAX_DAYS = 30
 
@@ -29,6 +33,7 @@ class Command(BaseCommand):
             required=True,
             help="softgrade's https address as the LMS reaches it, e.g. https://softgrade.example.edu",
         )
+        add_course_option(parser)
         parser.add_argument(
             "--days",
             type=int,
@@ -43,7 +48,13 @@ class Command(BaseCommand):
             raise CommandError(error)
         if not 1 <= options["days"] <= MAX_DAYS:
             raise CommandError(f"--days must be from 1 to {MAX_DAYS}.")
-        invite, token = invite_create(created_by=None, lifetime=timedelta(days=options["days"]))
+        try:
+            courses = courses_by_slug(options["course_slugs"])
+        except RegistrationInvalid as invalid:
+            raise CommandError(" ".join(invalid.errors) + " No link was made.") from invalid
+        invite, token = invite_create(
+            created_by=None, courses=courses.values(), lifetime=timedelta(days=options["days"])
+        )
         self.stdout.write(base_url + reverse("lti:register", args=[token]))
         self.stderr.write(
             f"Works once, until {invite.expires_at:%Y-%m-%d %H:%M} UTC: give it to the LMS "

@@ -18,6 +18,13 @@ from .bank.rules import quiz_policy_problems
 from .models import Course, KeyTerm, Lesson, Misconception, Quiz, QuizItem
 from .moodle_admin import export_moodle_xml, moodle_import_view
 from .pool_admin import pool_draw_problems, quiz_draws_view
+from .quiz_items_admin import (
+    CONFIRM_FIELD,
+    attempted_items_clean,
+    attempts_notice,
+    confirm_field,
+    quiz_items_save,
+)
 
 
 class CourseForm(MarkupFieldsForm):
@@ -139,7 +146,13 @@ class MisconceptionAdmin(admin.ModelAdmin):
 
 
 class QuizItemInlineFormSet(forms.BaseInlineFormSet):
+    # Who saves (QuizItemInline.get_formset): a points change on an attempted quiz is theirs.
+    user = None
+
     def clean(self):
+        # First: a removal from an attempted quiz gets its plain error, not the list of
+        # protected objects the model formset's own clean would raise for it.
+        attempted_items_clean(self, user=self.user)
         super().clean()
         kept = []
         for number, form in enumerate(self.forms, start=1):
@@ -164,6 +177,11 @@ class QuizItemInline(admin.TabularInline):
     fields = ["order", "question", "problem", "pool", "points"]
     autocomplete_fields = ["question", "problem", "pool"]
 
+    def get_formset(self, request, obj=None, **kwargs):
+        formset = super().get_formset(request, obj, **kwargs)
+        formset.user = request.user
+        return formset
+
 
 class ShuffleSelect(forms.NullBooleanSelect):
     """Empty, on or off, where empty is worded as the rule it stands for."""
@@ -179,6 +197,7 @@ class ShuffleSelect(forms.NullBooleanSelect):
 
 class QuizForm(MarkupFieldsForm):
     markup_fields = ("title", "description")
+    regrade_attempts = confirm_field()
 
     class Meta:
         model = Quiz
@@ -214,7 +233,7 @@ class QuizAdmin(admin.ModelAdmin):
     search_fields = ["title", "slug"]
     prepopulated_fields = {"slug": ["title"]}
     inlines = [QuizItemInline]
-    readonly_fields = ["description_preview", "learner_preview", "pool_draws"]
+    readonly_fields = ["description_preview", "learner_preview", "pool_draws", "attempts_summary"]
     fieldsets = [
         (
             None,
@@ -242,6 +261,7 @@ class QuizAdmin(admin.ModelAdmin):
                 ]
             },
         ),
+        ("Attempts", {"fields": ["attempts_summary", CONFIRM_FIELD]}),
         ("Availability", {"fields": ["opens_at", "closes_at"]}),
         ("Policy", {"fields": ["show_feedback", "release_answers"]}),
         (
@@ -260,6 +280,16 @@ class QuizAdmin(admin.ModelAdmin):
         )
         own = [path("<path:object_id>/draws/", view, name="courses_quiz_draws")]
         return own + super().get_urls()
+
+    def save_formset(self, request, form, formset, change):
+        if formset.model is QuizItem:
+            quiz_items_save(formset, request=request)
+        else:
+            super().save_formset(request, form, formset, change)
+
+    @admin.display(description="Attempts")
+    def attempts_summary(self, obj: Quiz):
+        return attempts_notice(obj)
 
     @admin.display(description="Draws from a pool")
     def pool_draws(self, obj: Quiz):

@@ -10,7 +10,7 @@ import pytest
 
 from grading import scores, selectors
 from grading.models import Attempt, Regrade, ScoreChange
-from grading.overrides import ScoreChangeNotAllowed, ScoreChangeRefused, item_score_override
+from grading.overrides import ScoreChangeNotAllowed, ScoreChangeRefused
 from grading.quiz_edits import (
     PointsChangeStale,
     quiz_item_points_change,
@@ -20,7 +20,12 @@ from grading.quiz_edits import (
 from teaching.results import AttemptRule, quiz_results
 from teaching.statistics_data import quiz_data
 from tests.factories import UserFactory
-from tests.grading.exam_records import cohort_sits, exam_build, instructor_of, sit_preview
+from tests.grading.exam_records import (
+    cohort_with_override,
+    exam_build,
+    instructor_of,
+    sit_preview,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -28,18 +33,8 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def cohort():
     exam = exam_build()
-    attempts = cohort_sits(exam)
     instructor = instructor_of(exam)
-    item_score_override(
-        attempt=attempts["ben"],
-        item=exam.question_item,
-        score=1.5,
-        reason="B is defensible.",
-        by=instructor,
-    )
-    for attempt in attempts.values():
-        attempt.refresh_from_db()
-    return exam, attempts, instructor
+    return exam, cohort_with_override(exam, instructor), instructor
 
 
 def totals():

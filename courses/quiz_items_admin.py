@@ -1,0 +1,103 @@
+"""The quiz admin's items once learners have attempted the quiz (courses/attempted_quizzes.py).
+
+The change page says how many attempts the quiz has and what a points change does to them. A
+points change on an attempted quiz is shown first, as what it will do (who gains, who loses,
+the new maximum, what the LMS is sent), and saved only once the instructor ticks "Regrade the
+attempts" and saves again; it is then made by grading's audited regrade, never by the formset's
+own save. Adding, removing, reordering or replacing an attempted quiz's items is refused with a
+plain error, before anything is saved.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.http import HttpRequest
+
+from .attempted_quizzes import ITEMS_KEPT, attempted, points_change, points_plan
+from .models import Quiz
+
+# The quiz form's tick box that confirms a points change on an attempted quiz.
+CONFIRM_FIELD = "regrade_attempts"
+CONTENT_FIELDS = ("order", "question", "problem", "pool")
+
+
+def confirm_field() -> forms.BooleanField:
+    return forms.BooleanField(
+        required=False,
+        label="Regrade the attempts",
+        help_text="Tick to save a change of an item's points on a quiz with attempts: what it "
+        "will do is shown first when you save without it.",
+    )
+
+
+def attempts_notice(quiz: Quiz) -> str:
+    """How many attempts the quiz has and what a change does to them (the change page)."""
+    plan = points_plan(quiz=quiz) if quiz.pk else None
+    if plan is None:
+        return "Save the quiz first."
+    if not attempted(plan):
+        return plan.notice()
+    return f"{plan.notice()} While it has attempts, {ITEMS_KEPT}"
+
+
+def _changed_points(formset: forms.BaseInlineFormSet) -> dict[int, int]:
+    return {
+        form.instance.pk: form.cleaned_data["points"]
+        for form in formset.initial_forms
+        if form.cleaned_data
+        and not form.cleaned_data.get("DELETE")
+        and "points" in form.changed_data
+    }
+
+
+def attempted_items_clean(formset: forms.BaseInlineFormSet, *, user) -> None:
+    """Refuse what an attempted quiz's items may not do, and a points change not confirmed
+    (ValidationError, saying what it would do)."""
+    quiz = formset.instance
+    plan = points_plan(quiz=quiz) if quiz.pk else None
+    if not attempted(plan):
+        return
+    attempts = plan.counted + plan.previews
+    quiz_has = f"This quiz has {attempts} attempt{'s' if attempts != 1 else ''}: "
+    for number, form in enumerate(formset.forms, start=1):
+        data = getattr(form, "cleaned_data", None)
+        if not data:
+            continue
+        if form.instance.pk is None:
+            if form.has_changed():
+                raise forms.ValidationError(
+                    f"Item {number} cannot be added. {quiz_has}{ITEMS_KEPT}"
+                )
+        elif data.get("DELETE"):
+            raise forms.ValidationError(f"Item {number} cannot be removed. {quiz_has}{ITEMS_KEPT}")
+        elif set(CONTENT_FIELDS) & set(form.changed_data):
+            raise forms.ValidationError(
+                f"Item {number} cannot be reordered or changed. {quiz_has}{ITEMS_KEPT}"
+            )
+    points = _changed_points(formset)
+    if not points:
+        return
+    plan = points_plan(quiz=quiz, points=points, by=user)
+    if plan.refusal:
+        raise forms.ValidationError(plan.refusal)
+    if not formset.data.get(CONFIRM_FIELD):
+        raise forms.ValidationError(
+            f"{plan.notice()} {plan.outcome()} Nothing is saved yet: tick “Regrade the "
+            "attempts” and save again to apply it."
+        )
+
+
+def quiz_items_save(formset: forms.BaseInlineFormSet, *, request: HttpRequest) -> None:
+    """Save the items; their points through grading's regrade (which audits and passes back
+    what an attempted quiz's change does), and say what it did."""
+    points = _changed_points(formset)
+    for form in formset.initial_forms:
+        if form.instance.pk in points:
+            form.instance.points = form.initial["points"]
+    formset.save()
+    if not points:
+        return
+    done = points_change(quiz=formset.instance, points=points, by=request.user)
+    if done is not None and attempted(done):
+        messages.info(request, f"Regraded: {done.outcome()}")

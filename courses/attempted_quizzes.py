@@ -16,6 +16,7 @@ from typing import Protocol
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils.module_loading import import_string
+from django.utils.translation import ngettext
 
 from .models import Quiz
 
@@ -75,3 +76,16 @@ def attempted(plan: PointsPlan | None) -> bool:
     """Whether the quiz the plan is of has attempts, an instructor's preview included (a
     preview's answers name the items too)."""
     return plan is not None and plan.counted + plan.previews > 0
+
+
+def items_kept(plan: PointsPlan) -> str:
+    """Why an attempted quiz's items stay as they are, with its number of attempts (lower case,
+    as a bank error; capfirst for a sentence)."""
+    attempts = plan.counted + plan.previews
+    return (
+        ngettext(
+            "this quiz has %(count)d attempt: ", "this quiz has %(count)d attempts: ", attempts
+        )
+        % {"count": attempts}
+        + ITEMS_KEPT
+    )

@@ -13,8 +13,9 @@ from __future__ import annotations
 from django import forms
 from django.contrib import messages
 from django.http import HttpRequest
+from django.utils.text import capfirst
 
-from .attempted_quizzes import ITEMS_KEPT, attempted, points_change, points_plan
+from .attempted_quizzes import ITEMS_KEPT, attempted, items_kept, points_change, points_plan
 from .models import Quiz
 
 # The quiz form's tick box that confirms a points change on an attempted quiz.
@@ -58,23 +59,20 @@ def attempted_items_clean(formset: forms.BaseInlineFormSet, *, user) -> None:
     plan = points_plan(quiz=quiz) if quiz.pk else None
     if not attempted(plan):
         return
-    attempts = plan.counted + plan.previews
-    quiz_has = f"This quiz has {attempts} attempt{'s' if attempts != 1 else ''}: "
+    kept = capfirst(items_kept(plan))
     for number, form in enumerate(formset.forms, start=1):
         data = getattr(form, "cleaned_data", None)
         if not data:
             continue
+        refused = ""
         if form.instance.pk is None:
-            if form.has_changed():
-                raise forms.ValidationError(
-                    f"Item {number} cannot be added. {quiz_has}{ITEMS_KEPT}"
-                )
+            refused = "added" if form.has_changed() else ""
         elif data.get("DELETE"):
-            raise forms.ValidationError(f"Item {number} cannot be removed. {quiz_has}{ITEMS_KEPT}")
+            refused = "removed"
         elif set(CONTENT_FIELDS) & set(form.changed_data):
-            raise forms.ValidationError(
-                f"Item {number} cannot be reordered or changed. {quiz_has}{ITEMS_KEPT}"
-            )
+            refused = "reordered or changed"
+        if refused:
+            raise forms.ValidationError(f"Item {number} cannot be {refused}. {kept}")
     points = _changed_points(formset)
     if not points:
         return

@@ -15,7 +15,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import ProtectedError
 
-from ..attempted_quizzes import ITEMS_KEPT, attempted, points_change, points_plan
+from ..attempted_quizzes import PointsPlan, attempted, items_kept, points_change, points_plan
 from ..models import (
     Choice,
     Course,
@@ -263,8 +263,7 @@ def _write_bank(bank: dict, *, by: AbstractBaseUser | None, dry_run: bool) -> Im
         ]
         plan = points_plan(quiz=quiz) if existing_items else None
         if attempted(plan):
-            attempts = plan.counted + plan.previews
-            _attempted_quiz_points(quiz, existing_items, rows, summary, attempts, by, dry_run)
+            _attempted_quiz_points(quiz, existing_items, rows, summary, plan, by, dry_run)
             continue
         for position, values in enumerate(rows):
             if position < len(existing_items):
@@ -292,7 +291,7 @@ def _attempted_quiz_points(
     existing: list[QuizItem],
     rows: list[dict],
     summary: ImportSummary,
-    attempts: int,
+    plan: PointsPlan,
     by: AbstractBaseUser | None,
     dry_run: bool,
 ) -> None:
@@ -304,14 +303,7 @@ def _attempted_quiz_points(
         for stored, row in zip(existing, rows, strict=False)
     )
     if not same:
-        raise BankError(
-            [
-                BankIssue(
-                    where,
-                    f"the quiz has {attempts} attempt{'s' if attempts != 1 else ''}: {ITEMS_KEPT}",
-                )
-            ]
-        )
+        raise BankError([BankIssue(where, items_kept(plan))])
     points = {
         stored.pk: row["points"]
         for stored, row in zip(existing, rows, strict=True)

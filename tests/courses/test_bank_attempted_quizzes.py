@@ -125,7 +125,7 @@ def test_the_items_of_an_attempted_quiz_keep_their_place(attempted, tmp_path, ch
     with pytest.raises(BankError) as caught:
         bank_import(paths=[write_bank(tmp_path, document)])
     assert str(caught.value).endswith(
-        f"quiz {SLUG}.items: the quiz has 1 attempt: its attempts name its items and add up "
+        f"quiz {SLUG}.items: this quiz has 1 attempt: its attempts name its items and add up "
         "their points, so items cannot be added, removed, reordered or given another question, "
         "problem or pool; only their points can change (regraded). Make a new quiz for other "
         "items."

@@ -24,6 +24,7 @@ from tests.grading.exam_records import (
     cohort_with_override,
     exam_build,
     instructor_of,
+    sit,
     sit_preview,
 )
 
@@ -224,3 +225,19 @@ def test_a_quiz_without_attempts_changes_its_points_with_no_audit():
     assert exam.quiz.items.get(pk=exam.question_item.pk).points == 4
     assert not Regrade.objects.exists()
     assert done.notice() == "This quiz has no attempts yet: its points can change freely."
+
+
+def test_a_learner_with_two_moved_attempts_is_passed_back_once(
+    cohort, hook_calls, django_capture_on_commit_callbacks
+):
+    exam, attempts, instructor = cohort
+    again = sit(exam, attempts["ann"].user, choice="A", factor=1.0)  # Ann's second: 5 again
+    hook_calls.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        done = quiz_item_points_change(item=exam.question_item, points=4, by=instructor)
+    again.refresh_from_db()
+    assert again.score == 7.0
+    assert [a.learner for a in done.gainers] == ["ann", "ann"]
+    told = [pk for pk in hook_calls if pk in (attempts["ann"].pk, again.pk)]
+    assert len(told) == 1
+    assert len(hook_calls) == 3  # Ann, Ben and Cal, once each

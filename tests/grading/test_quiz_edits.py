@@ -6,6 +6,8 @@ Ben 0 (an instructor then overrides his question to 1.5 points), Cal 0, Dee 3 (i
 
 from __future__ import annotations
 
+import csv
+
 import pytest
 
 from grading import scores, selectors
@@ -17,6 +19,7 @@ from grading.quiz_edits import (
     quiz_points_change,
     quiz_points_plan,
 )
+from teaching.gradebook import gradebook_lines
 from teaching.results import AttemptRule, quiz_results
 from teaching.statistics_data import quiz_data
 from tests.factories import UserFactory
@@ -139,6 +142,15 @@ def test_every_reader_agrees_after_a_points_change(cohort):
     }
     assert sheet == {exam.question_item.pk: 1.5, exam.problem_item.pk: 0.0}
     assert scores.best_attempt(user=attempts["ann"].user, quiz=exam.quiz).score == 7.0
+    # The gradebook CSV (and the grades API, through the same teaching.grades.grade_of).
+    lines = list(csv.reader(gradebook_lines(quiz=exam.quiz, rule=AttemptRule.FIRST)))
+    columns = lines[0].index("score"), lines[0].index("max_score")
+    assert {line[0]: (line[columns[0]], line[columns[1]]) for line in lines[1:]} == {
+        "ann": ("7.0", "7.0"),
+        "ben": ("1.5", "7.0"),
+        "cal": ("0.0", "7.0"),
+        "dee": ("", "7.0"),
+    }
 
 
 def test_an_override_keeps_its_points_and_is_capped_when_the_points_drop(cohort):

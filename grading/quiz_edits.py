@@ -96,7 +96,7 @@ def _plan(quiz: Quiz, items: list[QuizItem], changes: list[PointsChange]) -> Poi
         quiz_item_overrides(quiz=quiz, points=stages[-1]),
     ]
     numbers = {item.pk: number for number, item in enumerate(items, start=1)}
-    capped = _capped(quiz, stages[-1], numbers)
+    capped = _capped(quiz, {c.item_id: c.new for c in changes}, numbers)
     result = []
     for attempt in attempts:
         attempt.quiz = quiz
@@ -153,13 +153,15 @@ def _plan(quiz: Quiz, items: list[QuizItem], changes: list[PointsChange]) -> Poi
 
 
 def _capped(quiz: Quiz, points: dict[int, int], numbers: dict[int, int]) -> list[CappedOverride]:
-    """The overrides in force that exceed their item's points at `points`."""
+    """The overrides in force on the items `points` changes (item id -> new points) that
+    exceed their item's new points."""
     latest: dict[tuple[int, int], tuple[str, float]] = {}
     rows = (
         ScoreChange.objects.filter(
             attempt__quiz=quiz,
             attempt__status=Attempt.Status.SUBMITTED,
             kind=ScoreChange.Kind.OVERRIDE,
+            quiz_item_id__in=list(points),
         )
         .order_by("created_at", "id")
         .values_list("attempt_id", "quiz_item_id", "attempt__user__username", "new_score")

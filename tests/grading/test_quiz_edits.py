@@ -253,3 +253,12 @@ def test_a_learner_with_two_moved_attempts_is_passed_back_once(
     told = [pk for pk in hook_calls if pk in (attempts["ann"].pk, again.pk)]
     assert len(told) == 1
     assert len(hook_calls) == 3  # Ann, Ben and Cal, once each
+
+
+def test_only_an_override_on_a_changed_item_is_named_as_capped(cohort):
+    exam, _attempts, instructor = cohort
+    quiz_points_change(quiz=exam.quiz, points={exam.question_item.pk: 1}, by=instructor)
+    # Ben's 1.5 stays capped at 1, but the problem's change has nothing to do with it.
+    plan = quiz_points_plan(quiz=exam.quiz, points={exam.problem_item.pk: 4})
+    assert plan.capped == ()
+    assert "override" not in plan.outcome()

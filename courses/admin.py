@@ -20,9 +20,12 @@ from .moodle_admin import export_moodle_xml, moodle_import_view
 from .pool_admin import pool_draw_problems, quiz_draws_view
 from .quiz_items_admin import (
     CONFIRM_FIELD,
+    DIGEST_FIELD,
     attempted_items_clean,
     attempts_notice,
     confirm_field,
+    digest_field,
+    digest_shown,
     quiz_items_save,
 )
 
@@ -198,6 +201,7 @@ class ShuffleSelect(forms.NullBooleanSelect):
 class QuizForm(MarkupFieldsForm):
     markup_fields = ("title", "description")
     regrade_attempts = confirm_field()
+    regrade_digest = digest_field()
 
     class Meta:
         model = Quiz
@@ -261,7 +265,7 @@ class QuizAdmin(admin.ModelAdmin):
                 ]
             },
         ),
-        ("Attempts", {"fields": ["attempts_summary", CONFIRM_FIELD]}),
+        ("Attempts", {"fields": ["attempts_summary", CONFIRM_FIELD, DIGEST_FIELD]}),
         ("Availability", {"fields": ["opens_at", "closes_at"]}),
         ("Policy", {"fields": ["show_feedback", "release_answers"]}),
         (
@@ -280,6 +284,10 @@ class QuizAdmin(admin.ModelAdmin):
         )
         own = [path("<path:object_id>/draws/", view, name="courses_quiz_draws")]
         return own + super().get_urls()
+
+    def render_change_form(self, request, context, *args, **kwargs):
+        digest_shown(context)
+        return super().render_change_form(request, context, *args, **kwargs)
 
     def save_formset(self, request, form, formset, change):
         if formset.model is QuizItem:

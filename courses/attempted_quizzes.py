@@ -35,6 +35,7 @@ class PointsPlan(Protocol):
     previews: int
     changes: tuple
     refusal: str
+    digest: str
 
     def notice(self) -> str: ...
 

@@ -18,8 +18,10 @@ from django.utils.text import capfirst
 from .attempted_quizzes import ITEMS_KEPT, attempted, items_kept, points_change, points_plan
 from .models import Quiz
 
-# The quiz form's tick box that confirms a points change on an attempted quiz.
+# The quiz form's tick box that confirms a points change on an attempted quiz, and the hidden
+# digest of what the change was shown to do: the save applies only that.
 CONFIRM_FIELD = "regrade_attempts"
+DIGEST_FIELD = "regrade_digest"
 CONTENT_FIELDS = ("order", "question", "problem", "pool")
 
 
@@ -30,6 +32,21 @@ def confirm_field() -> forms.BooleanField:
         help_text="Tick to save a change of an item's points on a quiz with attempts: what it "
         "will do is shown first when you save without it.",
     )
+
+
+def digest_field() -> forms.CharField:
+    return forms.CharField(required=False, widget=forms.HiddenInput)
+
+
+def digest_shown(context: dict) -> None:
+    """Put the digest of the change the items' formset has just shown into the quiz form's
+    hidden field (a copy of the posted data), for the save that confirms it."""
+    adminform = context.get("adminform")
+    for inline in context.get("inline_admin_formsets", ()):
+        plan = getattr(inline.formset, "plan_shown", None)
+        if plan is not None and adminform is not None:
+            adminform.form.data = adminform.form.data.copy()
+            adminform.form.data[DIGEST_FIELD] = plan.digest
 
 
 def attempts_notice(quiz: Quiz) -> str:
@@ -79,10 +96,16 @@ def attempted_items_clean(formset: forms.BaseInlineFormSet, *, user) -> None:
     plan = points_plan(quiz=quiz, points=points, by=user)
     if plan.refusal:
         raise forms.ValidationError(plan.refusal)
-    if not formset.data.get(CONFIRM_FIELD):
+    formset.plan_shown = plan
+    confirmed = bool(formset.data.get(CONFIRM_FIELD))
+    shown = formset.data.get(DIGEST_FIELD)
+    if not confirmed or shown != plan.digest:
+        # Also when ticked before it was shown, or when attempts came in since it was shown:
+        # what is applied is always what was shown last.
+        changed = " (This has changed since it was shown: check it again.)" if shown else ""
         raise forms.ValidationError(
-            f"{plan.notice()} {plan.outcome()} Nothing is saved yet: tick “Regrade the "
-            "attempts” and save again to apply it."
+            f"{plan.notice()} {plan.outcome()}{changed} Nothing is saved yet: tick “Regrade "
+            "the attempts” and save again to apply it."
         )
 
 

@@ -7,6 +7,7 @@ Ben 0 with his question overridden to 1.5 points, Cal 0, Dee 3 (in progress).
 
 from __future__ import annotations
 
+import re
 from html import unescape
 
 import pytest
@@ -20,7 +21,7 @@ from teaching.results import AttemptRule, quiz_results
 from teaching.statistics_data import quiz_data
 from tests.factories import InstructorFactory, QuestionFactory, UserFactory
 from tests.grading import exam_records
-from tests.grading.exam_records import cohort_with_override, exam_build, instructor_of
+from tests.grading.exam_records import cohort_with_override, exam_build, instructor_of, sit
 
 pytestmark = pytest.mark.django_db
 
@@ -108,6 +109,22 @@ def with_points(exam, points: int) -> list[dict]:
     return found
 
 
+def shown_digest(response) -> str:
+    """The digest of the change the page has just shown, as its hidden field sends it back."""
+    page = response.content.decode()
+    found = re.search(r'name="regrade_digest" value="([0-9a-f]+)"', page)
+    assert found, "no change shown"
+    return found.group(1)
+
+
+def shown_then_confirmed(client, exam, rows):
+    """Save once (the change is shown), then tick the box and save what was shown."""
+    shown = client.post(change_url(exam), quiz_post(exam, rows))
+    assert shown.status_code == 200
+    data = quiz_post(exam, rows, regrade_attempts="on", regrade_digest=shown_digest(shown))
+    return client.post(change_url(exam), data, follow=True)
+
+
 def stored():
     return (
         sorted(Attempt.objects.values_list("pk", "score", "max_score")),
@@ -140,6 +157,28 @@ def test_a_points_change_is_shown_first_and_saves_nothing(cohort, instructor_cli
     assert stored() == before
 
 
+def test_a_change_ticked_before_it_was_shown_or_changed_since_is_shown_again(
+    cohort, instructor_client
+):
+    exam, _attempts = cohort
+    rows = with_points(exam, 4)
+    before = stored()
+    ticked = instructor_client.post(change_url(exam), quiz_post(exam, rows, regrade_attempts="on"))
+    assert "Nothing is saved yet" in unescape(ticked.content.decode())
+    assert stored() == before
+    # Meanwhile another learner submits: the change shown is no longer what a save would do.
+    sit(exam, UserFactory(username="eve"), choice="A", factor=1.0)
+    before = stored()
+    data = quiz_post(exam, rows, regrade_attempts="on", regrade_digest=shown_digest(ticked))
+    again = instructor_client.post(change_url(exam), data)
+    page = unescape(again.content.decode())
+    assert "This quiz has 5 attempts" in page
+    assert "(This has changed since it was shown: check it again.)" in page
+    assert "2 learners' attempts gain (ann +2, eve +2)" in page
+    assert stored() == before
+    assert shown_digest(again) != shown_digest(ticked)
+
+
 def test_a_confirmed_points_change_keeps_every_number_in_agreement(
     cohort, instructor_client, lms_told, django_capture_on_commit_callbacks
 ):
@@ -148,11 +187,7 @@ def test_a_confirmed_points_change_keeps_every_number_in_agreement(
     exam, attempts = cohort
     lms_told.clear()
     with django_capture_on_commit_callbacks(execute=True):
-        response = instructor_client.post(
-            change_url(exam),
-            quiz_post(exam, with_points(exam, 4), regrade_attempts="on"),
-            follow=True,
-        )
+        response = shown_then_confirmed(instructor_client, exam, with_points(exam, 4))
     assert response.redirect_chain
     assert "Regraded: Item 1: 2 → 4 points." in unescape(response.content.decode())
     results = quiz_results(quiz=exam.quiz, rule=AttemptRule.FIRST)

@@ -18,6 +18,16 @@ from .bank.rules import quiz_policy_problems
 from .models import Course, KeyTerm, Lesson, Misconception, Quiz, QuizItem
 from .moodle_admin import export_moodle_xml, moodle_import_view
 from .pool_admin import lesson_move_errors, pool_draw_problems, quiz_draws_view
+from .quiz_items_admin import (
+    CONFIRM_FIELD,
+    DIGEST_FIELD,
+    attempted_items_clean,
+    attempts_notice,
+    confirm_field,
+    digest_field,
+    digest_shown,
+    quiz_items_save,
+)
 
 
 class CourseForm(MarkupFieldsForm):
@@ -144,7 +154,13 @@ class MisconceptionAdmin(admin.ModelAdmin):
 
 
 class QuizItemInlineFormSet(forms.BaseInlineFormSet):
+    # Who saves (QuizItemInline.get_formset): a points change on an attempted quiz is theirs.
+    user = None
+
     def clean(self):
+        # First: a removal from an attempted quiz gets its plain error, not the list of
+        # protected objects the model formset's own clean would raise for it.
+        attempted_items_clean(self, user=self.user)
         super().clean()
         kept = []
         for number, form in enumerate(self.forms, start=1):
@@ -169,6 +185,11 @@ class QuizItemInline(admin.TabularInline):
     fields = ["order", "question", "problem", "pool", "points"]
     autocomplete_fields = ["question", "problem", "pool"]
 
+    def get_formset(self, request, obj=None, **kwargs):
+        formset = super().get_formset(request, obj, **kwargs)
+        formset.user = request.user
+        return formset
+
 
 class ShuffleSelect(forms.NullBooleanSelect):
     """Empty, on or off, where empty is worded as the rule it stands for."""
@@ -184,6 +205,8 @@ class ShuffleSelect(forms.NullBooleanSelect):
 
 class QuizForm(MarkupFieldsForm):
     markup_fields = ("title", "description")
+    regrade_attempts = confirm_field()
+    regrade_digest = digest_field()
 
     class Meta:
         model = Quiz
@@ -219,7 +242,7 @@ class QuizAdmin(admin.ModelAdmin):
     search_fields = ["title", "slug"]
     prepopulated_fields = {"slug": ["title"]}
     inlines = [QuizItemInline]
-    readonly_fields = ["description_preview", "learner_preview", "pool_draws"]
+    readonly_fields = ["description_preview", "learner_preview", "pool_draws", "attempts_summary"]
     fieldsets = [
         (
             None,
@@ -247,6 +270,7 @@ class QuizAdmin(admin.ModelAdmin):
                 ]
             },
         ),
+        ("Attempts", {"fields": ["attempts_summary", CONFIRM_FIELD, DIGEST_FIELD]}),
         ("Availability", {"fields": ["opens_at", "closes_at"]}),
         ("Policy", {"fields": ["show_feedback", "release_answers"]}),
         (
@@ -265,6 +289,20 @@ class QuizAdmin(admin.ModelAdmin):
         )
         own = [path("<path:object_id>/draws/", view, name="courses_quiz_draws")]
         return own + super().get_urls()
+
+    def render_change_form(self, request, context, *args, **kwargs):
+        digest_shown(context)
+        return super().render_change_form(request, context, *args, **kwargs)
+
+    def save_formset(self, request, form, formset, change):
+        if formset.model is QuizItem:
+            quiz_items_save(formset, request=request)
+        else:
+            super().save_formset(request, form, formset, change)
+
+    @admin.display(description="Attempts")
+    def attempts_summary(self, obj: Quiz):
+        return attempts_notice(obj)
 
     @admin.display(description="Draws from a pool")
     def pool_draws(self, obj: Quiz):

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.db.models import Max
+from django.utils.text import capfirst
 
+from courses.attempted_quizzes import attempted, items_kept, points_plan
 from courses.bank.rules import pool_draw_problem
 from courses.models import Pool, Quiz, QuizItem
 
@@ -24,7 +26,8 @@ class DrawsRefused(ValueError):
 def quiz_draws_add(*, quiz: Quiz, pool: Pool, count: int, points: int) -> list[QuizItem]:
     """`count` new items of the quiz, each drawing from `pool` and worth `points`, after its
     last item. Refused (DrawsRefused, nothing written) for a pool of another course, a count
-    or points out of range, or more items naming the pool than it has members."""
+    or points out of range, more items naming the pool than it has members, or a quiz with
+    attempts (courses.attempted_quizzes: its items stay as they are)."""
     if not 1 <= count <= MOST_DRAWS:
         raise DrawsRefused(f"Draw between 1 and {MOST_DRAWS} members at a time.")
     if points < 1:
@@ -35,6 +38,9 @@ def quiz_draws_add(*, quiz: Quiz, pool: Pool, count: int, points: int) -> list[Q
         # One writer at a time per quiz: two instructors adding draws together could otherwise
         # both pass the size check.
         Quiz.objects.select_for_update().filter(pk=quiz.pk).values_list("pk").get()
+        plan = points_plan(quiz=quiz)
+        if attempted(plan):
+            raise DrawsRefused(capfirst(items_kept(plan)))
         items = list(quiz.items.order_by("order", "pk").values_list("pool_id", flat=True))
         numbers = [n for n, pool_id in enumerate(items, start=1) if pool_id == pool.pk]
         numbers += list(range(len(items) + 1, len(items) + count + 1))

@@ -327,7 +327,8 @@ class Regrade(AuditRow):
     atol = models.FloatField(null=True, blank=True)
     rtol = models.FloatField(null=True, blank=True)
     # What the regrade's own fix changed of the question's choices or the problem's tolerance,
-    # before and after (grading.regrade_fixes); empty when the item was fixed in the admin.
+    # before and after (grading.regrade_fixes), or of the item's points ({"points": [2, 4]},
+    # grading.quiz_edits); empty when the item was fixed in the admin.
     fix = models.JSONField(default=list, blank=True)
     responses_changed = models.PositiveIntegerField()
     attempts_changed = models.PositiveIntegerField()
@@ -366,7 +367,12 @@ class ScoreChange(AuditRow):
     )
     points = models.PositiveIntegerField(help_text="The item's points when the score changed.")
     old_score = models.FloatField(help_text="The item's score in points before the change.")
-    new_score = models.FloatField(help_text="The item's score in points after the change.")
+    # An override's points stay its meaning when the item's points change later
+    # (grading.scores.override_fraction): 1.5 stays 1.5, capped at the item's points.
+    new_score = models.FloatField(
+        help_text="The item's score in points after the change. An override is points, not a "
+        "fraction: it keeps them when the item's points change later (capped at them)."
+    )
     old_attempt_score = models.FloatField()
     new_attempt_score = models.FloatField()
     reason = models.TextField(blank=True)

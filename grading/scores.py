@@ -131,16 +131,27 @@ def item_scores(
     return scores
 
 
-def _overrides_by_attempt(changes: QuerySet[ScoreChange]) -> dict[int, dict[int, float]]:
-    """Attempt id -> quiz item id -> the score (0 to 1) in force: the latest override wins."""
+def override_fraction(*, override: float, points: int) -> float:
+    """The score (0 to 1) an override counts for on an item worth `points`. An override is a
+    number of points, as the instructor typed it, and keeps them when the item's points change
+    later (1.5 stays 1.5 of 2 or of 4), capped at the item's points should they drop below it."""
+    return min(override, points) / points
+
+
+def _overrides_by_attempt(
+    changes: QuerySet[ScoreChange], points: Mapping[int, int] | None = None
+) -> dict[int, dict[int, float]]:
+    """Attempt id -> quiz item id -> the score (0 to 1) in force: the latest override wins,
+    at each item's points (from `points`, item id -> points, where given)."""
     rows = (
         changes.filter(kind=ScoreChange.Kind.OVERRIDE)
         .order_by("created_at", "id")
-        .values_list("attempt_id", "quiz_item_id", "new_score", "points")
+        .values_list("attempt_id", "quiz_item_id", "new_score", "quiz_item__points")
     )
     found: dict[int, dict[int, float]] = defaultdict(dict)
-    for attempt_id, item_id, score, points in rows:
-        found[attempt_id][item_id] = score / points
+    for attempt_id, item_id, override, item_points in rows:
+        worth = points.get(item_id, item_points) if points else item_points
+        found[attempt_id][item_id] = override_fraction(override=override, points=worth)
     return found
 
 
@@ -153,10 +164,13 @@ def item_overrides(*, attempt: Attempt) -> dict[int, float]:
     return _overrides_by_attempt(changes).get(attempt.pk, {})
 
 
-def quiz_item_overrides(*, quiz: Quiz) -> dict[int, dict[int, float]]:
+def quiz_item_overrides(
+    *, quiz: Quiz, points: Mapping[int, int] | None = None
+) -> dict[int, dict[int, float]]:
     """item_overrides of every attempt at a quiz, by attempt id, in one query (attempts without
-    an override are absent)."""
-    return dict(_overrides_by_attempt(ScoreChange.objects.filter(attempt__quiz=quiz)))
+    an override are absent); with `points` (item id -> points), as they count at those points
+    (a points change's plan, grading/quiz_edits.py)."""
+    return dict(_overrides_by_attempt(ScoreChange.objects.filter(attempt__quiz=quiz), points))
 
 
 def attempt_points(

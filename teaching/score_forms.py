@@ -29,7 +29,10 @@ class OverrideForm(forms.Form):
         super().__init__(*args, label_suffix="", **kwargs)
         points = item.points
         self.fields["score"].widget.attrs.update({"min": 0, "max": points, "step": "any"})
-        self.fields["score"].help_text = f"From 0 to {points} (the item's points)."
+        self.fields["score"].help_text = (
+            f"From 0 to {points} (the item's points). An override is points: it keeps them if "
+            "the item's points change later (capped at them)."
+        )
 
 
 class QuestionFixForm(forms.Form):

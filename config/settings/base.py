@@ -269,6 +269,11 @@ LOGGING = {
 # The bank importer and the admin check a Problem's family and parameters through this function,
 # named here so the courses app never imports the grading app.
 SOFTGRADE_PROBLEM_VALIDATOR = "grading.families.problem_errors"
+# The quiz admin and the bank import ask grading what a change of item points does to a quiz's
+# attempts, and make it only through grading's audited regrade (grading/quiz_edits.py), named
+# here for the same reason. Without them a quiz's items are edited as if it had no attempts.
+SOFTGRADE_QUIZ_POINTS_PLAN = "grading.quiz_edits.quiz_points_plan"
+SOFTGRADE_QUIZ_POINTS_CHANGE = "grading.quiz_edits.quiz_points_change"
 
 # Background work (Django's Tasks framework): queued tasks are database rows, so a restart loses
 # none; `make worker` (manage.py db_worker) runs them. LTI score passback is the first user.

@@ -11,9 +11,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import ProtectedError
 
+from ..attempted_quizzes import PointsPlan, attempted, items_kept, points_change, points_plan
 from ..models import (
     Choice,
     Course,
@@ -55,6 +57,8 @@ class ImportSummary:
     lesson: str
     created: dict[str, int] = field(default_factory=dict)
     updated: dict[str, int] = field(default_factory=dict)
+    # What a change of points did (or, in a dry run, would do) to each attempted quiz.
+    regrades: list[str] = field(default_factory=list)
 
     def count(self, kind: str, created: bool) -> None:
         bucket = self.created if created else self.updated
@@ -63,7 +67,8 @@ class ImportSummary:
     def __str__(self) -> str:
         made = ", ".join(f"{n} {kind}" for kind, n in sorted(self.created.items())) or "nothing"
         kept = ", ".join(f"{n} {kind}" for kind, n in sorted(self.updated.items())) or "nothing"
-        return f"lesson {self.lesson}: created {made}; updated {kept}"
+        regraded = "".join(f"\n  {line}" for line in self.regrades)
+        return f"lesson {self.lesson}: created {made}; updated {kept}{regraded}"
 
 
 def bank_load(path: Path) -> dict:
@@ -90,9 +95,17 @@ def bank_paths(path: Path) -> list[Path]:
     return [path]
 
 
-def bank_import(*, paths: list[Path]) -> list[ImportSummary]:
+def bank_import(
+    *, paths: list[Path], by: AbstractBaseUser | None = None, dry_run: bool = False
+) -> list[ImportSummary]:
     """Validate every file, then upsert them all in one transaction; any error changes nothing,
-    nor does a pool left holding another course's question or problem (bank.pool_members)."""
+    nor does a pool left holding another course's question or problem (bank.pool_members).
+
+    A quiz learners have attempted keeps its items (courses/attempted_quizzes.py); a change of
+    their points regrades its attempts as `by`, who must be one who may change its scores, and
+    is refused without `by`. `dry_run` reports what the import would do, points changes and
+    their regrades included, and writes nothing.
+    """
     banks, issues = [], []
     for path in paths:
         try:
@@ -102,10 +115,12 @@ def bank_import(*, paths: list[Path]) -> list[ImportSummary]:
     if issues:
         raise BankError(issues)
     with transaction.atomic():
-        summaries = [_write_bank(bank) for bank in banks]
+        summaries = [_write_bank(bank, by=by, dry_run=dry_run) for bank in banks]
         # Inside the transaction, so a refusal rolls back everything written.
         foreign_members_refuse(sources=[path.name for path in paths], banks=banks)
-        return summaries
+        # Everything was written as for real, so the summary is the import's own; undone here.
+        transaction.set_rollback(dry_run)
+    return summaries
 
 
 def _upsert(model, lookup: dict, values: dict, summary: ImportSummary, kind: str):
@@ -149,7 +164,7 @@ def _model_values(entity: Entity, item: dict, **resolved: dict) -> dict:
     return values
 
 
-def _write_bank(bank: dict) -> ImportSummary:
+def _write_bank(bank: dict, *, by: AbstractBaseUser | None, dry_run: bool) -> ImportSummary:
     summary = ImportSummary(lesson=bank["lesson"]["slug"])
     course_values = _model_values(COURSE, bank["course"])
     course = _upsert(Course, {"slug": bank["course"]["slug"]}, course_values, summary, "courses")
@@ -245,9 +260,16 @@ def _write_bank(bank: dict) -> ImportSummary:
             "quizzes",
         )
         existing_items = list(quiz.items.order_by("order", "id"))
-        for position, entry in enumerate(item["items"]):
-            refs = {"question": questions, "problem": problems, "pool": pools}
-            values = {**_model_values(QUIZ_ITEM, entry, **refs), "order": position}
+        refs = {"question": questions, "problem": problems, "pool": pools}
+        rows = [
+            {**_model_values(QUIZ_ITEM, entry, **refs), "order": position}
+            for position, entry in enumerate(item["items"])
+        ]
+        plan = points_plan(quiz=quiz) if existing_items else None
+        if attempted(plan):
+            _attempted_quiz_points(quiz, existing_items, rows, summary, plan, by, dry_run)
+            continue
+        for position, values in enumerate(rows):
             if position < len(existing_items):
                 for name, value in values.items():
                     setattr(existing_items[position], name, value)
@@ -262,3 +284,53 @@ def _write_bank(bank: dict) -> ImportSummary:
                 [BankIssue(f"quiz {item['slug']}.items", "cannot remove items learners answered")]
             ) from exc
     return summary
+
+
+def _content(item: QuizItem) -> tuple[int | None, int | None, int | None]:
+    return (item.question_id, item.problem_id, item.pool_id)
+
+
+def _attempted_quiz_points(
+    quiz: Quiz,
+    existing: list[QuizItem],
+    rows: list[dict],
+    summary: ImportSummary,
+    plan: PointsPlan,
+    by: AbstractBaseUser | None,
+    dry_run: bool,
+) -> None:
+    """A quiz with attempts keeps its items, each in its place with its question, problem or
+    pool; a change of their points is grading's regrade, reported in the summary."""
+    where = f"quiz {quiz.slug}.items"
+    same = len(existing) == len(rows) and all(
+        _content(stored) == _content(QuizItem(**row))
+        for stored, row in zip(existing, rows, strict=False)
+    )
+    if not same:
+        raise BankError([BankIssue(where, items_kept(plan))])
+    points = {
+        stored.pk: row["points"]
+        for stored, row in zip(existing, rows, strict=True)
+        if stored.points != row["points"]
+    }
+    if not points:
+        return
+    plan = points_plan(quiz=quiz, points=points, by=by)
+    said = f"{plan.notice()} {plan.outcome()}"
+    if dry_run:
+        summary.regrades.append(f"quiz {quiz.slug}: {said}")
+    elif by is None:
+        raise BankError(
+            [
+                BankIssue(
+                    where,
+                    f"{said} Import with --by <user name> of an instructor of its course to "
+                    "regrade them (--dry-run shows this and changes nothing).",
+                )
+            ]
+        )
+    elif plan.refusal:
+        raise BankError([BankIssue(where, plan.refusal)])
+    else:
+        done = points_change(quiz=quiz, points=points, by=by)
+        summary.regrades.append(f"quiz {quiz.slug}: regraded: {done.outcome()}")

@@ -87,6 +87,17 @@ def test_a_pool_of_another_course_is_refused():
     assert items(quiz) == []
 
 
+def test_draws_are_not_added_to_a_quiz_with_attempts():
+    quiz = QuizFactory()
+    pool = pool_with(quiz.lesson, questions=3)
+    QuizItemFactory(quiz=quiz, question=QuestionFactory(lesson=quiz.lesson))
+    attempt_start(user=UserFactory(), quiz=quiz)
+    before = items(quiz)
+    with pytest.raises(DrawsRefused, match="This quiz has 1 attempt: its attempts name its items"):
+        quiz_draws_add(quiz=quiz, pool=pool, count=1, points=1)
+    assert items(quiz) == before
+
+
 def draws_url(quiz) -> str:
     return reverse("admin:courses_quiz_draws", args=[quiz.pk])
 

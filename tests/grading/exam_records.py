@@ -125,6 +125,24 @@ def cohort_sits(exam: Exam) -> dict[str, Attempt]:
     }
 
 
+def cohort_with_override(exam: Exam, instructor: AbstractBaseUser) -> dict[str, Attempt]:
+    """cohort_sits, then the instructor overrides Ben's question to 1.5 of its 2 points (Ben
+    1.5), for the tests of a points change."""
+    from grading.overrides import item_score_override
+
+    attempts = cohort_sits(exam)
+    item_score_override(
+        attempt=attempts["ben"],
+        item=exam.question_item,
+        score=1.5,
+        reason="B is fair.",
+        by=instructor,
+    )
+    for attempt in attempts.values():
+        attempt.refresh_from_db()
+    return attempts
+
+
 submitted_hook_calls: list[int] = []
 
 

@@ -11,6 +11,7 @@ from django.urls import reverse
 from grading.deletions import attempt_delete
 from grading.models import Attempt
 from grading.overrides import item_score_override
+from grading.quiz_edits import quiz_item_points_change
 from grading.regrades import quiz_item_regrade
 from lti.models import ScorePassback
 from teaching.models import CourseRole
@@ -138,3 +139,18 @@ def test_deleting_the_best_attempt_queues_the_best_remaining_one(
     with django_capture_on_commit_callbacks(execute=True):
         attempt_delete(attempt=best, by=deleter, reason="Sat by someone else.")
     assert scores_queued() == [(weaker.score, weaker.max_score)]
+
+
+def test_a_points_change_queues_the_new_score_and_maximum_once(
+    client, platform, quiz, instructor, django_capture_on_commit_callbacks
+):
+    attempt = submitted_attempt(client, platform, quiz, django_capture_on_commit_callbacks)
+    item = answered_question_item(attempt)
+    earned, maximum = attempt.score, attempt.max_score
+    with django_capture_on_commit_callbacks(execute=True):
+        quiz_item_points_change(item=item, points=item.points + 2, by=instructor)
+    attempt.refresh_from_db()
+    assert attempt.max_score == maximum + 2
+    # The LMS gets the regraded score out of the new maximum, in one passback.
+    assert scores_queued() == [(attempt.score, attempt.max_score)]
+    assert attempt.score == earned + 2  # every question was answered right

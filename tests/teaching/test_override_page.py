@@ -44,6 +44,8 @@ def test_an_instructor_overrides_from_the_attempt_page_and_the_lms_is_told(
     assert f'action="{override_url(attempt, exam.question_item)}"' in page
     assert 'max="2"' in page
     assert 'max="3"' in page
+    # The form says what an override is, so its meaning survives a change of the item's points.
+    assert "An override is points: it keeps them if the item's points change later" in page
 
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(

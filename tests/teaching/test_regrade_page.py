@@ -19,6 +19,7 @@ from django.urls import reverse
 from courses.models import Choice, Problem
 from grading.models import Attempt, Regrade, Response, ScoreChange, Variant
 from grading.overrides import item_score_override
+from grading.quiz_edits import quiz_item_points_change
 from teaching.models import CourseRole
 from tests.factories import QuizFactory, QuizItemFactory
 from tests.grading.exam_records import cohort_sits, exam_build, sit_preview
@@ -380,3 +381,13 @@ def test_a_teaching_assistant_sees_the_item_and_its_regrades_but_no_form(
     assert f'data-regrade="{Regrade.objects.get().pk}"' in page
     assert "<form" not in page[page.index("<main") :].replace('<form method="post" action="/', "")
     assert "Only the course's instructors preview and apply regrades" in page
+
+
+def test_a_points_change_is_listed_among_the_items_regrades(client, exam, people, cohort):
+    quiz_item_points_change(item=exam.question_item, points=4, by=people.instructor)
+    client.force_login(people.instructor)
+    page = preview(client, exam.question_item)
+    history = page[page.index(f'<tr data-regrade="{Regrade.objects.get().pk}">') :]
+    history = history[: history.index("</tr>")]
+    cells = [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td>(.*?)</td>", history)]
+    assert cells[1:4] == [people.instructor.username, "points 2 → 4", "1"]

@@ -8,14 +8,15 @@ import json
 import logging
 
 from django.conf import settings
-from django.contrib.admin.views.decorators import staff_member_required
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from lti import keys, selectors
+from lti import access, keys, selectors
 from lti.content import CUSTOM_MASTERY_PASSBACK, CUSTOM_PRACTICE, CUSTOM_QUIZ
 from lti.dynamic_registration import RegistrationRefused, dynamic_register, invite_create
 from lti.tool_configuration import tool_configuration, tool_urls
@@ -27,6 +28,13 @@ logger = logging.getLogger("softgrade.lti")
 # hosts). The page acts on GET behind a one-time link and has no control that acts, so framing
 # it by any https page gives a click-jacker nothing to click.
 REGISTRATION_FRAME_ANCESTORS = ["https:"]
+
+
+def _registering_or_403(request: HttpRequest) -> None:
+    """Refuse unless the user may register softgrade in LMSs (lti/access.py): staff status
+    alone is not enough."""
+    if not access.may_register_platforms(user=request.user):
+        raise PermissionDenied("Registering softgrade in an LMS needs the permission to do so.")
 
 
 def _setup_context(request: HttpRequest) -> dict:
@@ -53,18 +61,20 @@ def _setup_context(request: HttpRequest) -> dict:
     }
 
 
-@staff_member_required
+@login_required
 @require_GET
 def setup(request: HttpRequest) -> HttpResponse:
     """What an LMS administrator enters to register softgrade, and what is registered."""
+    _registering_or_403(request)
     return render(request, "lti/setup.html", _setup_context(request))
 
 
 @never_cache
-@staff_member_required
+@login_required
 @require_POST
 def registration_invite(request: HttpRequest) -> HttpResponse:
     """Make a one-time dynamic registration link and show it, once, on the setup page."""
+    _registering_or_403(request)
     invite, token = invite_create(created_by=request.user)
     context = _setup_context(request)
     context["invite_url"] = request.build_absolute_uri(reverse("lti:register", args=[token]))

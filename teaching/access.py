@@ -41,6 +41,20 @@ def courses_taught(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Course]:
     return Course.objects.filter(teaching_roles__user=user)
 
 
+def courses_instructed(*, user: AbstractBaseUser | AnonymousUser) -> QuerySet[Course]:
+    """The courses the user is an instructor of (not a teaching assistant): every course for a
+    superuser, none for anonymous and inactive users. LTI asks it through
+    SOFTGRADE_COURSES_INSTRUCTED, for whom may open an LMS link's instructor view and sync its
+    roster (lti/access.py)."""
+    if not user.is_authenticated or not user.is_active:
+        return Course.objects.none()
+    if user.is_superuser:
+        return Course.objects.all()
+    return Course.objects.filter(
+        teaching_roles__user=user, teaching_roles__role=CourseRole.Role.INSTRUCTOR
+    )
+
+
 def teaches_some_course(user: AbstractBaseUser | AnonymousUser) -> bool:
     """Does the user teach any course: an active superuser always does (no query), an anonymous
     or inactive user never (no query), anyone else when they hold a role in one (one EXISTS)."""

@@ -4,7 +4,7 @@ Every page and export under /teach/ finds its course, quiz or attempt through th
 a superuser sees every course; anyone else the courses they hold a role in (teaching.models.
 CourseRole), whatever that role; a course out of reach is a 404, exactly like one that does not
 exist, so the pages never tell a teaching assistant which other courses, quizzes or attempts
-there are. Being staff gives nothing here by itself: staff author in the admin, and no page
+there are. Being staff gives nothing here by itself: staff author in the admin, and no rule
 here or on the LTI side asks `is_staff`.
 
 Whoever teaches a quiz's course (`teaches_quiz`: any role, and superusers) previews it, and what

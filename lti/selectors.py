@@ -10,14 +10,14 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Count, Max, Prefetch, Q, QuerySet
 from django.urls import reverse
 from lti_tool.models import LtiDeployment, LtiMembership, LtiRegistration
 
 from courses.models import Lesson, Quiz
 from grading import scores
 from grading.models import Attempt, PracticeStreak
-from lti import tenancy
+from lti import access, tenancy
 from lti.models import (
     CourseGrant,
     LinkLaunch,
@@ -28,26 +28,15 @@ from lti.models import (
     ScorePassback,
 )
 
-TEACHING = Q(is_instructor=True) | Q(is_administrator=True) | Q(is_content_developer=True)
-
 
 def _targets_taught(user: AbstractBaseUser) -> QuerySet[LinkTarget]:
-    """The links whose instructor view the user may open: those of the LMS courses they teach
-    (instructor, administrator or content developer there), or every link for softgrade staff;
-    for anyone, only links to content in a course granted to the link's LMS (lti.tenancy)."""
-    targets = tenancy.targets_granted(LinkTarget.objects.all())
-    if not user.is_staff:
-        teaches = LtiMembership.objects.filter(
-            TEACHING,
-            context_id=OuterRef("resource_link__context_id"),
-            user__auth_user=user,
-        )
-        targets = targets.filter(Exists(teaches))
-    return targets
+    """The links whose instructor view the user may open (lti.access decides who), and only
+    links to content in a course granted to the link's LMS (lti.tenancy)."""
+    return tenancy.targets_granted(access.links_for(user=user, action=access.LinkAction.VIEW))
 
 
 def link_target_for_teacher(*, user: AbstractBaseUser, pk: int) -> LinkTarget:
-    """A link, if this user teaches its course in the LMS or is softgrade staff; else
+    """A link whose instructor view the user may open (lti.access); else
     LinkTarget.DoesNotExist (the page answers 404, never revealing other courses' links)."""
     return (
         _targets_taught(user)

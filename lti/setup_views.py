@@ -9,7 +9,8 @@ import logging
 
 from django import forms
 from django.conf import settings
-from django.contrib.admin.views.decorators import staff_member_required
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -17,7 +18,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from courses.models import Course
-from lti import keys, selectors
+from lti import access, keys, selectors
 from lti.content import CUSTOM_MASTERY_PASSBACK, CUSTOM_PRACTICE, CUSTOM_QUIZ
 from lti.dynamic_registration import RegistrationRefused, dynamic_register, invite_create
 from lti.tool_configuration import tool_configuration, tool_urls
@@ -37,6 +38,13 @@ class InviteForm(forms.Form):
         required=False,
         widget=forms.CheckboxSelectMultiple,
     )
+
+
+def _registering_or_403(request: HttpRequest) -> None:
+    """Refuse unless the user may register softgrade in LMSs (lti/access.py): staff status
+    alone is not enough."""
+    if not access.may_register_platforms(user=request.user):
+        raise PermissionDenied("Registering softgrade in an LMS needs the permission to do so.")
 
 
 def _setup_context(request: HttpRequest, *, invite_form: InviteForm | None = None) -> dict:
@@ -64,19 +72,21 @@ def _setup_context(request: HttpRequest, *, invite_form: InviteForm | None = Non
     }
 
 
-@staff_member_required
+@login_required
 @require_GET
 def setup(request: HttpRequest) -> HttpResponse:
     """What an LMS administrator enters to register softgrade, and what is registered."""
+    _registering_or_403(request)
     return render(request, "lti/setup.html", _setup_context(request))
 
 
 @never_cache
-@staff_member_required
+@login_required
 @require_POST
 def registration_invite(request: HttpRequest) -> HttpResponse:
     """Make a one-time dynamic registration link, naming the courses its registration is
     granted, and show it, once, on the setup page."""
+    _registering_or_403(request)
     form = InviteForm(request.POST)
     if not form.is_valid():
         context = _setup_context(request, invite_form=form)

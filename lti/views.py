@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import ObjectDoesNotExist
+from django.core.exceptions import ObjectDoesNotExist, PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -25,7 +25,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from lti import keys, selectors, tenancy
+from lti import access, keys, selectors, tenancy
 from lti.deep_linking import LtiServiceError, deep_linking_respond
 from lti.launch.accept import launch_accept
 from lti.launch.login import NONCE_LIFETIME, login_initiate, state_cookie_name
@@ -253,10 +253,14 @@ def _teacher_target(request: HttpRequest, pk: int) -> LinkTarget:
 @login_required
 @require_GET
 def link_instructor(request: HttpRequest, pk: int) -> HttpResponse:
-    """The instructor view of an LMS link: its content, learners' results, scores sent back."""
+    """The instructor view of an LMS link: its content, learners' results, scores sent back
+    (lti/access.py says who may open it, and who may sync its roster)."""
     target = _teacher_target(request, pk)
     context = {
         "target": target,
+        "may_sync_roster": access.may_act_on_link(
+            user=request.user, target=target, action=access.LinkAction.ROSTER_SYNC
+        ),
         "items": selectors.link_content_items(target=target),
         "learners": selectors.link_learners(target=target),
         "passbacks": selectors.link_passbacks(target=target),
@@ -269,8 +273,13 @@ def link_instructor(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def link_roster_sync(request: HttpRequest, pk: int) -> HttpResponse:
-    """Sync the link's course roster from the LMS (NRPS)."""
+    """Sync the link's course roster from the LMS (NRPS). A link the user may open but not
+    sync is a 403: the page exists for them, so the refusal says so."""
     target = _teacher_target(request, pk)
+    if not access.may_act_on_link(
+        user=request.user, target=target, action=access.LinkAction.ROSTER_SYNC
+    ):
+        raise PermissionDenied("Syncing this course's roster is for its instructors.")
     sync = roster_sync(context=target.resource_link.context, requested_by=request.user)
     if sync.status == sync.Status.DONE:
         messages.success(

@@ -4,7 +4,17 @@ Every page and export under /teach/ finds its course, quiz or attempt through th
 a superuser sees every course; anyone else the courses they hold a role in (teaching.models.
 CourseRole), whatever that role; a course out of reach is a 404, exactly like one that does not
 exist, so the pages never tell a teaching assistant which other courses, quizzes or attempts
-there are. Being staff gives nothing here by itself: staff author in the admin.
+there are. Being staff gives nothing here by itself: staff author in the admin, and no rule
+here or on the LTI side asks `is_staff`.
+
+Whoever teaches a quiz's course (`teaches_quiz`: any role, and superusers) previews it, and what
+they start there, on the quiz page or through the API, is always a preview, counted nowhere:
+grading asks this function through SOFTGRADE_PREVIEW_RULE before every start.
+
+An LMS link's instructor view and its roster sync (lti/access.py, which also honours the model
+permissions `lti.view_linktarget` and `lti.add_rostersync`) are for the instructors of the
+link's course (`courses_instructed`, asked through SOFTGRADE_COURSES_INSTRUCTED), not its
+teaching assistants.
 
 Changing a learner's score (an override, a regrade) is for the course's instructors and
 superusers only (`may_change_scores`): a teaching assistant sees every score and its history,
@@ -39,6 +49,20 @@ def courses_taught(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Course]:
         return Course.objects.all()
     # One row per course: a user holds at most one role in a course.
     return Course.objects.filter(teaching_roles__user=user)
+
+
+def courses_instructed(*, user: AbstractBaseUser | AnonymousUser) -> QuerySet[Course]:
+    """The courses the user is an instructor of (not a teaching assistant): every course for a
+    superuser, none for anonymous and inactive users. LTI asks it through
+    SOFTGRADE_COURSES_INSTRUCTED, for whom may open an LMS link's instructor view and sync its
+    roster (lti/access.py)."""
+    if not user.is_authenticated or not user.is_active:
+        return Course.objects.none()
+    if user.is_superuser:
+        return Course.objects.all()
+    return Course.objects.filter(
+        teaching_roles__user=user, teaching_roles__role=CourseRole.Role.INSTRUCTOR
+    )
 
 
 def teaches_some_course(user: AbstractBaseUser | AnonymousUser) -> bool:

@@ -310,6 +310,10 @@ SOFTGRADE_SCORE_CHANGE_RULE = "teaching.access.may_change_scores"
 # Who may preview a quiz as a learner sees it (grading.services.previews asks it, with user and
 # quiz): anyone who teaches the quiz's course (instructors, teaching assistants) and superusers.
 SOFTGRADE_PREVIEW_RULE = "teaching.access.teaches_quiz"
+# The courses a user instructs (lti.access asks it, with user, for who may open an LMS link's
+# instructor view and sync its roster besides those given the model permission): the courses'
+# instructors and superusers, never staff status alone.
+SOFTGRADE_COURSES_INSTRUCTED = "teaching.access.courses_instructed"
 
 # LTI 1.3 (docs/lti.md). Every call to an LMS has these (connect, read) timeouts in seconds.
 LTI_HTTP_TIMEOUT = (

@@ -1,14 +1,23 @@
-"""Attempts at a quiz: start or resume, expire at the deadline, submit, and rescore."""
+"""Attempts at a quiz: start or resume, expire at the deadline, submit, and rescore.
+
+Every start asks one question first (attempt_start_or_resume): does the person starting teach
+the quiz's course (may_preview)? Then what starts is a preview, counted nowhere
+(grading/services/previews.py says what a preview is), wherever it is started: the quiz page,
+the API, or the instructor's "Preview as a learner". Only learners' attempts count.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import NamedTuple
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import IntegrityError, transaction
+from django.db.models import Max
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from courses.models import Quiz, QuizItem
 from grading import accommodations, draws, scores
@@ -80,10 +89,72 @@ def attempt_create(
     return attempt
 
 
+def may_preview(*, user: AbstractBaseUser | AnonymousUser, quiz: Quiz) -> bool:
+    """Does this user teach the quiz's course, so that what they start there is a preview:
+    SOFTGRADE_PREVIEW_RULE's answer for an active user (grading never imports the app that
+    knows course roles), or, without a rule, an active superuser."""
+    if not user.is_authenticated or not user.is_active:
+        return False
+    path = getattr(settings, "SOFTGRADE_PREVIEW_RULE", None)
+    if path is None:
+        return bool(user.is_superuser)
+    return bool(import_string(path)(user=user, quiz=quiz))
+
+
+def preview_deadline(*, quiz: Quiz, now: datetime) -> datetime | None:
+    """A preview's deadline: a learner's without accommodation (accommodations.attempt_deadline)
+    while the quiz's close is ahead; after it, the time limit alone, since a learner would be
+    past it too and the preview would end before it began."""
+    if quiz.closes_at is not None and quiz.closes_at <= now:
+        quiz = Quiz(time_limit_minutes=quiz.time_limit_minutes)
+    rules = accommodations.rules_with(quiz=quiz, accommodation=None)
+    return accommodations.attempt_deadline(rules=rules, started_at=now)
+
+
+def preview_start_or_resume(
+    *, user: AbstractBaseUser, quiz: Quiz, now: datetime, fresh: bool = False
+) -> AttemptStarted:
+    """The user's preview in progress, started if there is none; with `fresh`, a new one, the
+    preview in progress submitted first (it counts nowhere, so nothing is lost). Unlimited, and
+    open or closed alike; the caller decided the user may preview."""
+    current = attempt_in_progress(user=user, quiz=quiz, now=now, preview=True)
+    if current is not None and not fresh:
+        return AttemptStarted(current, created=False)
+    items = list(quiz.items.select_related("problem"))
+    try:
+        with transaction.atomic():
+            starts_line_up(user=user)
+            current = attempt_in_progress(user=user, quiz=quiz, now=now, preview=True)
+            if current is not None and not fresh:
+                return AttemptStarted(current, created=False)
+            if current is not None:
+                attempt_submit(attempt=current, now=now)
+            last = Attempt.objects.previews().filter(user=user, quiz=quiz).aggregate(Max("number"))
+            preview = attempt_create(
+                user=user,
+                quiz=quiz,
+                items=items,
+                number=(last["number__max"] or 0) + 1,
+                deadline=preview_deadline(quiz=quiz, now=now),
+                preview=True,
+            )
+            return AttemptStarted(preview, created=True)
+    except IntegrityError:
+        # A start that did not line up opened a preview at the same moment: resume it.
+        current = attempt_in_progress(user=user, quiz=quiz, now=now, preview=True)
+        if current is None:
+            raise
+        return AttemptStarted(current, created=False)
+
+
 def attempt_start_or_resume(
     *, user: AbstractBaseUser, quiz: Quiz, now: datetime | None = None
 ) -> AttemptStarted:
     """Start an attempt, or resume the one in progress; enforces availability and the limit.
+
+    Someone who teaches the quiz's course (may_preview) starts or resumes their preview
+    instead, never an attempt of theirs that would count as a learner's: decided here, for the
+    quiz page and the API alike.
 
     Of any number of simultaneous starts, exactly one creates the attempt and every other one
     resumes it: while an attempt is open no start is refused. The decision is taken inside the
@@ -93,6 +164,8 @@ def attempt_start_or_resume(
     back this up for a writer that did not line up.
     """
     now = now or timezone.now()
+    if may_preview(user=user, quiz=quiz):
+        return preview_start_or_resume(user=user, quiz=quiz, now=now)
     current = attempt_in_progress(user=user, quiz=quiz, now=now)
     if current is not None:  # the common resume takes no lock
         return AttemptStarted(current, created=False)
@@ -109,7 +182,7 @@ def attempt_start_or_resume(
             problem = accommodations.availability_error(rules=rules, now=now)
             if problem:
                 raise QuizNotOpen(problem)
-            # An instructor's previews are not attempts of theirs: they use up none.
+            # Previews made before the user was a learner here use up no attempt.
             used = Attempt.objects.counted().filter(user=user, quiz=quiz).count()
             if not accommodations.attempts_left(rules=rules, used=used):
                 allowed = rules.attempts_allowed
@@ -137,8 +210,9 @@ def attempt_start_or_resume(
 
 
 def attempt_start(*, user: AbstractBaseUser, quiz: Quiz, now: datetime | None = None) -> Attempt:
-    """The learner's attempt in progress at the quiz, started if there is none (see
-    attempt_start_or_resume, for callers that must tell a new attempt from a resumed one)."""
+    """The learner's attempt in progress at the quiz, started if there is none; for someone who
+    teaches the quiz's course, their preview (see attempt_start_or_resume, for callers that must
+    tell a new attempt from a resumed one)."""
     return attempt_start_or_resume(user=user, quiz=quiz, now=now).attempt
 
 

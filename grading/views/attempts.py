@@ -42,8 +42,16 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
         rules=rules, used=len(attempts)
     )
     now = timezone.now()
+    # Whoever teaches the quiz's course starts a preview here, whatever the button says
+    # (attempt_start_or_resume decides), so the page says so and offers theirs.
+    previewing = attempt_services.may_preview(user=request.user, quiz=quiz)
     context = {
         "quiz": quiz,
+        "previewing": previewing,
+        "preview_in_progress": previewing
+        and attempt_services.attempt_in_progress(
+            user=request.user, quiz=quiz, now=now, preview=True
+        ),
         "rules": rules,
         "attempts": attempts,
         "attempt_rows": selectors.attempts_shown(attempts=attempts, now=now),

@@ -1,5 +1,6 @@
 """An instructor's previews are a page of theirs, never in the API: not listed, not found, not
-answerable; and no learner makes one through the API, whatever the body says."""
+answerable, and a start through the API is one (refused there, 409); and no learner makes one
+through the API, whatever the body says."""
 
 from __future__ import annotations
 
@@ -24,11 +25,13 @@ def test_a_preview_is_not_in_the_api(instructor, practice_quiz):
     )
     assert answer.status_code == 404
     assert not preview.responses.exists()
-    # Starting through the API starts the instructor's own attempt, beside the preview.
+    # Starting through the API starts no attempt of the instructor's: it resumes the preview,
+    # and says where it is taken.
     started = client.post("/api/v1/attempts/", {"quiz": practice_quiz.slug}, format="json")
-    assert started.status_code == 201
-    assert started.json()["id"] != preview.pk
-    assert not Attempt.objects.get(pk=started.json()["id"]).preview
+    assert started.status_code == 409
+    assert started.json()["code"] == "preview_on_page"
+    assert "counts nowhere" in started.json()["message"]
+    assert list(Attempt.objects.all()) == [preview]
 
 
 def test_a_learner_cannot_ask_the_api_for_a_preview(learner_a, practice_quiz):

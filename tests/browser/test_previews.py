@@ -82,3 +82,25 @@ def test_the_preview_s_pages_fit_a_phone_width(
     attempt_submit(attempt=preview)
     results = f"/attempts/{preview.pk}/results/"
     fit_a_phone(phone_page, live_server, {"preview-results": results}, shots="phone-")
+
+
+def test_open_as_a_learner_sees_it_then_its_button_is_a_preview_too(
+    page,
+    live_server,
+    sat,  # noqa: F811 (the fixture imported above)
+    learner_account,
+):
+    """The learner's quiz page, reached from the instructor page, says that what its teacher
+    starts is a preview and starts one; no report counts it."""
+    log_in(page, live_server, learner_account)
+    page.goto(f"{live_server.url}/teach/quizzes/{sat.slug}/")
+    page.get_by_role("link", name="Open as a learner sees it").click()
+    expect(page.locator("#preview-start")).to_contain_text("You teach this course")
+    assert serious_violations(page) == [], "the quiz page of its teacher"
+    page.locator("#preview-start").get_by_role("button", name="Preview as a learner").click()
+    expect(page.get_by_role("complementary", name="Preview")).to_contain_text(
+        "Preview — not counted."
+    )
+    assert Attempt.objects.get(user=learner_account).preview
+    page.goto(f"{live_server.url}/teach/quizzes/{sat.slug}/?attempts=all")
+    expect(page.locator("#learners-heading")).to_contain_text("of 4")

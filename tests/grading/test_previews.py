@@ -1,7 +1,8 @@
 """An instructor's preview of a quiz (grading/services/previews.py, grading/views/previews.py):
 who may start one, that it is unlimited and starts whether the quiz is open or not, that it
-neither uses up, blocks nor renumbers the instructor's own attempts, that the learner's pages
-show it with the banner, and that no learner can make one."""
+neither uses up, blocks nor renumbers the attempts its user made as a learner, that the learner's
+pages show it with the banner, and that no learner can make one. Whoever teaches the course
+starts nothing but previews, wherever they start (tests/grading/test_teacher_starts.py)."""
 
 from __future__ import annotations
 
@@ -89,24 +90,38 @@ def test_previews_are_unlimited_and_numbered_apart(exam, instructor):
     for earlier in made[:-1]:
         earlier.refresh_from_db()
         assert earlier.status == Attempt.Status.SUBMITTED  # a fresh preview closes the last
-    # The instructor's own single attempt is still theirs, number 1, beside an open preview.
-    own = attempt_start(user=instructor, quiz=exam.quiz)
-    assert (own.number, own.preview) == (1, False)
-    assert Attempt.objects.filter(user=instructor, status="in_progress").count() == 2
-    attempt_submit(attempt=own)
+    assert not Attempt.objects.counted().filter(user=instructor).exists()
+
+
+def test_a_learner_s_attempts_neither_stop_nor_number_their_previews_once_they_teach(exam, learner):
+    """A learner who used the quiz's one attempt, then became its instructor, still previews;
+    and the previews, once they are a learner again, use up none of their attempts."""
+    exam.quiz.attempts_allowed = 1
+    exam.quiz.save()
+    own = sit(exam, learner, choice="A", factor=1.0)
+    role = CourseRole.objects.create(
+        course=exam.quiz.lesson.course, user=learner, role=CourseRole.Role.INSTRUCTOR
+    )
+    previews = [preview_start(user=learner, quiz=exam.quiz, fresh=True) for _ in range(2)]
+    assert [(p.number, p.preview) for p in previews] == [(1, True), (2, True)]
+    role.delete()
     with pytest.raises(AttemptLimitReached):
-        attempt_start(user=instructor, quiz=exam.quiz)
-    # ... and the limit reached stops no preview.
-    assert preview_start(user=instructor, quiz=exam.quiz, fresh=True).number == 5
+        attempt_start(user=learner, quiz=exam.quiz)
+    assert list(Attempt.objects.counted().filter(user=learner)) == [own]
 
 
-def test_an_own_attempt_in_progress_is_never_resumed_as_a_preview_nor_the_reverse(exam, instructor):
-    own = attempt_start(user=instructor, quiz=exam.quiz)
-    preview = preview_start(user=instructor, quiz=exam.quiz)
+def test_an_attempt_in_progress_is_never_resumed_as_a_preview_nor_the_reverse(exam, learner):
+    own = attempt_start(user=learner, quiz=exam.quiz)
+    role = CourseRole.objects.create(
+        course=exam.quiz.lesson.course, user=learner, role=CourseRole.Role.INSTRUCTOR
+    )
+    preview = preview_start(user=learner, quiz=exam.quiz)
     assert preview != own
     assert preview.preview
-    assert attempt_start(user=instructor, quiz=exam.quiz) == own
-    assert preview_start(user=instructor, quiz=exam.quiz) == preview
+    # While they teach, every start is the preview's; their learner's attempt waits for them.
+    assert attempt_start(user=learner, quiz=exam.quiz) == preview
+    role.delete()
+    assert attempt_start(user=learner, quiz=exam.quiz) == own
 
 
 def test_the_database_refuses_a_second_preview_in_progress(exam, instructor):
@@ -157,27 +172,35 @@ def test_previews_are_in_no_count_of_the_instructor_s_own(exam, instructor):
     assert scores.best_attempt(user=instructor, quiz=exam.quiz) is None
     mine = Attempt.objects.filter(user=instructor, quiz=exam.quiz)
     assert mine.aggregate(best=scores.best_score())["best"] is None
-    own = sit(exam, instructor, choice="B", factor=1.05)  # 0 points, below the preview's 5
+    # Once they are a learner of the course, their attempt counts, below the preview's 5.
+    CourseRole.objects.filter(user=instructor).delete()
+    own = sit(exam, instructor, choice="B", factor=1.05)
     assert scores.best_attempt(user=instructor, quiz=exam.quiz) == own
     assert [a.pk for a in selectors.learner_quiz_attempts(user=instructor, quiz=exam.quiz)] == [
         own.pk
     ]
 
 
-def test_a_previewed_exam_does_not_pause_the_instructor_s_practice(exam, instructor):
+def test_a_previewed_exam_does_not_pause_the_instructor_s_practice(exam, instructor, learner):
     preview_start(user=instructor, quiz=exam.quiz)
     assert practice_refusal(user=instructor, problem=exam.problem) is None
-    attempt_start(user=instructor, quiz=exam.quiz)
-    assert practice_refusal(user=instructor, problem=exam.problem) is not None
+    attempt_start(user=instructor, quiz=exam.quiz)  # a preview too
+    assert practice_refusal(user=instructor, problem=exam.problem) is None
+    attempt_start(user=learner, quiz=exam.quiz)
+    assert practice_refusal(user=learner, problem=exam.problem) is not None
 
 
 def test_deleting_an_attempt_tells_the_lms_of_the_best_counted_one(
     exam, hook_calls, django_capture_on_commit_callbacks
 ):
     """The hook is told of a remaining attempt that counts, never of a preview."""
-    instructor = instructor_of(exam)
+    instructor = UserFactory()
     first = sit(exam, instructor, choice="A", factor=1.0)
     second = sit(exam, instructor, choice="B", factor=1.05)
+    # Their learner's attempts stay theirs once they teach the course, and preview it.
+    CourseRole.objects.create(
+        course=exam.quiz.lesson.course, user=instructor, role=CourseRole.Role.INSTRUCTOR
+    )
     sit_preview(exam, instructor)  # the newest attempt, submitted
     hook_calls.clear()
     with django_capture_on_commit_callbacks(execute=True):

@@ -241,9 +241,9 @@ def test_only_the_token_s_hash_is_kept_and_the_link_is_shown_once(client):
     assert token not in client.get(reverse("lti:setup")).content.decode()
 
 
-def test_only_staff_make_registration_links(client):
+def test_only_those_allowed_to_register_platforms_make_registration_links(client):
     client.force_login(UserFactory())
-    assert client.post(reverse("lti:registration-invite")).status_code == 302
+    assert client.post(reverse("lti:registration-invite")).status_code == 403
     client.logout()
     assert client.post(reverse("lti:registration-invite")).status_code == 302
     client.force_login(InstructorFactory())

@@ -88,9 +88,10 @@ def test_setup_page_lists_the_urls_an_lms_needs(client, platform):
     assert platform.deployment_id in page
 
 
-def test_setup_page_is_for_staff_only(client):
+def test_setup_page_is_refused_to_a_user_without_the_permission(client):
+    # Staff status alone is not enough either (tests/lti/test_access.py).
     client.force_login(UserFactory())
-    assert client.get(reverse("lti:setup")).status_code == 302
+    assert client.get(reverse("lti:setup")).status_code == 403
 
 
 # ---------------------------------------------------------------------------------------------

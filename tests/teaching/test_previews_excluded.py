@@ -1,6 +1,8 @@
 """An instructor's previews count in no instructor report: each report reads the same before and
 after the course's instructor previews the exam (a right preview, a wrong one with a mistake no
-misconception names, and one in progress), and never names the instructor as a learner.
+misconception names, and one in progress), and never names the instructor as a learner. The
+same holds for what they and the course's teaching assistant start the learner's way, from
+"Open as a learner sees it" and the quiz page's own button: that is a preview too.
 
 The learners and their numbers are the results grid's (tests/teaching/conftest.py); the
 instructor was sent by the LMS too, so without the one filter (Attempt.objects.counted()) the
@@ -21,6 +23,7 @@ from django.utils import timezone
 from grading.models import Attempt
 from teaching import course_problems, discovery_data, profile_data, selectors
 from teaching.course_problems import Source
+from teaching.models import CourseRole
 from teaching.results import AttemptRule, quiz_learners, quiz_results
 from teaching.results_pages import results_page
 from teaching.statistics_data import counted_attempts, quiz_data
@@ -120,10 +123,14 @@ REPORTS: dict[str, Callable[[Setting], object]] = {
 
 @pytest.fixture(params=[False, True], ids=["previews only", "instructor sat it too"])
 def setting(request, exam, people, learners, client, campus):  # noqa: F811 (imported fixture)
-    """The instructor has only previews, or sat the exam once too (0 points): then they are
-    one of its learners, with that one attempt and nothing of their previews."""
+    """The instructor has only previews, or sat the exam once too (0 points), as a learner
+    before they taught the course: then they are one of its learners, with that one attempt
+    and nothing of their previews."""
     if request.param:
+        role = CourseRole.objects.get(user=people.instructor)
+        role.delete()
         sit(exam, people.instructor, choice="B", factor=1.05)
+        CourseRole.objects.create(course=role.course, user=role.user, role=role.role)
     client.force_login(people.instructor)
     return Setting(exam, people, learners, client, campus, timezone.now())
 
@@ -131,12 +138,15 @@ def setting(request, exam, people, learners, client, campus):  # noqa: F811 (imp
 def previews_made(setting: Setting) -> list[Attempt]:
     instructor = setting.people.instructor
     made = [
+        # The learner's start on the quiz page ("Open as a learner sees it", then its button).
+        sit(setting.exam, instructor, choice="A", factor=1.0),
+        sit(setting.exam, setting.people.assistant, choice="A", factor=1.0),
         sit_preview(setting.exam, instructor, choice="A", factor=1.0),
         sit_preview(setting.exam, instructor, choice="C", factor=1.37),
         sit_preview(setting.exam, instructor, choice="B", factor=1.37, submit=False),
     ]
-    assert [a.preview for a in made] == [True, True, True]
-    assert made[1].score < made[0].score == made[0].max_score  # a best score of 5, to tempt
+    assert [a.preview for a in made] == [True] * 5
+    assert made[3].score < made[2].score == made[2].max_score  # a best score of 5, to tempt
     return made
 
 

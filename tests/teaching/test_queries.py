@@ -106,7 +106,9 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 #   lti app's provider, pinned in tests/lti/test_course_roles.py; none with this file's
 #   stand-in), the course's roles and the LMS learners without an attempt (2), the page's
 #   attempts (1), their answers (1), overrides (1), the quiz's LMS links the user may open
-#   (1, lti.selectors.quiz_link_views);
+#   (1, lti.selectors.quiz_link_views) after the user's own and group permissions (2 but for
+#   a superuser: Django's has_perm, which lti.access asks for the permission that opens every
+#   link);
 # - gradebook: the same for every learner, without answers and overrides;
 # - attempt: the attempt (1), grading.selectors.attempt_sheet (items, choices, variants,
 #   responses, their choices, overrides: 6), the misconceptions named (1), its score changes (1),
@@ -141,8 +143,8 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 PAGES = {
     "courses": 4,
     "course": 6,
-    "results": 11,
-    "results, every attempt grouped": 11,
+    "results": 13,
+    "results, every attempt grouped": 13,
     "gradebook": 8,
     "attempt": 13,
     "override": 8,

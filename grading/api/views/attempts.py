@@ -9,7 +9,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.response import Response
 
-from api.errors import not_found
+from api.errors import DomainError, not_found
 from api.pagination import SyncCursor
 from api.scope import request_scope
 from api.validation import paging_params, query_params
@@ -35,6 +35,15 @@ ATTEMPT_REFUSALS = {
     409: "Refused by the quiz rules: code is quiz_not_open, attempt_limit_reached, "
     "attempt_closed, no_tries_left or idempotency_conflict.",
 }
+START_REFUSALS = {
+    409: ATTEMPT_REFUSALS[409].removesuffix(".")
+    + "; preview_on_page when the caller teaches the quiz's course (what they start is a "
+    "preview, taken on the quiz's page).",
+}
+PREVIEW_ON_PAGE = (
+    "You teach this quiz's course, so what you start is a preview that counts nowhere. "
+    "Previews are taken on the quiz's page, never through the API; yours is waiting there."
+)
 
 
 def _attempt_context() -> dict:
@@ -56,7 +65,7 @@ class AttemptList(generics.ListAPIView):
     serializer_class = AttemptSerializer
     query_serializer = AttemptQuerySerializer
     pagination_class = SyncCursor
-    conflict_responses = ATTEMPT_REFUSALS
+    conflict_responses = START_REFUSALS
 
     def get_queryset(self):
         return selectors.attempts(scope=request_scope(self.request))
@@ -82,7 +91,9 @@ class AttemptList(generics.ListAPIView):
     @extend_schema(
         summary="Start an attempt (or resume the one in progress)",
         description="Enforces the quiz's availability window and attempt limit. 201 for a new "
-        "attempt, 200 when the learner's attempt in progress is resumed.",
+        "attempt, 200 when the learner's attempt in progress is resumed. Someone who teaches the "
+        "quiz's course never starts a counted attempt: theirs is a preview, taken on the quiz's "
+        "page (409 preview_on_page).",
         request=AttemptStartSerializer,
         responses={
             201: OpenApiResponse(AttemptSerializer, description="Started."),
@@ -98,6 +109,10 @@ class AttemptList(generics.ListAPIView):
         if quiz is None:
             raise not_found("No quiz with that slug is available to you.", field="quiz")
         started = attempt_start_or_resume(user=user, quiz=quiz)
+        if started.attempt.preview:
+            # The start made it a preview (attempt_start_or_resume decides who): previews are
+            # a page of their own and never in the API, so it is not answered here.
+            raise DomainError(PREVIEW_ON_PAGE, code="preview_on_page", status_code=409)
         attempt = selectors.attempts(scope=scope).get(pk=started.attempt.pk)
         return Response(
             self.get_serializer(attempt).data,

@@ -74,6 +74,34 @@ class KeyTerm(models.Model):
         return self.term
 
 
+def learner_visible(path: str = "") -> Q:
+    """What learners may see, decided here once: published content only. `path` reaches the
+    content from another model ("problem__"). Every learner page, practice list, lesson page and
+    the learner API read through it (`for_learners`, `for_practice`); instructor pages and
+    previews read the plain managers and see unpublished content too."""
+    return Q(**{f"{path}published": True})
+
+
+def practice_problem(path: str = "") -> Q:
+    """The problems learners may practise: published and not marked exam only."""
+    return learner_visible(path) & Q(**{f"{path}exam_only": False})
+
+
+def published_field() -> models.BooleanField:
+    # New content starts unpublished: an instructor decides when learners see it.
+    return models.BooleanField(
+        default=False,
+        help_text="Learners see it only once it is published. A published quiz holds only "
+        "published questions and problems.",
+    )
+
+
+class LearnerVisibleQuerySet(models.QuerySet):
+    def for_learners(self) -> LearnerVisibleQuerySet:
+        """The rows learners may see (learner_visible)."""
+        return self.filter(learner_visible())
+
+
 class Misconception(models.Model):
     """A named wrong idea; its stable code ties questions and engine mistakes to one explanation."""
 
@@ -104,6 +132,9 @@ class Question(models.Model):
     prompt = models.TextField(help_text="Markdown with $…$ math.")
     explanation = models.TextField(blank=True, help_text="Shown once the answer may be released.")
     order = models.PositiveIntegerField(default=0)
+    published = published_field()
+
+    objects = LearnerVisibleQuerySet.as_manager()
 
     class Meta:
         ordering = ["lesson", "order", "id"]
@@ -151,10 +182,10 @@ class Choice(models.Model):
         return f"{mark} {self.text[:60]}"
 
 
-class ProblemQuerySet(models.QuerySet):
+class ProblemQuerySet(LearnerVisibleQuerySet):
     def for_practice(self) -> ProblemQuerySet:
-        """The problems learners may practise: every one not marked exam only."""
-        return self.filter(exam_only=False)
+        """The problems learners may practise: published and not marked exam only."""
+        return self.filter(practice_problem())
 
 
 class Problem(models.Model):
@@ -190,6 +221,7 @@ class Problem(models.Model):
         help_text="Wrong tries on one practice variant after which its worked solution is "
         "offered. After one wrong try a learner may give up and ask for it anyway.",
     )
+    published = published_field()
 
     objects = ProblemQuerySet.as_manager()
 
@@ -266,6 +298,9 @@ class Quiz(models.Model):
         help_text="Each attempt shows the items in its own order. Empty: on for exams, off "
         "for practice quizzes.",
     )
+    published = published_field()
+
+    objects = LearnerVisibleQuerySet.as_manager()
 
     class Meta:
         ordering = ["lesson", "title"]

@@ -14,7 +14,7 @@ from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q, QuerySet
 from django.urls import reverse
 from lti_tool.models import LtiMembership, LtiRegistration
 
-from courses.models import Lesson, Quiz
+from courses.models import Lesson, Quiz, practice_problem
 from grading import scores
 from grading.models import Attempt, PracticeStreak
 from lti.models import (
@@ -236,7 +236,7 @@ def deep_linking_choices() -> tuple[list[Quiz], list[Lesson]]:
     )
     lessons = list(
         Lesson.objects.select_related("course")
-        .annotate(problem_count=Count("problems", filter=Q(problems__exam_only=False)))
+        .annotate(problem_count=Count("problems", filter=practice_problem("problems__")))
         .filter(problem_count__gt=0)
         .order_by("course__title", "order")
     )

@@ -26,6 +26,7 @@ from ..models import (
     Quiz,
     QuizItem,
 )
+from ..publishing import unpublish_problems
 from .issues import BankError, BankIssue
 from .schema import (
     CHOICE,
@@ -256,4 +257,16 @@ def _write_bank(bank: dict) -> ImportSummary:
             raise BankError(
                 [BankIssue(f"quiz {item['slug']}.items", "cannot remove items learners answered")]
             ) from exc
+    _check_other_quizzes(summary.lesson, questions.values(), problems.values())
     return summary
+
+
+def _check_other_quizzes(lesson: str, questions, problems) -> None:
+    """A published quiz of another lesson may hold this bank's content: the bank may not
+    unpublish it under that quiz (its own quizzes were checked with the bank)."""
+    refused = unpublish_problems(
+        questions=[question for question in questions if not question.published],
+        problems=[problem for problem in problems if not problem.published],
+    )
+    if refused:
+        raise BankError([BankIssue(f"lesson {lesson}", problem) for problem in refused])

@@ -10,6 +10,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from courses import publishing
 from courses.models import Quiz, QuizItem
 from grading import accommodations, draws, scores
 from grading.models import Attempt, Variant
@@ -107,6 +108,9 @@ def attempt_start_or_resume(
             # a due date of their own.
             rules = accommodations.learner_rules(quiz=quiz, user=user)
             problem = accommodations.availability_error(rules=rules, now=now)
+            # Refused rather than started without the item: a learner never meets content
+            # its instructor has not released (courses.publishing).
+            problem = problem or publishing.start_refusal(quiz)
             if problem:
                 raise QuizNotOpen(problem)
             # An instructor's previews are not attempts of theirs: they use up none.

@@ -259,3 +259,14 @@ def test_two_right_answers_in_a_single_choice_question_are_reported(tmp_path, ca
         "question 'Half right' (multichoice, line 3): not imported: 2 answers are worth 100%" in out
     )
     assert counts() == (0, 0, 0, 0)
+
+
+def test_imported_questions_and_problems_start_unpublished_and_the_report_says_so(capsys):
+    lesson = LessonFactory()
+    out, _ = run("questions.xml", lesson, capsys)
+    assert lesson.questions.count() == 3
+    assert lesson.problems.count() == 1
+    assert not lesson.questions.filter(published=True).exists()
+    assert not lesson.problems.filter(published=True).exists()
+    assert "Imported questions and problems start unpublished" in out
+    assert not Problem.objects.for_practice().exists()

@@ -12,6 +12,8 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
+from .visibility import LearnerVisibleQuerySet, practice_problem, published_field
+
 
 class Course(models.Model):
     slug = models.SlugField(max_length=80, unique=True)
@@ -72,34 +74,6 @@ class KeyTerm(models.Model):
 
     def __str__(self) -> str:
         return self.term
-
-
-def learner_visible(path: str = "") -> Q:
-    """What learners may see, decided here once: published content only. `path` reaches the
-    content from another model ("problem__"). Every learner page, practice list, lesson page and
-    the learner API read through it (`for_learners`, `for_practice`); instructor pages and
-    previews read the plain managers and see unpublished content too."""
-    return Q(**{f"{path}published": True})
-
-
-def practice_problem(path: str = "") -> Q:
-    """The problems learners may practise: published and not marked exam only."""
-    return learner_visible(path) & Q(**{f"{path}exam_only": False})
-
-
-def published_field() -> models.BooleanField:
-    # New content starts unpublished: an instructor decides when learners see it.
-    return models.BooleanField(
-        default=False,
-        help_text="Learners see it only once it is published. A published quiz holds only "
-        "published questions and problems.",
-    )
-
-
-class LearnerVisibleQuerySet(models.QuerySet):
-    def for_learners(self) -> LearnerVisibleQuerySet:
-        """The rows learners may see (learner_visible)."""
-        return self.filter(learner_visible())
 
 
 class Misconception(models.Model):

@@ -1,6 +1,6 @@
 """Publishing: the one rule a published quiz keeps, and the services that publish and unpublish.
 
-What learners see is decided in courses.models (`learner_visible`): published content only. A
+What learners see is decided in courses.visibility (`learner_visible`): published content only. A
 published quiz holds only published content, its pools' members included, so a learner who
 opens it never meets a question or problem its instructor has not released. The rule is kept
 from every side: publishing a quiz that holds unpublished content is refused, and so is

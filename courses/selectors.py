@@ -1,5 +1,5 @@
 """Reads for the learners' course and lesson pages, with their related rows fetched up front:
-published content only (courses.models.learner_visible)."""
+published content only (courses.visibility)."""
 
 from __future__ import annotations
 

@@ -16,7 +16,8 @@ from typing import Protocol
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Max, Q, QuerySet
 
-from courses.models import Quiz, practice_problem
+from courses.models import Quiz
+from courses.visibility import practice_problem
 from grading import policy
 from grading.models import Attempt, Response, ScoreChange, counted_attempt
 

@@ -14,7 +14,8 @@ from django.db.models import Count, Exists, Max, OuterRef, Prefetch, Q, QuerySet
 from django.urls import reverse
 from lti_tool.models import LtiMembership, LtiRegistration
 
-from courses.models import Lesson, Quiz, practice_problem
+from courses.models import Lesson, Quiz
+from courses.visibility import practice_problem
 from grading import scores
 from grading.models import Attempt, PracticeStreak
 from lti.models import (

@@ -108,7 +108,9 @@ def content_publish(*, rows: QuerySet, published: bool) -> int:
     """Publish (or unpublish) the questions, problems or quizzes of `rows`, all of them or,
     when one would break a published quiz, none (PublishRefused). Returns how many changed."""
     model = rows.model
-    locked = list(rows.select_for_update().order_by("pk"))
+    # Locked by key: the admin's list may come annotated (a count), which cannot be locked.
+    pks = list(rows.values_list("pk", flat=True))
+    locked = list(model.objects.select_for_update().filter(pk__in=pks).order_by("pk"))
     if published and model is Quiz:
         problems = quiz_publish_problems(locked)
     elif not published and model is Question:

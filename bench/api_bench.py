@@ -99,6 +99,7 @@ def prepare() -> dict:
         slug="bench-answers",
         title="Benchmark",
         tries_per_item=1_000_000,
+        published=True,
     )
     for order, problem in enumerate(Problem.objects.filter(lesson=practice.lesson)):
         QuizItem.objects.create(quiz=quiz, problem=problem, order=order, points=1)

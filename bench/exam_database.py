@@ -64,6 +64,7 @@ def exam_make(*, learners: int, signins: int, signin_hasher: str, minutes: int) 
         attempts_allowed=1,
         tries_per_item=1,
         show_feedback=Quiz.Feedback.AFTER_SUBMISSION,
+        published=True,
     )
     QuizItem.objects.bulk_create(
         [QuizItem(quiz=quiz, problem=p, order=n, points=1) for n, p in enumerate(problems)]

@@ -93,6 +93,7 @@ def prepare() -> dict[str, str]:
         release_answers=Quiz.AnswerRelease.AFTER_SUBMISSION,
         shuffle_items=True,
         shuffle_choices=True,
+        published=True,
     )
     questions = list(Question.objects.filter(lesson=lesson).order_by("pk")[:QUESTIONS])
     problems = list(Problem.objects.filter(lesson=lesson).order_by("pk")[:PROBLEMS])

@@ -60,6 +60,7 @@ def _quiz(lesson) -> tuple[Quiz, list[QuizItem]]:
         slug=QUIZ_SLUG,
         title="Reports benchmark quiz",
         attempts_allowed=None,
+        published=True,
     )
     questions = list(Question.objects.filter(lesson=lesson).order_by("pk")[:QUESTIONS])
     problems = list(Problem.objects.filter(lesson=lesson).order_by("pk")[:PROBLEMS])

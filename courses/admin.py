@@ -14,10 +14,12 @@ from django.utils.html import format_html
 
 from . import admin_questions  # noqa: F401 (registers Question with its choices)
 from .admin_markup import MarkupFieldsForm, markup_preview
+from .admin_publishing import PUBLISHING_ACTIONS
 from .bank.rules import quiz_policy_problems
 from .models import Course, KeyTerm, Lesson, Misconception, Quiz, QuizItem
 from .moodle_admin import export_moodle_xml, moodle_import_view
 from .pool_admin import lesson_move_errors, pool_draw_problems, quiz_draws_view
+from .publishing import unpublished_in
 from .quiz_items_admin import (
     CONFIRM_FIELD,
     DIGEST_FIELD,
@@ -176,6 +178,17 @@ class QuizItemInlineFormSet(forms.BaseInlineFormSet):
             (number, data["pool"]) for number, data in kept if data.get("pool")
         ):
             raise forms.ValidationError(problem)
+        # The quiz's form has already put its "published" box on the instance.
+        if self.instance.published:
+            found = unpublished_in(
+                (number, data.get("question"), data.get("problem"), data.get("pool"))
+                for number, data in kept
+            )
+            if found:
+                raise forms.ValidationError(
+                    [f"A published quiz holds only published content: {item}." for item in found]
+                    + ["Publish them first, or leave the quiz unpublished."]
+                )
 
 
 class QuizItemInline(admin.TabularInline):
@@ -237,8 +250,16 @@ class QuizForm(MarkupFieldsForm):
 @admin.register(Quiz)
 class QuizAdmin(admin.ModelAdmin):
     form = QuizForm
-    list_display = ["title", "mode", "lesson", "time_limit_minutes", "attempts_allowed"]
-    list_filter = ["lesson", "mode"]
+    list_display = [
+        "title",
+        "mode",
+        "lesson",
+        "time_limit_minutes",
+        "attempts_allowed",
+        "published",
+    ]
+    list_filter = ["published", "lesson", "mode"]
+    actions = PUBLISHING_ACTIONS
     search_fields = ["title", "slug"]
     prepopulated_fields = {"slug": ["title"]}
     inlines = [QuizItemInline]
@@ -254,6 +275,7 @@ class QuizAdmin(admin.ModelAdmin):
                     "description",
                     "description_preview",
                     "mode",
+                    "published",
                     "learner_preview",
                     "pool_draws",
                 ]

@@ -16,6 +16,7 @@ from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 
 from .admin_markup import MarkupFieldsForm
+from .admin_publishing import PUBLISHING_ACTIONS, unpublishing_problems
 from .bank.rules import choice_set_problems
 from .markup import MarkupError, render_markup, render_title
 from .models import Choice, Lesson, Misconception, Question
@@ -248,15 +249,22 @@ class QuestionForm(MemberMoveForm, MarkupFieldsForm):
         model = Question
         fields = "__all__"
 
+    def clean(self):
+        cleaned = super().clean()
+        for problem in unpublishing_problems(self):
+            self.add_error("published", problem)
+        return cleaned
+
 
 @admin.register(Question)
 class QuestionAdmin(admin.ModelAdmin):
     form = QuestionForm
-    list_display = ["slug", "kind", "lesson", "choice_count"]
-    list_filter = ["lesson", "kind"]
+    list_display = ["slug", "kind", "lesson", "choice_count", "published"]
+    list_filter = ["published", "lesson", "kind"]
     search_fields = ["slug", "prompt", "choices__text"]
     inlines = [ChoiceInline]
-    fields = ["lesson", "slug", "kind", "order", "prompt", "explanation"]
+    actions = PUBLISHING_ACTIONS
+    fields = ["lesson", "slug", "kind", "order", "published", "prompt", "explanation"]
 
     class Media:
         css = {"all": ["css/admin-questions.css"]}

@@ -12,6 +12,8 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
+from .visibility import LearnerVisibleQuerySet, practice_problem, published_field
+
 
 class Course(models.Model):
     slug = models.SlugField(max_length=80, unique=True)
@@ -104,6 +106,9 @@ class Question(models.Model):
     prompt = models.TextField(help_text="Markdown with $…$ math.")
     explanation = models.TextField(blank=True, help_text="Shown once the answer may be released.")
     order = models.PositiveIntegerField(default=0)
+    published = published_field()
+
+    objects = LearnerVisibleQuerySet.as_manager()
 
     class Meta:
         ordering = ["lesson", "order", "id"]
@@ -151,10 +156,10 @@ class Choice(models.Model):
         return f"{mark} {self.text[:60]}"
 
 
-class ProblemQuerySet(models.QuerySet):
+class ProblemQuerySet(LearnerVisibleQuerySet):
     def for_practice(self) -> ProblemQuerySet:
-        """The problems learners may practise: every one not marked exam only."""
-        return self.filter(exam_only=False)
+        """The problems learners may practise: published and not marked exam only."""
+        return self.filter(practice_problem())
 
 
 class Problem(models.Model):
@@ -190,6 +195,7 @@ class Problem(models.Model):
         help_text="Wrong tries on one practice variant after which its worked solution is "
         "offered. After one wrong try a learner may give up and ask for it anyway.",
     )
+    published = published_field()
 
     objects = ProblemQuerySet.as_manager()
 
@@ -266,6 +272,9 @@ class Quiz(models.Model):
         help_text="Each attempt shows the items in its own order. Empty: on for exams, off "
         "for practice quizzes.",
     )
+    published = published_field()
+
+    objects = LearnerVisibleQuerySet.as_manager()
 
     class Meta:
         ordering = ["lesson", "title"]

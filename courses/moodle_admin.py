@@ -111,7 +111,7 @@ def moodle_import_view(model_admin: admin.ModelAdmin, request):
                 messages.success(
                     request,
                     f"Imported {len(report.imported)} item(s) into {lesson}; "
-                    f"{len(report.reported)} question(s) left out.",
+                    f"{len(report.reported)} question(s) left out. {report.publishing_note}",
                 )
                 return redirect("admin:courses_lesson_change", lesson.pk)
         else:

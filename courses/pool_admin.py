@@ -66,6 +66,14 @@ class PoolForm(forms.ModelForm):
                     f"it would keep {size}. Keep at least {items} members, or draw from it in "
                     "fewer items first."
                 )
+        published = QuizItem.objects.filter(pool=self.instance, quiz__published=True)
+        members = [*(cleaned.get("questions") or []), *(cleaned.get("problems") or [])]
+        unpublished = sorted(member.slug for member in members if not member.published)
+        if unpublished and published.exists():
+            raise forms.ValidationError(
+                f"A published quiz draws from this pool, so its members must be published: "
+                f"{', '.join(unpublished)} {'is' if len(unpublished) == 1 else 'are'} not."
+            )
         return cleaned
 
     def _foreign_members_refuse(self, cleaned: dict) -> None:

@@ -15,6 +15,7 @@ from django.utils.text import capfirst
 from courses.attempted_quizzes import attempted, items_kept, points_plan
 from courses.bank.rules import pool_draw_problem
 from courses.models import Pool, Quiz, QuizItem
+from courses.publishing import unpublished_in
 
 MOST_DRAWS = 50
 
@@ -26,8 +27,9 @@ class DrawsRefused(ValueError):
 def quiz_draws_add(*, quiz: Quiz, pool: Pool, count: int, points: int) -> list[QuizItem]:
     """`count` new items of the quiz, each drawing from `pool` and worth `points`, after its
     last item. Refused (DrawsRefused, nothing written) for a pool of another course, a count
-    or points out of range, more items naming the pool than it has members, or a quiz with
-    attempts (courses.attempted_quizzes: its items stay as they are)."""
+    or points out of range, more items naming the pool than it has members, unpublished
+    members drawn by a published quiz, or a quiz with attempts (courses.attempted_quizzes: its
+    items stay as they are)."""
     if not 1 <= count <= MOST_DRAWS:
         raise DrawsRefused(f"Draw between 1 and {MOST_DRAWS} members at a time.")
     if points < 1:
@@ -37,11 +39,18 @@ def quiz_draws_add(*, quiz: Quiz, pool: Pool, count: int, points: int) -> list[Q
     with transaction.atomic():
         # One writer at a time per quiz: two instructors adding draws together could otherwise
         # both pass the size check.
-        Quiz.objects.select_for_update().filter(pk=quiz.pk).values_list("pk").get()
+        published = (
+            Quiz.objects.select_for_update().filter(pk=quiz.pk).values_list("published", flat=True)
+        ).get()
         plan = points_plan(quiz=quiz)
         if attempted(plan):
             raise DrawsRefused(capfirst(items_kept(plan)))
         items = list(quiz.items.order_by("order", "pk").values_list("pool_id", flat=True))
+        # A published quiz holds only published content (courses.publishing).
+        unpublished = unpublished_in([(len(items) + 1, None, None, pool)]) if published else []
+        if unpublished:
+            listed = "; ".join(str(found) for found in unpublished)
+            raise DrawsRefused(f"A published quiz holds only published content: {listed}.")
         numbers = [n for n, pool_id in enumerate(items, start=1) if pool_id == pool.pk]
         numbers += list(range(len(items) + 1, len(items) + count + 1))
         problem = pool_draw_problem(pool=f"“{pool.title}”", size=pool.size(), items=numbers)

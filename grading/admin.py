@@ -14,6 +14,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from courses.admin import MarkupFieldsForm, markup_preview
+from courses.admin_publishing import PUBLISHING_ACTIONS, unpublishing_problems
 from courses.markup import MarkupError, render_markup
 from courses.models import Misconception, Problem
 from courses.pool_admin import MemberMoveForm
@@ -61,6 +62,8 @@ class ProblemForm(MemberMoveForm, MarkupFieldsForm):
 
     def clean(self):
         cleaned = super().clean()
+        for problem in unpublishing_problems(self):
+            self.add_error("published", problem)
         family = cleaned.get("family")
         if family == engine.FORMULA_FAMILY and not cleaned.get("params"):
             # A new formula problem starts from a small working example, then opens in its form.
@@ -93,8 +96,9 @@ class ProblemForm(MemberMoveForm, MarkupFieldsForm):
 @admin.register(Problem)
 class ProblemAdmin(FormulaEditorMixin, admin.ModelAdmin):
     form = ProblemForm
-    list_display = ["title", "slug", "family", "lesson", "tolerance", "exam_only"]
-    list_filter = ["lesson", "family", "exam_only"]
+    list_display = ["title", "slug", "family", "lesson", "tolerance", "exam_only", "published"]
+    list_filter = ["published", "lesson", "family", "exam_only"]
+    actions = PUBLISHING_ACTIONS
     search_fields = ["title", "slug", "family", "prompt"]
     readonly_fields = ["variant_preview", "formula_editor"]
     fieldsets = [
@@ -106,6 +110,7 @@ class ProblemAdmin(FormulaEditorMixin, admin.ModelAdmin):
                     "title",
                     "slug",
                     "order",
+                    "published",
                     "prompt",
                     "exam_only",
                     "solution_after_tries",

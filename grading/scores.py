@@ -17,6 +17,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Max, Q, QuerySet
 
 from courses.models import Quiz
+from courses.visibility import practice_problem
 from grading import policy
 from grading.models import Attempt, Response, ScoreChange, counted_attempt
 
@@ -24,9 +25,9 @@ from grading.models import Attempt, Response, ScoreChange, counted_attempt
 # submission, and a running score would tell which of them are right.
 SUBMITTED = Q(status=Attempt.Status.SUBMITTED)
 
-# A streak that reached PracticeStreak.MASTERY; an exam-only problem is never practised, so a
-# streak left from before it became exam-only does not count.
-MASTERED = Q(mastered_at__isnull=False, problem__exam_only=False)
+# A streak that reached PracticeStreak.MASTERY on a problem learners may practise now: a streak
+# left from before it became exam-only, or unpublished, does not count.
+MASTERED = Q(mastered_at__isnull=False) & practice_problem("problem__")
 
 
 class Scored(Protocol):

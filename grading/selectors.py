@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import NamedTuple
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, Max, Prefetch, Q, Sum
+from django.db.models import Count, Max, Prefetch, Q, QuerySet, Sum
 
 from courses.models import Choice, Lesson, Misconception, Problem, Quiz, QuizItem
 from grading import draws, ordering, policy, scores
@@ -105,8 +105,9 @@ def lesson_progress(
 
 
 def practice_problem(*, slug: str) -> Problem:
-    """A problem with its lesson and course; raises Problem.DoesNotExist."""
-    return Problem.objects.select_related("lesson__course").get(slug=slug)
+    """A published problem with its lesson and course (an exam-only one too, so that practising
+    it is refused with the reason); raises Problem.DoesNotExist."""
+    return Problem.objects.for_learners().select_related("lesson__course").get(slug=slug)
 
 
 def practice_lesson(*, slug: str) -> Lesson:
@@ -157,9 +158,15 @@ def misconceptions_by_code(codes: Iterable[str]) -> dict[str, Misconception]:
 
 
 def quiz_detail(*, slug: str) -> Quiz:
-    """A quiz with its lesson, course and item count; raises Quiz.DoesNotExist."""
+    """A published quiz with its lesson, course and item count; raises Quiz.DoesNotExist."""
+    return quiz_to_preview(slug=slug, quizzes=Quiz.objects.for_learners())
+
+
+def quiz_to_preview(*, slug: str, quizzes: QuerySet[Quiz] | None = None) -> Quiz:
+    """quiz_detail for an instructor's preview: published or not; raises Quiz.DoesNotExist."""
     return (
-        Quiz.objects.select_related("lesson__course")
+        (Quiz.objects.all() if quizzes is None else quizzes)
+        .select_related("lesson__course")
         .annotate(item_count=Count("items"), points=Sum("items__points"))
         .get(slug=slug)
     )

@@ -10,11 +10,12 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, Max, Prefetch, Q, QuerySet
+from django.db.models import Count, Max, Prefetch, QuerySet
 from django.urls import reverse
 from lti_tool.models import LtiDeployment, LtiMembership, LtiRegistration
 
 from courses.models import Lesson, Quiz
+from courses.visibility import practice_problem
 from grading import scores
 from grading.models import Attempt, PracticeStreak
 from lti import access, tenancy
@@ -233,7 +234,7 @@ def deep_linking_choices(
     lessons = list(
         tenancy.lessons_granted(registration=registration, deployment=deployment)
         .select_related("course")
-        .annotate(problem_count=Count("problems", filter=Q(problems__exam_only=False)))
+        .annotate(problem_count=Count("problems", filter=practice_problem("problems__")))
         .filter(problem_count__gt=0)
         .order_by("course__title", "order")
     )

@@ -86,6 +86,7 @@ class QuestionFactory(factory.django.DjangoModelFactory):
     slug = factory.Sequence(lambda n: f"q-{n}")
     kind = Question.Kind.SINGLE
     prompt = "What is $\\operatorname{Var}(q \\cdot k)$?"
+    published = True  # tests assume learners see it; the model's own default is unpublished
 
 
 class ChoiceFactory(factory.django.DjangoModelFactory):
@@ -106,6 +107,7 @@ class ProblemFactory(factory.django.DjangoModelFactory):
     title = "Variance of a dot product"
     family = "dot-variance"
     params = factory.LazyFunction(dict)
+    published = True  # tests assume learners see it; the model's own default is unpublished
 
 
 class QuizFactory(factory.django.DjangoModelFactory):
@@ -115,6 +117,7 @@ class QuizFactory(factory.django.DjangoModelFactory):
     lesson = factory.SubFactory(LessonFactory)
     slug = factory.Sequence(lambda n: f"quiz-{n}")
     title = factory.Sequence(lambda n: f"Quiz {n}")
+    published = True  # tests assume learners see it; the model's own default is unpublished
 
 
 class QuizItemFactory(factory.django.DjangoModelFactory):

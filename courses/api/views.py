@@ -115,8 +115,10 @@ class QuizList(_ContentList):
     query_serializer = QuizQuerySerializer
 
     def get_queryset(self):
-        return Quiz.objects.select_related("lesson__course").order_by(
-            "lesson__order", "title", "id"
+        return (
+            Quiz.objects.for_learners()
+            .select_related("lesson__course")
+            .order_by("lesson__order", "title", "id")
         )
 
 
@@ -129,8 +131,10 @@ class QuizDetail(_ContentDetail):
         items = QuizItem.objects.select_related("question", "problem", "pool").order_by(
             "order", "id"
         )
-        return Quiz.objects.select_related("lesson__course").prefetch_related(
-            Prefetch("items", queryset=items)
+        return (
+            Quiz.objects.for_learners()
+            .select_related("lesson__course")
+            .prefetch_related(Prefetch("items", queryset=items))
         )
 
 

@@ -28,6 +28,7 @@ from ..models import (
     Quiz,
     QuizItem,
 )
+from ..publishing import unpublish_problems
 from .issues import BankError, BankIssue
 from .pool_members import foreign_members_refuse
 from .schema import (
@@ -283,6 +284,7 @@ def _write_bank(bank: dict, *, by: AbstractBaseUser | None, dry_run: bool) -> Im
             raise BankError(
                 [BankIssue(f"quiz {item['slug']}.items", "cannot remove items learners answered")]
             ) from exc
+    _check_other_quizzes(summary.lesson, questions.values(), problems.values())
     return summary
 
 
@@ -334,3 +336,14 @@ def _attempted_quiz_points(
     else:
         done = points_change(quiz=quiz, points=points, by=by)
         summary.regrades.append(f"quiz {quiz.slug}: regraded: {done.outcome()}")
+
+
+def _check_other_quizzes(lesson: str, questions, problems) -> None:
+    """A published quiz of another lesson may hold this bank's content: the bank may not
+    unpublish it under that quiz (its own quizzes were checked with the bank)."""
+    refused = unpublish_problems(
+        questions=[question for question in questions if not question.published],
+        problems=[problem for problem in problems if not problem.published],
+    )
+    if refused:
+        raise BankError([BankIssue(f"lesson {lesson}", problem) for problem in refused])

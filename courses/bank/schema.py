@@ -252,6 +252,10 @@ def required(name: str, kind: Kind, **options: Any) -> Field:
     return Field(name, kind, required=True, **options)
 
 
+# Left out: the file's `published`; left out there too, a new row starts unpublished and a stored
+# one keeps its state (bank.publishing fills in true or false before anything is written).
+PUBLISHED = Field("published", Flag(), sparse=True)
+
 COURSE = Entity(
     "course",
     (
@@ -311,6 +315,7 @@ QUESTION = Entity(
         required("prompt", Text(), markup=True),
         Field("explanation", Text(), markup=True),
         Field("choices", ListOf(CHOICE, label="choice")),
+        PUBLISHED,
     ),
     key="slug",
     model=Question,
@@ -328,6 +333,7 @@ PROBLEM = Entity(
         Field("tolerance", Nested(TOLERANCE, flatten=True), sparse=True),
         Field("exam_only", Flag(), default=False, sparse=True),
         Field("solution_after_tries", Whole(minimum=1), default=3, sparse=True),
+        PUBLISHED,
     ),
     key="slug",
     model=Problem,
@@ -375,6 +381,7 @@ QUIZ = Entity(
         Field("shuffle_items", Flag(), sparse=True),
         Field("shuffle_choices", Flag(), sparse=True),
         Field("items", ListOf(QUIZ_ITEM, label="item", empty="a quiz needs at least one item")),
+        PUBLISHED,
     ),
     key="slug",
     model=Quiz,
@@ -395,6 +402,7 @@ DOCUMENT = Entity(
         required("format", Const(BANK_FORMAT)),
         required("course", Nested(COURSE)),
         required("lesson", Nested(LESSON)),
+        PUBLISHED,
         *SECTIONS,
     ),
 )

@@ -15,6 +15,7 @@ from typing import Any
 from ..markup import check_markup
 from . import rules
 from .issues import BankError, BankIssue
+from .publishing import published_quiz_issues, resolve_published
 from .schema import DOCUMENT, KEY_TERM, POOL, QUIZ, Entity, Field, ListOf, Nested, Ref, Refs
 
 
@@ -135,6 +136,9 @@ def validate_bank(document: Any, *, source: str = "bank") -> dict:
         reader.field(spec, raw, "", bank)
     _check_content(reader)
     _check_keys_owned_elsewhere(reader, bank["lesson"]["slug"])
+    resolve_published(reader.found, file_published=bank["published"])
+    for where, message in published_quiz_issues(reader.found):
+        reader.add(where, message)
     if reader.issues:
         raise BankError(reader.issues)
     return bank

@@ -4,7 +4,8 @@ all in one transaction. Any error raises MoodleXmlError before a row is written.
 Imported questions are always new rows, as in Moodle's own import: a slug comes from the
 question's name, and a slug already taken (by any lesson, or earlier in the file) gets the next
 free suffix (`-2`, `-3`…), so an import never overwrites an existing question or problem.
-Every rename, note and left-out question is in the report.
+Every rename, note and left-out question is in the report. What is imported starts unpublished
+(the model's default; the report says so): an instructor publishes it once it is checked.
 
 With a pool named, every imported question and problem also joins it, as a Moodle import fills a
 category its random questions draw from; the pool must be one of the lesson's course
@@ -59,9 +60,20 @@ class MoodleImportReport:
     pool: str | None = None
     written: bool = False
 
+    @property
+    def publishing_note(self) -> str:
+        """What the instructor does next: imported content is not yet seen by learners."""
+        if not self.imported:
+            return ""
+        return (
+            "Imported questions and problems start unpublished: learners see them once you "
+            "publish them (the “Publish selected” action of the question and problem lists)."
+        )
+
     def lines(self) -> list[str]:
         verb = "imported" if self.written else "to import"
         out = [f"{verb} into lesson {self.lesson}: {item}" for item in self.imported]
+        out += [self.publishing_note] if self.publishing_note else []
         out += [str(item) for item in self.reported]
         out += [
             f"category {name!r}: not kept; its questions go into the lesson"

@@ -62,12 +62,12 @@ def item_to_answer(*, attempt: Attempt, item_id: int) -> QuizItem | None:
 
 
 def quiz_to_start(*, scope: Scope, slug: str) -> Quiz | None:
-    return scope.courses(Quiz.objects.all(), "lesson__course").filter(slug=slug).first()
+    return scope.courses(Quiz.objects.for_learners(), "lesson__course").filter(slug=slug).first()
 
 
 def problem_to_practise(*, scope: Scope, slug: str) -> Problem | None:
     # An exam-only problem is found, so that practising it is refused with the reason.
-    rows = scope.courses(Problem.objects.select_related("lesson"), "lesson__course")
+    rows = scope.courses(Problem.objects.for_learners().select_related("lesson"), "lesson__course")
     return rows.filter(slug=slug).first()
 
 

@@ -19,6 +19,7 @@ from django.db.models import Max
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
+from courses import publishing
 from courses.models import Quiz, QuizItem
 from grading import accommodations, draws, scores
 from grading.models import Attempt, Variant
@@ -180,6 +181,9 @@ def attempt_start_or_resume(
             # a due date of their own.
             rules = accommodations.learner_rules(quiz=quiz, user=user)
             problem = accommodations.availability_error(rules=rules, now=now)
+            # Refused rather than started without the item: a learner never meets content
+            # its instructor has not released (courses.publishing).
+            problem = problem or publishing.start_refusal(quiz)
             if problem:
                 raise QuizNotOpen(problem)
             # Previews made before the user was a learner here use up no attempt.

@@ -22,7 +22,7 @@ from grading.views.refusals import found
 @login_required
 def quiz_preview(request: HttpRequest, slug: str) -> HttpResponse:
     """POST: resume the user's preview in progress, or start one; `fresh=1` starts a new one."""
-    quiz = found(selectors.quiz_detail, missing="No such quiz.", slug=slug)
+    quiz = found(selectors.quiz_to_preview, missing="No such quiz.", slug=slug)
     if not may_preview(user=request.user, quiz=quiz):
         raise Http404("No such quiz.")
     attempt = preview_start(user=request.user, quiz=quiz, fresh=request.POST.get("fresh") == "1")

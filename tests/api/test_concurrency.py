@@ -82,7 +82,11 @@ def test_two_starts_at_the_attempt_limit_leave_the_allowed_attempts(lms, exam):
     user = Learner.objects.get(external_id="stud-1").user
     for round_ in range(ROUNDS):
         quiz = Quiz.objects.create(
-            lesson=exam.lesson, slug=f"limit-{round_}", title="Limit", attempts_allowed=2
+            lesson=exam.lesson,
+            slug=f"limit-{round_}",
+            title="Limit",
+            attempts_allowed=2,
+            published=True,
         )
         attempt_submit(attempt=attempt_start(user=user, quiz=quiz))
 
@@ -164,7 +168,11 @@ def test_right_answers_to_two_items_at_once_both_count_in_the_score(lms, practic
 
 def _limited_quiz(exam, slug: str, attempts_allowed: int | None) -> Quiz:
     return Quiz.objects.create(
-        lesson=exam.lesson, slug=slug, title="Starts", attempts_allowed=attempts_allowed
+        lesson=exam.lesson,
+        slug=slug,
+        title="Starts",
+        attempts_allowed=attempts_allowed,
+        published=True,
     )
 
 

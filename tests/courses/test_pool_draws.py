@@ -153,3 +153,20 @@ def test_staff_who_may_not_change_quizzes_get_no_page(client):
     assert not QuizItem.objects.filter(quiz=quiz).exists()
     client.logout()
     assert client.get(draws_url(quiz)).status_code == 302  # to the admin's sign-in
+
+
+def test_a_published_quiz_draws_from_no_pool_with_an_unpublished_member():
+    quiz = QuizFactory()
+    pool = pool_with(quiz.lesson, questions=2)
+    pool.questions.add(QuestionFactory(lesson=quiz.lesson, slug="q-draft", published=False))
+    before = items(quiz)
+    with pytest.raises(DrawsRefused) as refusal:
+        quiz_draws_add(quiz=quiz, pool=pool, count=2, points=1)
+    assert str(refusal.value) == (
+        f"A published quiz holds only published content: item 1: question q-draft in pool "
+        f"{pool.slug} is not published."
+    )
+    assert items(quiz) == before
+    quiz.published = False
+    quiz.save()
+    assert len(quiz_draws_add(quiz=quiz, pool=pool, count=2, points=1)) == 2

@@ -52,6 +52,7 @@ def formula_problem(lesson: Lesson, slug: str = "variance-by-formula") -> Proble
         family="formula",
         params=FORMULA_PARAMS,
         order=99,
+        published=True,
     )
 
 

@@ -38,6 +38,7 @@ def formula_problem(shipped_bank) -> Problem:
         slug="variance-by-formula",
         family="formula",
         params=PARAMS,
+        published=True,
     )
 
 

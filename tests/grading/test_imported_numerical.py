@@ -7,6 +7,7 @@ import pytest
 from django.urls import reverse
 
 from courses.moodle_xml.importer import moodle_import
+from courses.publishing import content_publish
 from grading.services.practice import practice_answer_submit, practice_variant_new
 from tests.factories import LessonFactory, UserFactory
 
@@ -19,6 +20,8 @@ FILE = Path(__file__).parent.parent / "courses" / "moodle" / "questions.xml"
 def problem():
     lesson = LessonFactory()
     moodle_import(source=FILE.read_bytes(), file_name="questions.xml", lesson=lesson)
+    # Imported content starts unpublished; the instructor has checked it and publishes it.
+    content_publish(rows=lesson.problems.all(), published=True)
     return lesson.problems.get()
 
 

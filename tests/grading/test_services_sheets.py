@@ -137,6 +137,7 @@ def _exam_of(size: int) -> Quiz:
         mode=Quiz.Mode.EXAM,
         time_limit_minutes=60,
         show_feedback=Quiz.Feedback.AFTER_SUBMISSION,
+        published=True,
     )
     problems = Problem.objects.filter(lesson=lesson).order_by("slug")[: size // 2]
     questions = Question.objects.filter(lesson=lesson).order_by("slug")[: size - size // 2]

@@ -47,11 +47,13 @@ def test_upload_previews_without_writing_then_confirm_imports(instructor_client)
     assert "question variance-of-a-dot-product from question" in html
     assert "question &#x27;Explain the scaling&#x27; (essay, line 113): not imported" in html
     assert "Import 4 items" in html
+    assert "start unpublished" in html
     assert counts() == (0, 0, 0, 0)
     confirm = preview.context["confirm"]
     data = {name: confirm[name].value() for name in ("lesson", "file_name", "source")}
-    done = instructor_client.post(URL, {**data, "confirm": "1"})
-    assert done.status_code == 302
+    done = instructor_client.post(URL, {**data, "confirm": "1"}, follow=True)
+    assert done.redirect_chain[0][1] == 302
+    assert "start unpublished" in done.content.decode()
     assert lesson.questions.count() == 3
     assert lesson.problems.count() == 1
 

@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from courses.models import Choice, Misconception, Problem, Question
 from courses.moodle_xml.importer import UNNAMED_EXPLANATION
+from courses.publishing import content_publish
 from grading.services.attempts import attempt_start
 from grading.services.responses import response_submit
 from tests.factories import (
@@ -61,6 +62,8 @@ def test_a_wrong_pick_with_tries_left_shows_no_general_feedback(capsys, client):
     states the answer while they may still try again."""
     lesson = LessonFactory()
     run("questions.xml", lesson, capsys)
+    # Imported questions start unpublished; the instructor publishes this one.
+    content_publish(rows=Question.objects.filter(slug="variance-of-a-dot-product"), published=True)
     question = Question.objects.get(slug="variance-of-a-dot-product")
     quiz = QuizFactory(lesson=lesson, mode="practice", show_feedback="immediately")
     item = QuizItemFactory(quiz=quiz, question=question)
@@ -256,3 +259,14 @@ def test_two_right_answers_in_a_single_choice_question_are_reported(tmp_path, ca
         "question 'Half right' (multichoice, line 3): not imported: 2 answers are worth 100%" in out
     )
     assert counts() == (0, 0, 0, 0)
+
+
+def test_imported_questions_and_problems_start_unpublished_and_the_report_says_so(capsys):
+    lesson = LessonFactory()
+    out, _ = run("questions.xml", lesson, capsys)
+    assert lesson.questions.count() == 3
+    assert lesson.problems.count() == 1
+    assert not lesson.questions.filter(published=True).exists()
+    assert not lesson.problems.filter(published=True).exists()
+    assert "Imported questions and problems start unpublished" in out
+    assert not Problem.objects.for_practice().exists()

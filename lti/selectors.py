@@ -15,7 +15,7 @@ from django.urls import reverse
 from lti_tool.models import LtiDeployment, LtiMembership, LtiRegistration
 
 from courses.models import Lesson, Quiz
-from courses.visibility import practice_problem
+from courses.visibility import learner_visible, practice_problem
 from grading import scores
 from grading.models import Attempt, PracticeStreak
 from lti import access, tenancy
@@ -220,25 +220,51 @@ def learner_lms_subjects(*, user_ids: Collection[int]) -> dict[int, tuple[int, s
     return {user_id: (registration_id, sub) for user_id, registration_id, sub in identities}
 
 
+def _placeable(
+    *, registration: LtiRegistration | int, deployment: LtiDeployment | int | None
+) -> tuple[QuerySet[Quiz], QuerySet[Lesson]]:
+    # What a link may open: the granted courses' published quizzes (a learner could not open an
+    # unpublished one) and their lessons with problems learners may practise.
+    quizzes = tenancy.quizzes_granted(registration=registration, deployment=deployment).filter(
+        learner_visible()
+    )
+    lessons = (
+        tenancy.lessons_granted(registration=registration, deployment=deployment)
+        .annotate(problem_count=Count("problems", filter=practice_problem("problems__")))
+        .filter(problem_count__gt=0)
+    )
+    return quizzes, lessons
+
+
 def deep_linking_choices(
     *, registration: LtiRegistration | int, deployment: LtiDeployment | int | None
 ) -> tuple[list[Quiz], list[Lesson]]:
-    """What an instructor may place in the LMS: every quiz, and every lesson with problems, of
-    the courses granted to the LMS's registration (through its deployment)."""
-    quizzes = list(
-        tenancy.quizzes_granted(registration=registration, deployment=deployment)
-        .select_related("lesson__course")
-        .annotate(item_count=Count("items"))
-        .order_by("lesson__course__title", "lesson__order", "title")
+    """What an instructor may place in the LMS: every published quiz, and every lesson with
+    problems to practise, of the courses granted to the LMS's registration (through its
+    deployment)."""
+    quizzes, lessons = _placeable(registration=registration, deployment=deployment)
+    return (
+        list(
+            quizzes.select_related("lesson__course")
+            .annotate(item_count=Count("items"))
+            .order_by("lesson__course__title", "lesson__order", "title")
+        ),
+        list(lessons.select_related("course").order_by("course__title", "order")),
     )
-    lessons = list(
-        tenancy.lessons_granted(registration=registration, deployment=deployment)
-        .select_related("course")
-        .annotate(problem_count=Count("problems", filter=practice_problem("problems__")))
-        .filter(problem_count__gt=0)
-        .order_by("course__title", "order")
-    )
-    return quizzes, lessons
+
+
+def deep_linking_choice(
+    *,
+    registration: LtiRegistration | int,
+    deployment: LtiDeployment | int | None,
+    kind: str,
+    slug: str,
+) -> Quiz | Lesson | None:
+    """The quiz ("quiz") or practice set ("practice") the picker posted, if it is one of
+    `deep_linking_choices`; None otherwise."""
+    quizzes, lessons = _placeable(registration=registration, deployment=deployment)
+    found = {"quiz": quizzes, "practice": lessons}.get(kind)
+    return None if found is None else found.filter(slug=slug).first()
 
 
 def registrations_with_deployments() -> list[LtiRegistration]:

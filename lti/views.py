@@ -25,7 +25,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from lti import access, keys, selectors, tenancy
+from lti import access, keys, selectors
 from lti.deep_linking import LtiServiceError, deep_linking_respond
 from lti.launch.accept import launch_accept
 from lti.launch.login import NONCE_LIFETIME, login_initiate, state_cookie_name
@@ -207,11 +207,7 @@ def deep_linking(request: HttpRequest, token: str) -> HttpResponse:
     error = ""
     if request.method == "POST":
         kind, _, slug = request.POST.get("content", "").partition(":")
-        content = None
-        if kind == "quiz":
-            content = tenancy.quizzes_granted(**granted).filter(slug=slug).first()
-        elif kind == "practice":
-            content = tenancy.lessons_granted(**granted).filter(slug=slug).first()
+        content = selectors.deep_linking_choice(**granted, kind=kind, slug=slug)
         if content is None:
             error = "Choose a quiz or a practice set."
         else:

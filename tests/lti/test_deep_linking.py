@@ -10,6 +10,7 @@ import jwt
 import pytest
 from django.urls import reverse
 
+from courses.models import Quiz
 from lti.models import LineItem, LinkTarget
 from tests.lti.fake_lms import CLAIM, INSTRUCTOR, LEARNER, launch_as
 
@@ -115,6 +116,30 @@ def test_an_unknown_choice_is_refused_and_the_picker_stays(client, platform, qui
     assert response.status_code == 400
     assert "Choose a quiz or a practice set." in response.content.decode()
     assert client.get(url).status_code == 200
+
+
+def test_an_unpublished_quiz_is_neither_offered_nor_signed_until_it_is_published(
+    client, platform, quiz
+):
+    """A learner launched into an unpublished quiz would find nothing, so the picker places
+    only what learners may open."""
+    Quiz.objects.filter(pk=quiz.pk).update(published=False)
+    url = picker(client, platform)
+    assert f'value="quiz:{quiz.slug}"' not in client.get(url).content.decode()
+    response = client.post(url, {"content": f"quiz:{quiz.slug}"})
+    assert response.status_code == 400
+    assert 'name="JWT"' not in response.content.decode()
+    assert not LinkTarget.objects.filter(quiz=quiz).exists()
+    Quiz.objects.filter(pk=quiz.pk).update(published=True)
+    assert f'value="quiz:{quiz.slug}"' in client.get(url).content.decode()
+    assert 'name="JWT"' in client.post(url, {"content": f"quiz:{quiz.slug}"}).content.decode()
+
+
+def test_a_practice_set_of_only_unpublished_problems_is_not_offered(client, platform, lesson):
+    lesson.problems.update(published=False)
+    url = picker(client, platform)
+    assert f'value="practice:{lesson.slug}"' not in client.get(url).content.decode()
+    assert client.post(url, {"content": f"practice:{lesson.slug}"}).status_code == 400
 
 
 def test_another_session_cannot_use_the_picker(client, platform, quiz, django_user_model):

@@ -23,5 +23,6 @@ urlpatterns = [
     path("", include("courses.api.urls")),
     path("", include("teaching.api.urls")),
     # Anything else under /api/v1/ is a 404 in the API's error shape, not an HTML page.
-    re_path(r"^.*$", endpoint_not_found),
+    # [\s\S], not a dot: a path with a line break in it (%0A) must land here too.
+    re_path(r"^[\s\S]*$", endpoint_not_found),
 ]

@@ -99,6 +99,15 @@ def test_unknown_paths_under_the_api_are_404_in_the_shape(lms):
     assert_error(lms.client().get("/api/v1/no/such/thing/"), 404, "not_found")
 
 
+@pytest.mark.parametrize(
+    "path", ["/api/v1/quizzes/a%0Ab/statistics.csv", "/api/v1/no/such%0D%0Athing/", "/api/v1/%0A"]
+)
+def test_a_path_with_a_line_break_is_a_404_in_the_shape_too(lms, path):
+    """A slug no endpoint matches, with a line break in it, still gets the API's JSON 404 (the
+    catch-all once missed it: a regular expression's dot does not match a line break)."""
+    assert_error(lms.client().get(path), 404, "not_found")
+
+
 def test_method_not_allowed(lms):
     assert_error(lms.client().delete("/api/v1/courses/"), 405, "method_not_allowed")
 

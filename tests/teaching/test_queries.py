@@ -101,12 +101,13 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 
 # The most queries each page may take, whatever the size: the session and the user (2), then
 # - courses: the courses taught with the role and counts (1), whether any (1);
-# - course: the course (1), its lessons (1), their quizzes with item counts (1), attempt counts (1);
-# - results: the quiz (1), items (1), the learners with an attempt (1), LMS courses (1 with the
-#   lti app's provider, pinned in tests/lti/test_course_roles.py; none with this file's
-#   stand-in), the course's roles and the LMS learners without an attempt (2), the page's
-#   attempts (1), their answers (1), overrides (1), the quiz's LMS links the user may open
-#   (1, lti.selectors.quiz_link_views);
+# - course: the course (1), its overdue attempts closed first (1, grading/services/overdue.py),
+#   its lessons (1), their quizzes with item counts (1), attempt counts (1);
+# - results: the quiz (1), the quiz's overdue attempts closed first (1), items (1), the
+#   learners with an attempt (1), LMS courses (1 with the lti app's provider, pinned in
+#   tests/lti/test_course_roles.py; none with this file's stand-in), the course's roles and
+#   the LMS learners without an attempt (2), the page's attempts (1), their answers (1),
+#   overrides (1), the quiz's LMS links the user may open (1, lti.selectors.quiz_link_views);
 # - gradebook: the same for every learner, without answers and overrides;
 # - attempt: the attempt (1), grading.selectors.attempt_sheet (items, choices, variants,
 #   responses, their choices, overrides: 6), the misconceptions named (1), its score changes (1),
@@ -140,10 +141,10 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 #   it closes (1), the course's quizzes for the form (1).
 PAGES = {
     "courses": 4,
-    "course": 6,
-    "results": 11,
-    "results, every attempt grouped": 11,
-    "gradebook": 8,
+    "course": 7,
+    "results": 12,
+    "results, every attempt grouped": 12,
+    "gradebook": 9,
     "attempt": 13,
     "override": 8,
     "regrade": 15,

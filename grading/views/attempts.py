@@ -56,6 +56,7 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "answers_release_at": answers_release_at(quiz),
         "tries_rule": quiz_rules.tries_rule(quiz),
         "time_rule": quiz_rules.time_rule(rules),
+        "overdue_rule": quiz_rules.overdue_rule(quiz=quiz, rules=rules),
         "accommodation_rules": quiz_rules.accommodation_rules(rules),
     }
     return render(request, "grading/quiz_detail.html", context)

@@ -13,7 +13,7 @@ from django.tasks import default_task_backend
 from django.utils import timezone
 
 from courses.models import Quiz
-from grading import policy, scores
+from grading import accommodations, policy, quiz_rules, scores
 from grading.models import Attempt, Response
 from grading.services.accommodations import AccommodationTerms, accommodation_set
 from grading.services.attempts import attempt_start, attempt_submit
@@ -277,3 +277,49 @@ def test_the_sweep_command_closes_every_overdue_attempt(exam):
     call_command("close_overdue_attempts", stdout=out)
     assert out.getvalue() == "Closed 2 overdue attempts.\n"
     assert {fresh(a).status for a in overdue} == {Attempt.Status.SUBMITTED}
+
+
+# --- what the quiz page says ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("handling", "grace", "said"),
+    [
+        (
+            Quiz.OverdueHandling.SUBMIT,
+            0,
+            "If you have not submitted, the answers you saved are submitted.",
+        ),
+        (
+            Quiz.OverdueHandling.NO_SCORE,
+            0,
+            "If you have not submitted, the attempt is closed unsubmitted, with no score.",
+        ),
+        (
+            Quiz.OverdueHandling.SUBMIT,
+            1,
+            "You may still submit for 1 minute (no answer is saved "
+            "after the deadline); then, if you have not, the answers you saved are submitted.",
+        ),
+        (
+            Quiz.OverdueHandling.NO_SCORE,
+            5,
+            "You may still submit for 5 minutes (no answer is "
+            "saved after the deadline); then, if you have not, the attempt is closed unsubmitted, "
+            "with no score.",
+        ),
+    ],
+)
+def test_the_quiz_rules_say_what_happens_when_time_runs_out(exam, handling, grace, said):
+    quiz_sets(exam, overdue_handling=handling, grace_minutes=grace)
+    rules = accommodations.learner_rules(quiz=exam.quiz, user=UserFactory())
+    assert quiz_rules.overdue_rule(quiz=exam.quiz, rules=rules) == said
+
+
+def test_without_a_time_limit_or_a_close_the_rules_say_nothing_of_it(exam):
+    quiz_sets(exam, time_limit_minutes=None)
+    rules = accommodations.learner_rules(quiz=exam.quiz, user=UserFactory())
+    assert quiz_rules.overdue_rule(quiz=exam.quiz, rules=rules) == ""
+    quiz_sets(exam, closes_at=NOW)
+    rules = accommodations.learner_rules(quiz=exam.quiz, user=UserFactory())
+    assert quiz_rules.overdue_rule(quiz=exam.quiz, rules=rules).startswith("If you have not")

@@ -60,6 +60,14 @@ def test_the_learner_pages_close_an_overdue_attempt_first(exam, learner, learner
     assert f'href="{reverse("attempt-take", args=[attempt.pk])}"' not in body
 
 
+def test_the_quiz_page_says_what_happens_when_time_runs_out(exam, learner_client):
+    body = learner_client.get(reverse("quiz-detail", args=[exam.quiz.slug])).content.decode()
+    assert (
+        "<dd data-overdue-rule>If you have not submitted, the answers you saved are submitted.</dd>"
+        in body
+    )
+
+
 def test_the_learner_results_say_it_was_submitted_automatically(exam, learner, learner_client):
     attempt = left_open(exam, learner)
     body = learner_client.get(reverse("attempt-results", args=[attempt.pk])).content.decode()

@@ -80,6 +80,12 @@ def _attempt_or_404(request: HttpRequest, pk: int) -> Attempt:
     )
 
 
+GRACE = (
+    "Time is up: answers are no longer saved. Submit now, within the few minutes this quiz "
+    "allows, to have the answers you saved by the deadline graded."
+)
+
+
 def _closed(request: HttpRequest, attempt: Attempt, message: str) -> HttpResponse:
     messages.warning(request, message)
     return redirect("attempt-results", pk=attempt.pk)
@@ -93,8 +99,13 @@ def attempt_take(request: HttpRequest, pk: int) -> HttpResponse:
         return _closed(request, attempt, attempt_services.time_up_message(attempt))
     if attempt.status != Attempt.Status.IN_PROGRESS:
         return redirect("attempt-results", pk=attempt.pk)
-    rows = selectors.attempt_sheet(attempt=attempt)
     now = timezone.now()
+    if not attempt_services.answers_accepted(attempt=attempt, now=now):
+        # The quiz's grace period: the countdown's reload lands here, and the page to be on is
+        # the one that submits (the attempt page would reload itself again at once).
+        messages.warning(request, GRACE)
+        return redirect("attempt-submit", pk=attempt.pk)
+    rows = selectors.attempt_sheet(attempt=attempt)
     immediate = policy.immediate_feedback(attempt.quiz)
     # The verdict shown is the latest answer's, or the latest counted one's when the latest
     # could not be read (its message sits by the box instead).

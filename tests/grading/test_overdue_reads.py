@@ -164,3 +164,18 @@ def test_the_apis_give_no_score_for_an_attempt_never_submitted(exam):
     assert (grade["score"], grade["attempts"], grade["submitted_attempts"]) == (None, 1, 0)
     (row,) = api.get("/api/v1/attempts/").json()["results"]
     assert (row["status"], row["score"]) == ("never_submitted", None)
+
+
+def test_in_the_grace_period_the_attempt_page_leads_to_submitting(exam, learner, learner_client):
+    Quiz.objects.filter(pk=exam.quiz.pk).update(grace_minutes=90)
+    attempt = left_open(exam, learner)
+    take = learner_client.get(reverse("attempt-take", args=[attempt.pk]), follow=True)
+    assert take.redirect_chain == [(reverse("attempt-submit", args=[attempt.pk]), 302)]
+    assert "Time is up: answers are no longer saved" in take.content.decode()
+    learner_client.post(reverse("attempt-submit", args=[attempt.pk]))
+    submitted = Attempt.objects.get(pk=attempt.pk)
+    assert (submitted.status, submitted.late, submitted.score) == (
+        Attempt.Status.SUBMITTED,
+        False,
+        2.0,
+    )

@@ -36,6 +36,7 @@ def attempt_in_progress(
         user=user, quiz=quiz, preview=preview, status=Attempt.Status.IN_PROGRESS
     ).first()
     if current is not None:
+        current.quiz = quiz  # its grace period is the quiz's: no query for it
         attempt_expire_if_overdue(attempt=current, now=now)
         if current.status == Attempt.Status.IN_PROGRESS:
             return current
@@ -159,12 +160,17 @@ def attempt_rescore(*, attempt: Attempt) -> None:
     """
     points = {item.id: item.points for item in attempt.quiz.items.all()}
     attempt.max_score = float(sum(points.values()))
-    attempt.score = scores.attempt_points(
-        attempt=attempt,
-        points=points,
-        responses=attempt.responses.all(),
-        overrides=scores.item_overrides(attempt=attempt),
-    )
+    if attempt.status == Attempt.Status.NEVER_SUBMITTED:
+        # Closed unsubmitted when time ran out, at a quiz that says so: no score, whatever its
+        # saved answers (or a regrade of them) would give.
+        attempt.score = 0.0
+    else:
+        attempt.score = scores.attempt_points(
+            attempt=attempt,
+            points=points,
+            responses=attempt.responses.all(),
+            overrides=scores.item_overrides(attempt=attempt),
+        )
     attempt.save(update_fields=["score", "max_score", "updated_at"])
 
 
@@ -202,14 +208,11 @@ def _close(*, locked: Attempt, status: str, closed_at: datetime, late: bool) -> 
     locked.status = status
     locked.submitted_at = closed_at
     locked.late = late
-    if status == Attempt.Status.NEVER_SUBMITTED:
-        # Counted nowhere as a score: no passback, and 0 rather than a grade of saved answers.
-        locked.score = 0.0
-        locked.save(update_fields=["status", "submitted_at", "late", "score", "updated_at"])
-        return
     locked.save(update_fields=["status", "submitted_at", "late", "updated_at"])
     attempt_rescore(attempt=locked)
-    hooks_after_commit("SOFTGRADE_ATTEMPT_SUBMITTED_HOOKS", attempt=locked)
+    # One never submitted counts nowhere as a score: the LMS hears nothing of it.
+    if status == Attempt.Status.SUBMITTED:
+        hooks_after_commit("SOFTGRADE_ATTEMPT_SUBMITTED_HOOKS", attempt=locked)
 
 
 def attempt_expire_if_overdue(*, attempt: Attempt, now: datetime | None = None) -> bool:
@@ -218,10 +221,10 @@ def attempt_expire_if_overdue(*, attempt: Attempt, now: datetime | None = None) 
     (answers are refused from the deadline on, so every saved one counts), or never submitted,
     with no score. True when this call closed it."""
     now = now or timezone.now()
-    if attempt.status != Attempt.Status.IN_PROGRESS:
+    # Before the deadline the quiz (for its grace period) is not even read.
+    if attempt.status != Attempt.Status.IN_PROGRESS or not attempt.deadline:
         return False
-    closes_at = attempt_closes_at(attempt)
-    if closes_at is None or now < closes_at:
+    if now < attempt.deadline or now < attempt_closes_at(attempt):
         return False
     with transaction.atomic():
         locked = Attempt.objects.select_for_update().select_related("quiz").get(pk=attempt.pk)

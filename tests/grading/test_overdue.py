@@ -16,7 +16,7 @@ from courses.models import Quiz
 from grading import accommodations, policy, quiz_rules, scores
 from grading.models import Attempt, Response
 from grading.services.accommodations import AccommodationTerms, accommodation_set
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_rescore, attempt_start, attempt_submit
 from grading.services.errors import AttemptClosed
 from grading.services.overdue import attempt_close_when_due, overdue_attempts_close
 from grading.services.responses import response_submit
@@ -213,6 +213,17 @@ def test_an_attempt_left_open_at_a_no_score_quiz_is_closed_unsubmitted_with_no_s
         attempt_submit(attempt=closed, now=minutes(61))
     with pytest.raises(AttemptClosed, match="no score"):
         picks(exam, closed, "A", at=minutes(61))
+
+
+def test_a_rescore_never_gives_an_attempt_never_submitted_a_score(exam):
+    """Regrades and point changes rescore every attempt through attempt_rescore."""
+    quiz_sets(exam, overdue_handling=Quiz.OverdueHandling.NO_SCORE)
+    attempt = started(exam)
+    picks(exam, attempt, "A", at=minutes(10))
+    overdue_attempts_close(now=minutes(60))
+    closed = fresh(attempt)
+    attempt_rescore(attempt=closed)
+    assert (fresh(attempt).score, fresh(attempt).max_score) == (0.0, 5.0)
 
 
 def test_at_a_no_score_quiz_a_submission_in_time_counts_as_ever(exam, hook_calls):

@@ -126,6 +126,21 @@ def test_the_course_page_closes_the_course_overdue_attempts_first(client, exam, 
     assert status_of(attempt) == Attempt.Status.SUBMITTED
 
 
+@pytest.mark.parametrize("page", ["statistics", "learner profile"])
+def test_the_statistics_and_the_learner_profile_close_overdue_attempts_first(
+    client, exam, learner, page
+):
+    attempt = left_open(exam, learner)
+    client.force_login(instructor_of(exam))
+    if page == "statistics":
+        url = reverse("teaching:quiz-statistics", args=[exam.quiz.slug])
+    else:
+        course = exam.quiz.lesson.course
+        url = reverse("teaching:learner-profile", args=[course.slug, learner.pk])
+    assert client.get(url).status_code == 200
+    assert status_of(attempt) == Attempt.Status.SUBMITTED
+
+
 def _key(exam: Exam):
     """An API key for the exam's course and a learner its integration provisioned."""
     integration = Integration.objects.create(name="Campus LMS")
@@ -179,3 +194,10 @@ def test_in_the_grace_period_the_attempt_page_leads_to_submitting(exam, learner,
         False,
         2.0,
     )
+
+
+def test_the_statistics_api_closes_overdue_attempts_first(exam):
+    api, learner = _key(exam)
+    attempt = left_open(exam, learner)
+    assert api.get(f"/api/v1/quizzes/{exam.quiz.slug}/statistics/").status_code == 200
+    assert status_of(attempt) == Attempt.Status.SUBMITTED

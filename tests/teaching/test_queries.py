@@ -130,10 +130,10 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 #   the groups (1), a formula problem's lesson's misconceptions for the form (1; pinned with
 #   groups in test_discovery_pages.py);
 # - misconception profile: the course (1), counted answers (1), misconceptions (1), learners (1);
-# - learner profile: the course, the learner, their attempts (3), counted answers (1),
-#   misconceptions (1);
-# - statistics: the quiz (1), teaching.statistics_data.quiz_data (items, choices, attempts,
-#   responses, overrides: 5);
+# - learner profile: the course, the learner, their overdue attempts in the course closed first,
+#   their attempts (4), counted answers (1), misconceptions (1);
+# - statistics: the quiz (1), its overdue attempts closed first (1),
+#   teaching.statistics_data.quiz_data (items, choices, attempts, responses, overrides: 5);
 # - responses: the quiz (1), items (1), choices (1, for a question), attempts (1), the item's
 #   responses with the choices they picked (1), the misconceptions named (1);
 # - accommodations: the course (1), whether the user may set them (1), the accommodations with
@@ -154,9 +154,9 @@ PAGES = {
     "by parameter": 6,
     "new misconceptions": 12,
     "misconception profile": 6,
-    "learner profile": 7,
-    "statistics": 8,
-    "statistics, every attempt": 8,
+    "learner profile": 8,
+    "statistics": 9,
+    "statistics, every attempt": 9,
     "responses to a question": 8,
     "responses to a problem": 8,
     "accommodations": 7,

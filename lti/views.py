@@ -26,6 +26,8 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courses.models import Lesson, Quiz
+from grading.models import Attempt
+from grading.services.overdue import overdue_attempts_close
 from lti import keys, selectors
 from lti.deep_linking import LtiServiceError, deep_linking_respond
 from lti.launch.accept import launch_accept
@@ -251,6 +253,9 @@ def _teacher_target(request: HttpRequest, pk: int) -> LinkTarget:
 def link_instructor(request: HttpRequest, pk: int) -> HttpResponse:
     """The instructor view of an LMS link: its content, learners' results, scores sent back."""
     target = _teacher_target(request, pk)
+    if target.kind == LinkTarget.Kind.QUIZ:
+        # Best scores are of submitted attempts: one whose time ran out is closed first.
+        overdue_attempts_close(among=Attempt.objects.filter(quiz_id=target.quiz_id))
     context = {
         "target": target,
         "items": selectors.link_content_items(target=target),

@@ -7,14 +7,16 @@ from datetime import timedelta
 
 import pytest
 from django.tasks import default_task_backend
+from django.urls import reverse
 from django.utils import timezone
 
 from courses.models import Quiz
 from grading.models import Attempt
 from grading.services.attempts import attempt_start
 from grading.services.overdue import overdue_attempts_close
-from lti.models import ScorePassback
-from tests.lti.fake_lms import launch_as
+from lti.models import LinkTarget, ScorePassback
+from tests.lti.fake_lms import INSTRUCTOR, launch_as
+from tests.lti.test_course_roles import quiz_custom
 from tests.lti.test_passback import LINEITEM_URL
 from tests.lti.test_passback_previews import answered_right
 
@@ -63,3 +65,13 @@ def test_an_attempt_never_submitted_sends_the_lms_nothing(
     attempt.refresh_from_db()
     assert attempt.status == Attempt.Status.NEVER_SUBMITTED
     assert not ScorePassback.objects.exists()
+
+
+def test_the_lms_link_s_instructor_view_closes_overdue_attempts_first(client, platform, quiz):
+    attempt = left_open(client, platform, quiz, Quiz.OverdueHandling.SUBMIT)
+    launch_as(client, platform, sub="teacher-1", roles=(INSTRUCTOR,), custom=quiz_custom(quiz))
+    target = LinkTarget.objects.get()
+    page = client.get(reverse("lti:link-instructor", args=[target.pk]))
+    assert page.status_code == 200
+    attempt.refresh_from_db()
+    assert (attempt.status, attempt.late) == (Attempt.Status.SUBMITTED, True)

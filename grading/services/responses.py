@@ -115,22 +115,17 @@ def _attempt_open(*, attempt: Attempt, now: datetime) -> None:
     attempt_expire_if_overdue(attempt=attempt, now=now)
     if answers_accepted(attempt=attempt, now=now):
         return
-    if attempt.status == Attempt.Status.NEVER_SUBMITTED:
-        raise AttemptClosed(
-            "Time is up: this answer arrived after the deadline and was not saved. "
-            "This attempt was not submitted in time and has no score."
-        )
-    if attempt.late:
-        raise AttemptClosed(
-            "Time is up: this answer arrived after the deadline and was not saved. "
-            "Your saved answers have been graded."
-        )
-    if attempt.status == Attempt.Status.IN_PROGRESS:  # the grace period: for submitting only
-        raise AttemptClosed(
-            "Time is up: this answer arrived after the deadline and was not saved. Submit the "
-            "attempt now: the answers saved before the deadline are graded."
-        )
-    raise AttemptClosed("This attempt has been submitted; answers can no longer change.")
+    if attempt.status == Attempt.Status.SUBMITTED and not attempt.late:
+        raise AttemptClosed("This attempt has been submitted; answers can no longer change.")
+    then = {
+        Attempt.Status.NEVER_SUBMITTED: "This attempt was not submitted in time and has no score.",
+        # In progress past the deadline: the quiz's grace period, for submitting only.
+        Attempt.Status.IN_PROGRESS: "Submit the attempt now: the answers saved before the "
+        "deadline are graded.",
+    }.get(attempt.status, "Your saved answers have been graded.")
+    raise AttemptClosed(
+        f"Time is up: this answer arrived after the deadline and was not saved. {then}"
+    )
 
 
 def _tries_refusal(

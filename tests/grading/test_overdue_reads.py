@@ -119,11 +119,21 @@ def test_the_attempt_review_closes_an_overdue_attempt_first(client, exam, learne
     assert "submitted automatically when time ran out" in body
 
 
-def test_the_course_page_closes_the_course_overdue_attempts_first(client, exam, learner):
-    attempt = left_open(exam, learner)
+@pytest.mark.parametrize(
+    ("handling", "submitted"),
+    [(Quiz.OverdueHandling.SUBMIT, "1"), (Quiz.OverdueHandling.NO_SCORE, "0")],
+)
+def test_the_course_page_closes_the_course_overdue_attempts_first(
+    client, exam, learner, handling, submitted
+):
+    attempt = left_open(exam, learner, handling=handling)
     client.force_login(instructor_of(exam))
-    client.get(reverse("teaching:course", args=[exam.quiz.lesson.course.slug]))
-    assert status_of(attempt) == Attempt.Status.SUBMITTED
+    page = client.get(reverse("teaching:course", args=[exam.quiz.lesson.course.slug]))
+    assert status_of(attempt) != Attempt.Status.IN_PROGRESS
+    body = page.content.decode()
+    assert '<td data-count="attempts">1</td>' in body
+    assert f'<td data-count="submitted">{submitted}</td>' in body
+    assert '<td data-count="in-progress">0</td>' in body
 
 
 @pytest.mark.parametrize("page", ["statistics", "learner profile"])

@@ -106,6 +106,9 @@ def test_the_grid_shows_no_score_for_an_attempt_never_submitted(client, exam, le
     grid = client.get(reverse("teaching:quiz-results", args=[exam.quiz.slug]) + "?attempts=all")
     assert status_of(attempt) == Attempt.Status.NEVER_SUBMITTED
     assert "<td data-score>No score</td>" in grid.content.decode()
+    best = client.get(reverse("teaching:quiz-results", args=[exam.quiz.slug])).content.decode()
+    assert "No submitted attempt: never submitted when time ran out" in best
+    assert "one in progress" not in best
     export = client.get(reverse("teaching:quiz-gradebook", args=[exam.quiz.slug]))
     (row,) = csv.DictReader(b"".join(export.streaming_content).decode().splitlines())
     assert row["score"] == ""

@@ -19,7 +19,7 @@ from grading.services.accommodations import AccommodationTerms, accommodation_se
 from grading.services.attempts import attempt_rescore, attempt_start, attempt_submit
 from grading.services.errors import AttemptClosed
 from grading.services.overdue import attempt_close_when_due, overdue_attempts_close
-from grading.services.responses import response_submit
+from grading.services.responses import SheetAnswer, attempt_answers_save, response_submit
 from grading.tasks import attempt_close
 from tests.factories import UserFactory
 from tests.grading.exam_records import Exam, exam_build, instructor_of
@@ -104,6 +104,9 @@ def test_an_answer_after_the_deadline_is_refused_in_the_grace_period_and_never_c
     picks(exam, attempt, "B", at=minutes(10))
     with pytest.raises(AttemptClosed, match="Submit the attempt now"):
         picks(exam, attempt, "A", at=minutes(62))
+    sheet = {exam.question_item.pk: SheetAnswer(choice_ids=(exam.choices["A"].pk,))}
+    with pytest.raises(AttemptClosed, match="Submit the attempt now"):
+        attempt_answers_save(attempt=attempt, answers=sheet, now=minutes(60))
     assert Response.objects.filter(attempt=attempt).count() == 1
 
     # The grace period is for the learner to submit: the server waits it out.

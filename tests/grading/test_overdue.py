@@ -13,7 +13,7 @@ from django.tasks import default_task_backend
 from django.utils import timezone
 
 from courses.models import Quiz
-from grading import accommodations, policy, quiz_rules, scores
+from grading import accommodations, policy, quiz_rules, scores, tasks
 from grading.models import Attempt, Response
 from grading.services.accommodations import AccommodationTerms, accommodation_set
 from grading.services.attempts import attempt_rescore, attempt_start, attempt_submit
@@ -337,3 +337,19 @@ def test_without_a_time_limit_or_a_close_the_rules_say_nothing_of_it(exam):
     quiz_sets(exam, closes_at=NOW)
     rules = accommodations.learner_rules(quiz=exam.quiz, user=UserFactory())
     assert quiz_rules.overdue_rule(quiz=exam.quiz, rules=rules).startswith("If you have not")
+
+
+def test_a_queue_that_fails_loses_nothing_and_says_so(
+    exam, monkeypatch, caplog, django_capture_on_commit_callbacks
+):
+    class Refusing:
+        def using(self, **options):
+            raise ConnectionError("the task table is unreachable")
+
+    monkeypatch.setattr(tasks, "attempt_close", Refusing())
+    with django_capture_on_commit_callbacks(execute=True):
+        attempt = started(exam)
+    assert fresh(attempt).status == Attempt.Status.IN_PROGRESS
+    assert f"Closing attempt {attempt.pk} could not be queued; the sweep will" in caplog.text
+    # The sweep closes it all the same.
+    assert overdue_attempts_close(now=minutes(60)) == 1

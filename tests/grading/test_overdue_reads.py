@@ -122,6 +122,15 @@ def test_the_attempt_review_closes_an_overdue_attempt_first(client, exam, learne
     assert "submitted automatically when time ran out" in body
 
 
+def test_the_override_page_closes_an_overdue_attempt_so_it_can_be_overridden(client, exam, learner):
+    attempt = left_open(exam, learner)
+    client.force_login(instructor_of(exam))
+    url = reverse("teaching:item-override", args=[attempt.pk, exam.question_item.pk])
+    body = client.get(url).content.decode()
+    assert status_of(attempt) == Attempt.Status.SUBMITTED
+    assert "An attempt in progress cannot be overridden" not in body
+
+
 @pytest.mark.parametrize(
     ("handling", "submitted"),
     [(Quiz.OverdueHandling.SUBMIT, "1"), (Quiz.OverdueHandling.NO_SCORE, "0")],

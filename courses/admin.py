@@ -286,6 +286,8 @@ class QuizAdmin(admin.ModelAdmin):
             {
                 "fields": [
                     "time_limit_minutes",
+                    "overdue_handling",
+                    "grace_minutes",
                     "attempts_allowed",
                     "tries_per_item",
                     "extra_try_penalty",

@@ -230,6 +230,10 @@ class Quiz(models.Model):
         AFTER_CLOSE = "after_close", "After the quiz closes"
         NEVER = "never", "Never"
 
+    class OverdueHandling(models.TextChoices):
+        SUBMIT = "submit", "Submit what was saved"
+        NO_SCORE = "no_score", "Never submitted: no score"
+
     lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="quizzes")
     slug = models.SlugField(max_length=80, unique=True)
     title = models.CharField(max_length=200)
@@ -240,6 +244,20 @@ class Quiz(models.Model):
     )
     attempts_allowed = models.PositiveIntegerField(
         null=True, blank=True, validators=[MinValueValidator(1)], help_text="Empty: unlimited."
+    )
+    # What happens to an attempt its learner leaves open past its deadline: the server closes it
+    # once the grace period is over (grading/services/overdue.py), as the quiz chooses here.
+    overdue_handling = models.CharField(
+        max_length=16,
+        choices=OverdueHandling.choices,
+        default=OverdueHandling.SUBMIT,
+        help_text="When time runs out on an attempt its learner did not submit: submit the "
+        "answers saved before the deadline, or close it unsubmitted, with no score.",
+    )
+    grace_minutes = models.PositiveIntegerField(
+        default=0,
+        help_text="Minutes after the deadline in which the learner may still submit (answers "
+        "saved after the deadline never count); then the attempt is closed. 0: none.",
     )
     tries_per_item = models.PositiveIntegerField(default=1, validators=[MinValueValidator(1)])
     # A fraction of the item's points, so it reads the same for a 1-point and a 3-point item.

@@ -53,6 +53,9 @@ class Attempt(models.Model):
     class Status(models.TextChoices):
         IN_PROGRESS = "in_progress", "In progress"
         SUBMITTED = "submitted", "Submitted"
+        # Time ran out at a quiz whose overdue attempts are "never submitted: no score"
+        # (Quiz.overdue_handling): closed, but counted nowhere as a score.
+        NEVER_SUBMITTED = "never_submitted", "Never submitted"
 
     # No index of their own: the unique (user, quiz, number) and the (quiz, updated_at) index
     # lead with them, and every answer rewrites updated_at, so each index costs a write.
@@ -70,7 +73,9 @@ class Attempt(models.Model):
     started_at = models.DateTimeField(auto_now_add=True)
     deadline = models.DateTimeField(null=True, blank=True, help_text="Empty: no time limit.")
     submitted_at = models.DateTimeField(null=True, blank=True)
-    # Set when the deadline passed before the learner submitted; the saved answers were graded.
+    # Set when the server closed the attempt because time ran out before the learner submitted
+    # (grading/services/overdue.py): submitted with the answers saved before the deadline, or
+    # closed with no score, as the quiz chose. submitted_at is then the deadline.
     late = models.BooleanField(default=False)
     score = models.FloatField(default=0.0)
     max_score = models.FloatField(default=0.0)
@@ -106,8 +111,22 @@ class Attempt(models.Model):
                 condition=Q(status="in_progress") | Q(submitted_at__isnull=False),
                 name="attempt_submitted_has_time",
             ),
+            # Only time running out closes an attempt unsubmitted.
+            models.CheckConstraint(
+                condition=~Q(status="never_submitted") | Q(late=True),
+                name="attempt_never_submitted_when_time_ran_out",
+            ),
         ]
-        indexes = [models.Index(fields=["quiz", "updated_at"], name="attempt_quiz_updated")]
+        indexes = [
+            models.Index(fields=["quiz", "updated_at"], name="attempt_quiz_updated"),
+            # Every page that shows attempts first closes the overdue ones among them: a small
+            # index of the open attempts' deadlines keeps that one query cheap.
+            models.Index(
+                fields=["deadline"],
+                condition=Q(status="in_progress", deadline__isnull=False),
+                name="attempt_open_deadline",
+            ),
+        ]
         # Deleting a learner's attempt destroys evidence: its own permission, never implied by
         # being staff (superusers hold every permission), and logged (grading/deletions.py).
         permissions = [("delete_attempt_record", "Can delete a learner's attempt (logged)")]

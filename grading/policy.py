@@ -49,6 +49,8 @@ from courses.models import Quiz
 
 IN_PROGRESS = "in_progress"
 SUBMITTED = "submitted"
+# Closed when time ran out at a quiz that gives such attempts no score (Quiz.overdue_handling).
+NEVER_SUBMITTED = "never_submitted"
 
 
 class QuizSettings(Protocol):
@@ -102,7 +104,9 @@ def learner_visibility(
     still answering. Without it such a quiz releases nothing.
     """
     submitted = attempt_status == SUBMITTED
-    if quiz.show_feedback == Quiz.Feedback.NEVER:
+    # An attempt closed unsubmitted has no score, and nothing of one is shown: not a total, not
+    # the verdicts the score would add up from, and no answers.
+    if quiz.show_feedback == Quiz.Feedback.NEVER or attempt_status == NEVER_SUBMITTED:
         return NOTHING
     results = submitted or immediate_feedback(quiz)
     if not results:

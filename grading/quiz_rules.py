@@ -71,6 +71,28 @@ def time_rule(rules: TimeLimited) -> str:
     ) % {"count": minutes}
 
 
+def overdue_rule(*, quiz: Quiz, rules: LearnerRules) -> str:
+    """What happens to an attempt not submitted when time runs out ("" when it never does:
+    no time limit and no due date)."""
+    if not (rules.time_limit_minutes or rules.closes_at):
+        return ""
+    grace = quiz.grace_minutes
+    then = (
+        "the answers you saved are submitted"
+        if quiz.overdue_handling == Quiz.OverdueHandling.SUBMIT
+        else "the attempt is closed unsubmitted, with no score"
+    )
+    if not grace:
+        return f"If you have not submitted, {then}."
+    return ngettext(
+        "You may still submit for %(count)d minute (no answer is saved after the deadline); "
+        "then, if you have not, %(then)s.",
+        "You may still submit for %(count)d minutes (no answer is saved after the deadline); "
+        "then, if you have not, %(then)s.",
+        grace,
+    ) % {"count": grace, "then": then}
+
+
 def accommodation_rules(rules: LearnerRules) -> list[str]:
     """What the learner's accommodation changes, one sentence each (their own due date is
     shown as a time on the page, in the learner's own zone, so it has no sentence here)."""

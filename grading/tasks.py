@@ -1,9 +1,15 @@
-"""Background tasks of the learner's pages (Django's Tasks framework; `make worker` runs them)."""
+"""Background tasks of the learner's side (Django's Tasks framework; the database backend runs
+them in `db_worker`, `make worker`)."""
 
 from __future__ import annotations
 
+import logging
+from datetime import datetime
+
 from django.contrib.auth.forms import PasswordResetForm
 from django.tasks import task
+
+logger = logging.getLogger(__name__)
 
 
 @task()
@@ -23,3 +29,20 @@ def password_reset_mail_send(*, email: str, domain: str, use_https: bool) -> int
         # Django's own sending: the same templates, token and one-use link as the reset page.
         form.save(domain_override=domain, use_https=use_https)
     return len(users)
+
+
+@task()
+def attempt_close(attempt_id: int) -> str:
+    """Close an attempt whose time ran out (grading/services/overdue.py)."""
+    from grading.services.overdue import attempt_close_when_due  # the services enqueue this
+
+    return attempt_close_when_due(attempt_id=attempt_id)
+
+
+def attempt_close_schedule(*, attempt_id: int, when: datetime) -> None:
+    """Queue the attempt's closing for `when`. A queue failure loses nothing: the sweep
+    (`manage.py close_overdue_attempts`) and every read close it all the same."""
+    try:
+        attempt_close.using(run_after=when).enqueue(attempt_id)
+    except Exception:
+        logger.exception("Closing attempt %s could not be queued; the sweep will", attempt_id)

@@ -25,6 +25,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from grading.models import Attempt
+from grading.services.overdue import overdue_attempts_close
 from lti import access, keys, selectors
 from lti.deep_linking import LtiServiceError, deep_linking_respond
 from lti.launch.accept import launch_accept
@@ -252,6 +254,9 @@ def link_instructor(request: HttpRequest, pk: int) -> HttpResponse:
     """The instructor view of an LMS link: its content, learners' results, scores sent back
     (lti/access.py says who may open it, and who may sync its roster)."""
     target = _teacher_target(request, pk)
+    if target.kind == LinkTarget.Kind.QUIZ:
+        # Best scores are of submitted attempts: one whose time ran out is closed first.
+        overdue_attempts_close(among=Attempt.objects.filter(quiz_id=target.quiz_id))
     context = {
         "target": target,
         "may_sync_roster": access.may_act_on_link(

@@ -17,7 +17,9 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from courses.plain_math import plain_math
+from grading.models import Attempt
 from grading.selectors import misconceptions_by_code
+from grading.services.overdue import overdue_attempts_close
 from teaching import access
 from teaching.bar_charts import Bar, bar_chart
 from teaching.misconception_profiles import MisconceptionSummary, course_summary, profiles
@@ -86,6 +88,8 @@ def course_misconceptions(request: HttpRequest, slug: str) -> HttpResponse:
 def learner_profile(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     course = access.course_for_staff_or_404(user=request.user, slug=slug)
     user = get_user_model().objects.filter(pk=pk).first()
+    if user is not None:
+        overdue_attempts_close(user=user, among=Attempt.objects.filter(quiz__lesson__course=course))
     attempts = learner_attempts(course=course, user=user) if user is not None else []
     if user is None or not (attempts or practised_in(course=course, user=user)):
         raise Http404("No such learner in this course.")

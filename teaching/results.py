@@ -173,6 +173,9 @@ class ResultRow:
     # None for a learner without an attempt the rule counts.
     attempt: Attempt | None
     items: list[ItemResult] = field(default_factory=list)
+    # Without a counted attempt: whether the learner has one in progress (else every attempt
+    # they made was closed unsubmitted when time ran out).
+    answering: bool = False
 
     @property
     def time_taken(self) -> timedelta | None:
@@ -335,7 +338,12 @@ def quiz_results(
     for learner in learners:
         made = len(by_user.get(learner.user_id, []))
         if not counted[learner.user_id]:
-            rows.append(ResultRow(learner=learner, attempts_made=made, attempt=None))
+            answering = any(
+                a.status == Attempt.Status.IN_PROGRESS for a in by_user.get(learner.user_id, [])
+            )
+            rows.append(
+                ResultRow(learner=learner, attempts_made=made, attempt=None, answering=answering)
+            )
         for attempt in counted[learner.user_id]:
             results = []
             if per_item:

@@ -27,6 +27,7 @@ from grading import draws
 from grading.overrides import ScoreChangeNotAllowed, ScoreChangeRefused, item_score_override
 from grading.regrade_fixes import FixRefused
 from grading.regrades import RegradeResult, RegradeStale, quiz_item_regrade
+from grading.services.attempts import attempt_expire_if_overdue
 from teaching import access, score_changes
 from teaching.score_forms import OverrideForm, fix_fields, fix_form
 
@@ -41,6 +42,8 @@ def _points(value: float) -> str:
 @login_required
 def item_override(request: HttpRequest, pk: int, item_pk: int) -> HttpResponse:
     attempt = access.attempt_for_staff_or_404(user=request.user, pk=pk)
+    # An attempt whose time ran out is closed first: then it can be overridden.
+    attempt_expire_if_overdue(attempt=attempt)
     item = get_object_or_404(attempt.quiz.items.select_related("question", "problem"), pk=item_pk)
     draws.items_as_drawn(attempt=attempt, items=[item])  # a pool item shows what it drew
     may_change = access.may_change_scores(user=request.user, quiz=attempt.quiz)

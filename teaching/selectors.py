@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, OuterRef, Prefetch, QuerySet, Subquery, Sum
+from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
 from django.utils.module_loading import import_string
 
 from courses.models import Course, Lesson, Misconception, Quiz
@@ -80,6 +80,8 @@ def course_lessons(*, course: Course) -> list[tuple[Lesson, list[QuizCounts]]]:
             learners=Count("user", distinct=True),
             attempts=Count("id"),
             submitted=Count("id", filter=scores.SUBMITTED),
+            # Not attempts less submitted: one never submitted when time ran out is neither.
+            in_progress=Count("id", filter=Q(status=Attempt.Status.IN_PROGRESS)),
         )
     }
     found = []
@@ -97,7 +99,7 @@ def course_lessons(*, course: Course) -> list[tuple[Lesson, list[QuizCounts]]]:
                     learners=counts.get("learners", 0),
                     attempts=attempts,
                     submitted=submitted,
-                    in_progress=attempts - submitted,
+                    in_progress=counts.get("in_progress", 0),
                 )
             )
         found.append((lesson, rows))

@@ -22,6 +22,7 @@ from django.views.decorators.http import require_GET
 
 from courses.models import Choice, Misconception
 from grading.selectors import misconceptions_by_code
+from grading.services.overdue import overdue_attempts_close
 from grading.templatetags.grading_display import choice_letter
 from teaching import access
 from teaching.bar_charts import Bar, bar_chart
@@ -71,6 +72,8 @@ class QuizRow:
 def quiz_statistics(request: HttpRequest, slug: str) -> HttpResponse:
     quiz = access.quiz_for_staff_or_404(user=request.user, slug=slug)
     rule = _rule(request)
+    # Statistics count submitted attempts: one whose time ran out is closed first.
+    overdue_attempts_close(quiz=quiz)
     data = quiz_data(quiz=quiz, rule=rule)
     report = data.report()
     quiz_rows = []

@@ -3,7 +3,8 @@ results grid and gradebook export, and one attempt as its learner saw it with wh
 besides.
 
 Each view finds its course, quiz or attempt through teaching.access (a 404 outside the user's
-courses), reads through teaching's selectors, and renders. Nothing here changes a record.
+courses), reads through teaching's selectors, and renders. Nothing here changes a record but
+attempts whose time ran out, closed first (grading/services/overdue.py) so none shows as open.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from django.views.decorators.http import require_GET
 
 from grading import policy
 from grading.accommodations import answers_release_at
+from grading.models import Attempt
+from grading.services.attempts import attempt_expire_if_overdue
+from grading.services.overdue import overdue_attempts_close
 from teaching import access, score_changes, selectors
 from teaching.gradebook import gradebook_lines
 from teaching.grades import GRADE_RULES, default_rule
@@ -53,6 +57,7 @@ def course_list(request: HttpRequest) -> HttpResponse:
 @login_required
 def course_detail(request: HttpRequest, slug: str) -> HttpResponse:
     course = access.course_for_staff_or_404(user=request.user, slug=slug)
+    overdue_attempts_close(among=Attempt.objects.filter(quiz__lesson__course=course))
     context = {"course": course, "lessons": selectors.course_lessons(course=course)}
     return render(request, "teaching/course_detail.html", context)
 
@@ -62,6 +67,8 @@ def course_detail(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def quiz_results(request: HttpRequest, slug: str) -> HttpResponse:
     quiz = access.quiz_for_staff_or_404(user=request.user, slug=slug)
+    # No learner shows as still answering once their time ran out (grading/services/overdue.py).
+    overdue_attempts_close(quiz=quiz)
     rule = _rule(request, allowed=tuple(AttemptRule), default=default_rule(quiz))
     group = request.GET.get("group", "")
     if group not in GROUPS:
@@ -104,6 +111,7 @@ def quiz_results(request: HttpRequest, slug: str) -> HttpResponse:
 def quiz_gradebook(request: HttpRequest, slug: str) -> StreamingHttpResponse:
     quiz = access.quiz_for_staff_or_404(user=request.user, slug=slug)
     rule = _rule(request, allowed=GRADE_RULES, default=default_rule(quiz))
+    overdue_attempts_close(quiz=quiz)
     lines = gradebook_lines(quiz=quiz, rule=rule)
     response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
     filename = f"softgrade-{quiz.slug}-{rule.value}.csv"
@@ -116,6 +124,7 @@ def quiz_gradebook(request: HttpRequest, slug: str) -> StreamingHttpResponse:
 @login_required
 def attempt_review(request: HttpRequest, pk: int) -> HttpResponse:
     attempt = access.attempt_for_staff_or_404(user=request.user, pk=pk)
+    attempt_expire_if_overdue(attempt=attempt)
     review = selectors.attempt_review(attempt=attempt)
     context = {
         "attempt": attempt,

@@ -123,6 +123,8 @@ class QuizSerializer(serializers.ModelSerializer):
             "lesson",
             "mode",
             "time_limit_minutes",
+            "overdue_handling",
+            "grace_minutes",
             "attempts_allowed",
             "tries_per_item",
             "extra_try_penalty",

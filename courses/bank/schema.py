@@ -370,6 +370,13 @@ QUIZ = Entity(
         Field("description", Text(), markup=True),
         Field("mode", OneOf(Quiz.Mode), default=Quiz.Mode.PRACTICE),
         Field("time_limit_minutes", Whole(minimum=1)),  # none: no limit
+        Field(
+            "overdue_handling",
+            OneOf(Quiz.OverdueHandling),
+            default=Quiz.OverdueHandling.SUBMIT,
+            sparse=True,
+        ),
+        Field("grace_minutes", Whole(minimum=0), default=0, sparse=True),
         Field("attempts_allowed", Whole(minimum=1)),  # none: unlimited
         Field("tries_per_item", Whole(minimum=1), default=1),
         Field("extra_try_penalty", Share(), default=0.0, sparse=True),

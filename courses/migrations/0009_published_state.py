@@ -17,7 +17,7 @@ MODELS = ("problem", "question", "quiz")
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("courses", "0007_learner_facing_help_texts"),
+        ("courses", "0008_quiz_overdue_handling"),
     ]
 
     operations = [

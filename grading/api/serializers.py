@@ -116,7 +116,9 @@ class AttemptSerializer(serializers.ModelSerializer):
     score = serializers.SerializerMethodField(
         help_text="Null unless the quiz policy shows the learner their score: with immediate "
         "feedback (the running total), after submission, and never when the quiz shows no "
-        "results. The grades endpoints always give scores."
+        "results or for an attempt closed unsubmitted when time ran out (status "
+        "never_submitted: it has no score). The grades endpoints always give submitted "
+        "attempts' scores."
     )
 
     class Meta:

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('grading', '0011_attempt_draws'),
+        ('grading', '0012_attempt_closed_when_time_ran_out'),
     ]
 
     operations = [

@@ -21,7 +21,7 @@ from django.utils import timezone
 from courses.models import Choice, Quiz, QuizItem
 from grading import draws, engine, policy, scores
 from grading.models import Attempt, Response, Variant
-from grading.services.attempts import attempt_expire_if_overdue
+from grading.services.attempts import answers_accepted, attempt_expire_if_overdue
 from grading.services.errors import AttemptClosed, NoTriesLeft, ServiceError
 from grading.services.replays import (
     DOUBLE_SUBMIT_WINDOW,
@@ -113,14 +113,19 @@ def _attempt_open(*, attempt: Attempt, now: datetime) -> None:
     """Refuse an answer to an attempt that is closed, closing it first if its time is up (the
     closing commits on its own, so it stays when the answer is refused)."""
     attempt_expire_if_overdue(attempt=attempt, now=now)
-    if attempt.status == Attempt.Status.IN_PROGRESS:
+    if answers_accepted(attempt=attempt, now=now):
         return
-    if attempt.late:
-        raise AttemptClosed(
-            "Time is up: this answer arrived after the deadline and was not saved. "
-            "Your saved answers have been graded."
-        )
-    raise AttemptClosed("This attempt has been submitted; answers can no longer change.")
+    if attempt.status == Attempt.Status.SUBMITTED and not attempt.late:
+        raise AttemptClosed("This attempt has been submitted; answers can no longer change.")
+    then = {
+        Attempt.Status.NEVER_SUBMITTED: "This attempt was not submitted in time and has no score.",
+        # In progress past the deadline: the quiz's grace period, for submitting only.
+        Attempt.Status.IN_PROGRESS: "Submit the attempt now: the answers saved before the "
+        "deadline are graded.",
+    }.get(attempt.status, "Your saved answers have been graded.")
+    raise AttemptClosed(
+        f"Time is up: this answer arrived after the deadline and was not saved. {then}"
+    )
 
 
 def _tries_refusal(

@@ -23,6 +23,7 @@ from grading.models import Attempt
 # A module name: two views share their names with its services (attempt_start, attempt_submit).
 from grading.services import attempts as attempt_services
 from grading.services.errors import AttemptClosed, ServiceError
+from grading.services.overdue import overdue_attempts_close
 from grading.services.responses import SheetAnswer, attempt_answers_save, response_submit
 from grading.views.refusals import found, refusal_message
 
@@ -31,11 +32,10 @@ from grading.views.refusals import found, refusal_message
 @login_required
 def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
     quiz = found(selectors.quiz_detail, missing="No such quiz.", slug=slug)
+    # An attempt whose time ran out is closed first, so "Resume" never quietly starts a new one.
+    overdue_attempts_close(user=request.user, quiz=quiz)
     attempts = selectors.learner_quiz_attempts(user=request.user, quiz=quiz)
     in_progress = next((a for a in attempts if a.status == Attempt.Status.IN_PROGRESS), None)
-    # An attempt whose time ran out is closed here, so "Resume" never quietly starts a new one.
-    if in_progress is not None and attempt_services.attempt_expire_if_overdue(attempt=in_progress):
-        in_progress = None
     # The rules this learner is held to: the quiz's, or theirs if they have an accommodation.
     rules = accommodations.learner_rules(quiz=quiz, user=request.user)
     limit_reached = in_progress is None and not accommodations.attempts_left(
@@ -64,6 +64,7 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "answers_release_at": answers_release_at(quiz),
         "tries_rule": quiz_rules.tries_rule(quiz),
         "time_rule": quiz_rules.time_rule(rules),
+        "overdue_rule": quiz_rules.overdue_rule(quiz=quiz, rules=rules),
         "accommodation_rules": quiz_rules.accommodation_rules(rules),
     }
     return render(request, "grading/quiz_detail.html", context)
@@ -87,12 +88,15 @@ def _attempt_or_404(request: HttpRequest, pk: int) -> Attempt:
     )
 
 
+GRACE = (
+    "Time is up: answers are no longer saved. Submit now, within the few minutes this quiz "
+    "allows, to have the answers you saved by the deadline graded."
+)
+
+
 def _closed(request: HttpRequest, attempt: Attempt, message: str) -> HttpResponse:
     messages.warning(request, message)
     return redirect("attempt-results", pk=attempt.pk)
-
-
-TIME_UP = "Time is up: this attempt closed at its deadline, and your saved answers were graded."
 
 
 @require_GET
@@ -100,11 +104,16 @@ TIME_UP = "Time is up: this attempt closed at its deadline, and your saved answe
 def attempt_take(request: HttpRequest, pk: int) -> HttpResponse:
     attempt = _attempt_or_404(request, pk)
     if attempt_services.attempt_expire_if_overdue(attempt=attempt):
-        return _closed(request, attempt, TIME_UP)
+        return _closed(request, attempt, attempt_services.time_up_message(attempt))
     if attempt.status != Attempt.Status.IN_PROGRESS:
         return redirect("attempt-results", pk=attempt.pk)
-    rows = selectors.attempt_sheet(attempt=attempt)
     now = timezone.now()
+    if not attempt_services.answers_accepted(attempt=attempt, now=now):
+        # The quiz's grace period: the countdown's reload lands here, and the page to be on is
+        # the one that submits (the attempt page would reload itself again at once).
+        messages.warning(request, GRACE)
+        return redirect("attempt-submit", pk=attempt.pk)
+    rows = selectors.attempt_sheet(attempt=attempt)
     immediate = policy.immediate_feedback(attempt.quiz)
     # The verdict shown is the latest answer's, or the latest counted one's when the latest
     # could not be read (its message sits by the box instead).
@@ -287,7 +296,7 @@ def attempt_submit(request: HttpRequest, pk: int) -> HttpResponse:
 
 def _submit_confirmation(request: HttpRequest, attempt: Attempt) -> HttpResponse:
     if attempt_services.attempt_expire_if_overdue(attempt=attempt):
-        return _closed(request, attempt, TIME_UP)
+        return _closed(request, attempt, attempt_services.time_up_message(attempt))
     if attempt.status != Attempt.Status.IN_PROGRESS:
         return redirect("attempt-results", pk=attempt.pk)
     rows = selectors.attempt_sheet(attempt=attempt)
@@ -305,7 +314,7 @@ def _submit_confirmation(request: HttpRequest, attempt: Attempt) -> HttpResponse
 def attempt_results(request: HttpRequest, pk: int) -> HttpResponse:
     attempt = _attempt_or_404(request, pk)
     if attempt_services.attempt_expire_if_overdue(attempt=attempt):
-        messages.warning(request, TIME_UP)
+        messages.warning(request, attempt_services.time_up_message(attempt))
     if attempt.status == Attempt.Status.IN_PROGRESS:
         return redirect("attempt-take", pk=attempt.pk)
     rows = selectors.attempt_sheet(attempt=attempt)

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET
 from courses import selectors as course_selectors
 from grading import selectors
 from grading.models import PracticeStreak
+from grading.services.overdue import overdue_attempts_close
 
 
 @require_GET
@@ -22,6 +23,7 @@ def home(request: HttpRequest) -> HttpResponse:
     courses = list(course_selectors.course_list())
     progress = {}
     if request.user.is_authenticated:
+        overdue_attempts_close(user=request.user)
         lessons = [lesson for course in courses for lesson in course.lessons.all()]
         progress = selectors.lesson_progress(user=request.user, lessons=lessons, now=timezone.now())
     catalogue = [
@@ -34,6 +36,7 @@ def home(request: HttpRequest) -> HttpResponse:
 @require_GET
 @login_required
 def history(request: HttpRequest) -> HttpResponse:
+    overdue_attempts_close(user=request.user)
     attempts = selectors.learner_attempts(user=request.user)
     context = {
         "attempt_rows": selectors.attempts_shown(attempts=attempts, now=timezone.now()),

@@ -15,6 +15,8 @@ from api.pagination import SyncCursor
 from api.renderers import CsvEndpoint
 from api.scope import request_scope
 from api.validation import paging_params, query_params
+from grading.models import Attempt
+from grading.services.overdue import overdue_attempts_close
 from integrations.api.scope import ApiKeyRequired
 from teaching.api.grade_rows import grade_index, grade_rows
 from teaching.api.grade_serializers import GradeQuerySerializer, GradeSerializer
@@ -42,6 +44,10 @@ class GradeCursor(SyncCursor):
 def _grades(request, paging: tuple[str, ...]):
     """The pairs the request asks for, and the rule to count (None: each quiz's default)."""
     params = query_params(request, GradeQuerySerializer, paging)
+    # A grade is never missing for an attempt whose time ran out (grading/services/overdue.py).
+    overdue_attempts_close(
+        among=request_scope(request).courses(Attempt.objects.all(), "quiz__lesson__course")
+    )
     index = grade_index(
         scope=request_scope(request),
         since=params.get("updated_since"),

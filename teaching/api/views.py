@@ -14,6 +14,7 @@ from api.renderers import CsvEndpoint
 from api.scope import request_scope
 from api.validation import query_params
 from courses.models import Quiz
+from grading.services.overdue import overdue_attempts_close
 from integrations.api.scope import ApiKeyRequired
 from teaching.api.serializers import QuizStatisticsSerializer, StatisticsQuerySerializer
 from teaching.results import AttemptRule
@@ -41,6 +42,8 @@ class _QuizStatistics(generics.GenericAPIView):
         quiz = quizzes.filter(slug=slug).first()
         if quiz is None:
             raise not_found("No quiz with that slug is available to you.")
+        # Statistics count submitted attempts: one whose time ran out is closed first.
+        overdue_attempts_close(quiz=quiz)
         return quiz_data(quiz=quiz, rule=AttemptRule(params["attempts"]))
 
 

@@ -51,11 +51,13 @@ LISTS = {
     "/api/v1/quizzes/": 3,
     "/api/v1/problems/": 3,
     "/api/v1/learners/": 3,
-    "/api/v1/attempts/": 2,
+    # The key, the overdue attempts closed first (grading/services/overdue.py), the page.
+    "/api/v1/attempts/": 3,
     "/api/v1/streaks/": 3,
-    # The key, the page of (learner, quiz) pairs, their attempts, the quizzes with their
-    # maximum scores, the LMS identities and the key's LTI ties (tests/teaching/test_grades_api.py).
-    "/api/v1/grades/": 6,
+    # The key, the overdue attempts closed first, the page of (learner, quiz) pairs, their
+    # attempts, the quizzes with their maximum scores, the LMS identities and the key's LTI ties
+    # (tests/teaching/test_grades_api.py).
+    "/api/v1/grades/": 7,
 }
 
 

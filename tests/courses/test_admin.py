@@ -197,7 +197,8 @@ def quiz_post(lesson):
     return {
         "lesson": str(lesson.pk), "title": "Q", "slug": "q", "description": "Fine.",
         "mode": "practice", "tries_per_item": "1", "show_feedback": "immediately",
-        "release_answers": "after_submission", **empty_inline("items"),
+        "release_answers": "after_submission", "overdue_handling": "submit",
+        "grace_minutes": "0", **empty_inline("items"),
     }  # fmt: skip
 
 

@@ -22,6 +22,8 @@ def quiz_post(lesson, **fields) -> dict:
         "tries_per_item": "3",
         "show_feedback": "immediately",
         "release_answers": "after_submission",
+        "overdue_handling": "submit",
+        "grace_minutes": "0",
         "items-TOTAL_FORMS": "0",
         "items-INITIAL_FORMS": "0",
         "items-MIN_NUM_FORMS": "0",

@@ -75,3 +75,41 @@ def test_a_bad_penalty_is_refused_with_its_place(quiz_index, written, message, t
         bank_import(paths=[write_bank(tmp_path, document)])
     assert message in str(caught.value)
     assert not Quiz.objects.exists()
+
+
+def test_what_happens_when_time_runs_out_is_imported_and_exported_when_set(tmp_path, db):
+    document = shipped_document()
+    exam, practice = document["quizzes"][1], document["quizzes"][0]
+    exam.update(overdue_handling="no_score", grace_minutes=5)
+    bank_import(paths=[write_bank(tmp_path, document)])
+    quiz = Quiz.objects.get(slug=exam["slug"])
+    assert (quiz.overdue_handling, quiz.grace_minutes) == (Quiz.OverdueHandling.NO_SCORE, 5)
+    other = Quiz.objects.get(slug=practice["slug"])
+    assert (other.overdue_handling, other.grace_minutes) == (Quiz.OverdueHandling.SUBMIT, 0)
+    exported = {q["slug"]: q for q in yaml.safe_load(bank_export(lesson=quiz.lesson))["quizzes"]}
+    assert (
+        exported[exam["slug"]]["overdue_handling"],
+        exported[exam["slug"]]["grace_minutes"],
+    ) == (
+        "no_score",
+        5,
+    )
+    assert "overdue_handling" not in exported[practice["slug"]]
+    assert "grace_minutes" not in exported[practice["slug"]]
+
+
+@pytest.mark.parametrize(
+    ("field", "written", "message"),
+    [
+        ("overdue_handling", "abandon", "overdue_handling: "),
+        ("grace_minutes", -1, "grace_minutes: must be at least 0, got -1"),
+        ("grace_minutes", "five", "grace_minutes: must be a whole number, got 'five'"),
+    ],
+)
+def test_a_bad_overdue_setting_is_refused_with_its_place(field, written, message, tmp_path, db):
+    document = shipped_document()
+    document["quizzes"][1][field] = written
+    with pytest.raises(BankError) as caught:
+        bank_import(paths=[write_bank(tmp_path, document)])
+    assert message in str(caught.value)
+    assert not Quiz.objects.exists()

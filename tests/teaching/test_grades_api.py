@@ -256,9 +256,10 @@ def crowd(exam, registration, course_a):
     return key_for(campus, course_a)
 
 
-# The key, the page of (learner, quiz) pairs, their attempts with learners, the quizzes with
-# their maximum scores, the LMS identities and the key's LTI ties.
-GRADE_QUERIES = 6
+# The key, the overdue attempts closed first (grading/services/overdue.py), the page of
+# (learner, quiz) pairs, their attempts with learners, the quizzes with their maximum scores,
+# the LMS identities and the key's LTI ties.
+GRADE_QUERIES = 7
 
 
 def test_a_page_of_grades_costs_the_same_few_queries_whatever_its_size(

@@ -101,14 +101,15 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 
 # The most queries each page may take, whatever the size: the session and the user (2), then
 # - courses: the courses taught with the role and counts (1), whether any (1);
-# - course: the course (1), its lessons (1), their quizzes with item counts (1), attempt counts (1);
-# - results: the quiz (1), items (1), the learners with an attempt (1), LMS courses (1 with the
-#   lti app's provider, pinned in tests/lti/test_course_roles.py; none with this file's
-#   stand-in), the course's roles and the LMS learners without an attempt (2), the page's
-#   attempts (1), their answers (1), overrides (1), the quiz's LMS links the user may open
-#   (1, lti.selectors.quiz_link_views) after the user's own and group permissions (2 but for
-#   a superuser: Django's has_perm, which lti.access asks for the permission that opens every
-#   link);
+# - course: the course (1), its overdue attempts closed first (1, grading/services/overdue.py),
+#   its lessons (1), their quizzes with item counts (1), attempt counts (1);
+# - results: the quiz (1), the quiz's overdue attempts closed first (1), items (1), the
+#   learners with an attempt (1), LMS courses (1 with the lti app's provider, pinned in
+#   tests/lti/test_course_roles.py; none with this file's stand-in), the course's roles and
+#   the LMS learners without an attempt (2), the page's attempts (1), their answers (1),
+#   overrides (1), the quiz's LMS links the user may open (1, lti.selectors.quiz_link_views)
+#   after the user's own and group permissions (2 but for a superuser: Django's has_perm,
+#   which lti.access asks for the permission that opens every link);
 # - gradebook: the same for every learner, without answers and overrides;
 # - attempt: the attempt (1), grading.selectors.attempt_sheet (items, choices, variants,
 #   responses, their choices, overrides: 6), the misconceptions named (1), its score changes (1),
@@ -131,10 +132,10 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 #   the groups (1), a formula problem's lesson's misconceptions for the form (1; pinned with
 #   groups in test_discovery_pages.py);
 # - misconception profile: the course (1), counted answers (1), misconceptions (1), learners (1);
-# - learner profile: the course, the learner, their attempts (3), counted answers (1),
-#   misconceptions (1);
-# - statistics: the quiz (1), teaching.statistics_data.quiz_data (items, choices, attempts,
-#   responses, overrides: 5);
+# - learner profile: the course, the learner, their overdue attempts in the course closed first,
+#   their attempts (4), counted answers (1), misconceptions (1);
+# - statistics: the quiz (1), its overdue attempts closed first (1),
+#   teaching.statistics_data.quiz_data (items, choices, attempts, responses, overrides: 5);
 # - responses: the quiz (1), items (1), choices (1, for a question), attempts (1), the item's
 #   responses with the choices they picked (1), the misconceptions named (1);
 # - accommodations: the course (1), whether the user may set them (1), the accommodations with
@@ -142,10 +143,10 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 #   it closes (1), the course's quizzes for the form (1).
 PAGES = {
     "courses": 4,
-    "course": 6,
-    "results": 13,
-    "results, every attempt grouped": 13,
-    "gradebook": 8,
+    "course": 7,
+    "results": 14,
+    "results, every attempt grouped": 14,
+    "gradebook": 9,
     "attempt": 13,
     "override": 8,
     "regrade": 15,
@@ -155,9 +156,9 @@ PAGES = {
     "by parameter": 6,
     "new misconceptions": 12,
     "misconception profile": 6,
-    "learner profile": 7,
-    "statistics": 8,
-    "statistics, every attempt": 8,
+    "learner profile": 8,
+    "statistics": 9,
+    "statistics, every attempt": 9,
     "responses to a question": 8,
     "responses to a problem": 8,
     "accommodations": 7,

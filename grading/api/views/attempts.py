@@ -30,6 +30,7 @@ from grading.services.attempts import (
     attempt_start_or_resume,
     attempt_submit,
 )
+from grading.services.overdue import overdue_attempts_close
 
 ATTEMPT_REFUSALS = {
     409: "Refused by the quiz rules: code is quiz_not_open, attempt_limit_reached, "
@@ -86,6 +87,8 @@ class AttemptList(generics.ListAPIView):
 
     @extend_schema(summary="List attempts, least recently changed first")
     def get(self, request):
+        # None of them is listed as open once its time ran out (grading/services/overdue.py).
+        overdue_attempts_close(among=selectors.attempts(scope=request_scope(request)))
         return self.list(request)
 
     @extend_schema(

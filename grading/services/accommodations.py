@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -23,8 +24,9 @@ from grading import accommodations
 from grading.accommodation_models import REASON_MAX_LENGTH, QuizAccommodation
 from grading.models import Attempt
 from grading.overrides import may_change_scores
-from grading.services.attempts import attempt_expire_if_overdue
+from grading.services.attempts import attempt_closes_at, attempt_expire_if_overdue
 from grading.services.errors import ServiceError
+from grading.tasks import attempt_close_schedule
 
 logger = logging.getLogger("softgrade.accommodations")
 
@@ -114,13 +116,17 @@ def _retime_attempt_in_progress(*, quiz: Quiz, learner: AbstractBaseUser, now: d
     """Work out the deadline of the learner's attempt in progress again with their rules now.
 
     An attempt whose time had already run out is closed as it was; a shorter limit never puts
-    the deadline before now, so no answer already saved falls after it.
+    the deadline before now, so no answer already saved falls after it. A close moment moved
+    earlier (or set where there was none) is queued again: the task queued at the start waits
+    for the old one. One moved later needs nothing: that task queues itself again when it runs.
     """
     current = Attempt.objects.filter(
         user=learner, quiz=quiz, status=Attempt.Status.IN_PROGRESS
     ).first()
     if current is None or attempt_expire_if_overdue(attempt=current, now=now):
         return
+    current.quiz = quiz
+    closed_at_before = attempt_closes_at(current)
     rules = accommodations.learner_rules(quiz=quiz, user=learner)
     deadline = accommodations.attempt_deadline(rules=rules, started_at=current.started_at)
     if deadline is not None and deadline < now:
@@ -128,6 +134,12 @@ def _retime_attempt_in_progress(*, quiz: Quiz, learner: AbstractBaseUser, now: d
     Attempt.objects.filter(pk=current.pk, status=Attempt.Status.IN_PROGRESS).update(
         deadline=deadline
     )
+    current.deadline = deadline
+    closes_at = attempt_closes_at(current)
+    if closes_at is not None and (closed_at_before is None or closes_at < closed_at_before):
+        transaction.on_commit(
+            partial(attempt_close_schedule, attempt_id=current.pk, when=closes_at), robust=True
+        )
 
 
 def accommodation_set(

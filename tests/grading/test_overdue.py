@@ -15,7 +15,11 @@ from django.utils import timezone
 from courses.models import Quiz
 from grading import accommodations, policy, quiz_rules, scores, tasks
 from grading.models import Attempt, Response
-from grading.services.accommodations import AccommodationTerms, accommodation_set
+from grading.services.accommodations import (
+    AccommodationTerms,
+    accommodation_remove,
+    accommodation_set,
+)
 from grading.services.attempts import attempt_rescore, attempt_start, attempt_submit
 from grading.services.errors import AttemptClosed
 from grading.services.overdue import attempt_close_when_due, overdue_attempts_close
@@ -274,6 +278,55 @@ def test_the_task_closes_when_due_and_waits_for_a_deadline_moved_later(exam):
     assert fresh(attempt).status == Attempt.Status.SUBMITTED
     assert attempt_close_when_due(attempt_id=attempt.pk, now=minutes(91)) == "not open"
     assert attempt_close_when_due(attempt_id=attempt.pk + 1000, now=minutes(91)) == "missing"
+
+
+def test_an_accommodation_moving_the_close_earlier_queues_the_closing_again(
+    exam, django_capture_on_commit_callbacks
+):
+    quiz_sets(exam, grace_minutes=5)
+    learner, instructor = UserFactory(), instructor_of(exam)
+    helped = accommodation_set(
+        quiz=exam.quiz,
+        learner=learner,
+        terms=AccommodationTerms(extra_minutes=30),
+        by=instructor,
+        now=NOW,
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        attempt = started(exam, learner)
+    # The row's start is the clock's (auto_now_add): put it where this test's clock stands.
+    Attempt.objects.filter(pk=attempt.pk).update(started_at=NOW)
+    assert [q.task.run_after for q in default_task_backend.results] == [minutes(95)]
+    default_task_backend.clear()
+
+    # Taken away ten minutes in: the task queued for minute 95 would close it 30 minutes late.
+    with django_capture_on_commit_callbacks(execute=True):
+        accommodation_remove(accommodation=helped, by=instructor, now=minutes(10))
+    (queued,) = default_task_backend.results
+    assert queued.task.module_path == attempt_close.module_path
+    assert (queued.task.run_after, queued.args) == (minutes(65), [attempt.pk])
+    assert attempt_close_when_due(attempt_id=attempt.pk, now=minutes(65)) == "closed"
+
+
+def test_an_accommodation_moving_the_close_later_queues_nothing_more(
+    exam, django_capture_on_commit_callbacks
+):
+    learner = UserFactory()
+    with django_capture_on_commit_callbacks(execute=True):
+        attempt = started(exam, learner)
+    Attempt.objects.filter(pk=attempt.pk).update(started_at=NOW)
+    default_task_backend.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        accommodation_set(
+            quiz=exam.quiz,
+            learner=learner,
+            terms=AccommodationTerms(extra_minutes=30),
+            by=instructor_of(exam),
+            now=minutes(10),
+        )
+    # The task queued for minute 60 queues itself again for minute 90 when it runs.
+    assert default_task_backend.results == []
+    assert fresh(attempt).deadline == minutes(90)
 
 
 def test_the_task_runs_the_closing(exam):

@@ -33,6 +33,7 @@ from grading.models import (
     SolutionReveal,
     Variant,
 )
+from grading.services.overdue import overdue_attempts_close
 
 PREVIEW_SEEDS = (1, 2, 3)
 
@@ -234,6 +235,18 @@ class AttemptAdmin(RecordAdmin):
     search_fields = ["user__username", "quiz__slug"]
     list_select_related = ["user", "quiz"]
     inlines = [ResponseInline, ScoreChangeInline]
+
+    # The list and the page show an attempt's status and score: one whose time ran out is closed
+    # first (grading/services/overdue.py), as on every other page that shows attempts.
+    def changelist_view(self, request, extra_context=None):
+        overdue_attempts_close(among=self.get_queryset(request))
+        return super().changelist_view(request, extra_context)
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        # A number's address is the number itself; anything else is the admin's "not found".
+        if str(object_id).isdigit():
+            overdue_attempts_close(among=self.get_queryset(request).filter(pk=int(object_id)))
+        return super().change_view(request, object_id, form_url, extra_context)
 
     def has_delete_permission(self, request, obj=None):
         return may_delete_attempts(user=request.user)

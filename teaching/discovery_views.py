@@ -26,6 +26,8 @@ from courses.mistakes import MistakeRefused, formula_mistake_add
 from courses.models import Course, Misconception, Problem
 from courses.plain_math import plain_math
 from grading import engine
+from grading.models import Attempt
+from grading.services.overdue import overdue_attempts_close
 from teaching import access
 from teaching.bar_charts import Bar, bar_chart
 from teaching.course_problems import (
@@ -62,8 +64,11 @@ def _choice(request: HttpRequest, name: str, allowed: tuple[str, ...]) -> str:
 
 
 def _course_problem(request: HttpRequest, slug: str, problem: str) -> tuple[Course, Problem]:
-    """The course (through teaching.access: a 404 outside the user's courses) and its problem."""
+    """The course (through teaching.access: a 404 outside the user's courses) and its problem;
+    the course's attempts whose time ran out closed first, as every read of attempts does (the
+    facility by parameter counts submitted attempts, the new misconceptions list attempts)."""
     course = access.course_for_staff_or_404(user=request.user, slug=slug)
+    overdue_attempts_close(among=Attempt.objects.filter(quiz__lesson__course=course))
     return course, course_problem_or_404(course=course, slug=problem)
 
 

@@ -28,6 +28,7 @@ from grading.overrides import ScoreChangeNotAllowed, ScoreChangeRefused, item_sc
 from grading.regrade_fixes import FixRefused
 from grading.regrades import RegradeResult, RegradeStale, quiz_item_regrade
 from grading.services.attempts import attempt_expire_if_overdue
+from grading.services.overdue import overdue_attempts_close
 from teaching import access, score_changes
 from teaching.score_forms import OverrideForm, fix_fields, fix_form
 
@@ -96,6 +97,9 @@ def item_override(request: HttpRequest, pk: int, item_pk: int) -> HttpResponse:
 @login_required
 def item_regrade(request: HttpRequest, pk: int) -> HttpResponse:
     item = access.quiz_item_for_staff_or_404(user=request.user, pk=pk)
+    # An attempt whose time ran out is regraded as the submitted attempt it is (its score, its
+    # overrides, the LMS told), in the preview and in the apply alike, so their digests agree.
+    overdue_attempts_close(quiz=item.quiz)
     if request.method == "POST":
         return _regrade_apply(request, item)
     may_change = access.may_change_scores(user=request.user, quiz=item.quiz)

@@ -161,6 +161,8 @@ def _learners(data: ItemData, links: dict[int, LearnerLink], tally: Tally) -> li
 def item_responses(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
     quiz = access.quiz_for_staff_or_404(user=request.user, slug=slug)
     rule = _rule(request)
+    # The analysis counts submitted attempts' answers: one whose time ran out is closed first.
+    overdue_attempts_close(quiz=quiz)
     # A pool's member is named by `drawn` (statistics_data.entry_key) beside its pool's item.
     data = item_data(quiz=quiz, rule=rule, item_id=item_id, drawn=request.GET.get("drawn", ""))
     if data is None:

@@ -11,14 +11,16 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from courses.models import Quiz
-from grading.models import Attempt
+from courses.models import Choice, Quiz
+from grading.models import Attempt, Regrade, Variant
+from grading.regrades import quiz_item_regrade
 from grading.services.attempts import attempt_start
 from grading.services.responses import response_submit
 from integrations import services
 from integrations.models import Integration
 from tests.api.conftest import key_client
-from tests.grading.exam_records import Exam, exam_build, instructor_of
+from tests.factories import InstructorFactory
+from tests.grading.exam_records import Exam, exam_build, instructor_of, true_answer
 
 pytestmark = pytest.mark.django_db
 
@@ -222,4 +224,101 @@ def test_the_statistics_api_closes_overdue_attempts_first(exam):
     api, learner = _key(exam)
     attempt = left_open(exam, learner)
     assert api.get(f"/api/v1/quizzes/{exam.quiz.slug}/statistics/").status_code == 200
+    assert status_of(attempt) == Attempt.Status.SUBMITTED
+
+
+# --- the regrade, the response analysis, the problem pages, the admin ---------------------------
+
+
+def _a_made_wrong(exam: Exam) -> None:
+    """An author marks choice A wrong in the admin: a regrade as the item stands takes the
+    overdue attempt's 2 points away."""
+    Choice.objects.filter(pk=exam.choices["A"].pk).update(
+        is_correct=False, misconception=exam.choices["B"].misconception
+    )
+
+
+def test_the_regrade_preview_closes_an_overdue_attempt_and_counts_its_loss(client, exam, learner):
+    attempt = left_open(exam, learner)
+    _a_made_wrong(exam)
+    client.force_login(instructor_of(exam))
+    body = client.get(reverse("teaching:item-regrade", args=[exam.question_item.pk])).content
+    assert status_of(attempt) == Attempt.Status.SUBMITTED
+    body = body.decode()
+    assert '<dd data-count="lose">1</dd>' in body
+    row = body.split(f'<tr data-attempt="{attempt.pk}"', 1)[1].split("</tr>", 1)[0]
+    assert "Submitted" in row
+    assert "loses 2" in row
+
+
+def test_the_regrade_apply_closes_an_overdue_attempt_first(
+    client, exam, learner, hook_calls, django_capture_on_commit_callbacks
+):
+    attempt = left_open(exam, learner)
+    _a_made_wrong(exam)
+    instructor = instructor_of(exam)
+    # A preview made while the attempt was still open: the apply finds it closed, so the
+    # regrade is no longer the one previewed.
+    earlier = quiz_item_regrade(item=exam.question_item, by=instructor, apply=False)
+    client.force_login(instructor)
+    url = reverse("teaching:item-regrade", args=[exam.question_item.pk])
+    hook_calls.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(url, {"digest": earlier.digest})
+    assert status_of(attempt) == Attempt.Status.SUBMITTED
+    assert not Regrade.objects.exists()
+    assert hook_calls == [attempt.pk]  # the close passed the score back; no regrade did
+    page = client.get(url).content.decode()
+    assert "changed since this preview, so it was not applied" in page
+
+
+def test_the_response_analysis_closes_an_overdue_attempt_and_counts_it(client, exam, learner):
+    attempt = left_open(exam, learner)
+    client.force_login(instructor_of(exam))
+    url = reverse("teaching:item-responses", args=[exam.quiz.slug, exam.question_item.pk])
+    body = client.get(url).content.decode()
+    assert status_of(attempt) == Attempt.Status.SUBMITTED
+    assert "Every response in 1 submitted attempt:" in body
+
+
+def test_the_facility_by_parameter_closes_an_overdue_attempt_and_counts_its_variant(
+    client, exam, learner
+):
+    attempt = left_open(exam, learner)
+    variant = Variant.objects.get(attempt=attempt, quiz_item=exam.problem_item)
+    response_submit(
+        attempt=attempt,
+        item=exam.problem_item,
+        text=repr(true_answer(variant)),
+        now=timezone.now() - timedelta(hours=2) + timedelta(minutes=6),
+    )
+    client.force_login(instructor_of(exam))
+    course = exam.quiz.lesson.course
+    url = reverse("teaching:problem-parameters", args=[course.slug, exam.problem.slug])
+    body = client.get(url, {"source": "quizzes"}).content.decode()
+    assert status_of(attempt) == Attempt.Status.SUBMITTED
+    assert "1 variant answered by 1 learner: facility 1.00, 1 with full marks." in body
+
+
+def test_the_new_misconceptions_page_closes_overdue_attempts_first(client, exam, learner):
+    attempt = left_open(exam, learner)
+    client.force_login(instructor_of(exam))
+    course = exam.quiz.lesson.course
+    url = reverse("teaching:problem-misconceptions", args=[course.slug, exam.problem.slug])
+    assert client.get(url).status_code == 200
+    assert status_of(attempt) == Attempt.Status.SUBMITTED
+
+
+@pytest.mark.parametrize("page", ["list", "attempt"])
+def test_the_admin_closes_an_overdue_attempt_before_showing_it(client, exam, learner, page):
+    attempt = left_open(exam, learner)
+    client.force_login(InstructorFactory())
+    if page == "list":
+        listing = client.get(
+            reverse("admin:grading_attempt_changelist"), {"status__exact": "submitted"}
+        )
+        assert list(listing.context["cl"].result_list) == [attempt]
+    else:
+        shown = client.get(reverse("admin:grading_attempt_change", args=[attempt.pk]))
+        assert shown.context["original"].status == Attempt.Status.SUBMITTED
     assert status_of(attempt) == Attempt.Status.SUBMITTED

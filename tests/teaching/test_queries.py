@@ -117,27 +117,29 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 #   quiz that releases them after it closes: the latest own due date, grading.accommodations);
 # - override: the attempt (1), the item (1), whether the user may change scores (1), the item's
 #   score now (responses, overrides: 2), the attempt's score changes (1);
-# - regrade: the item (1), whether the user may change scores (1), a question's choices and its
-#   lesson's misconceptions (2), the item's place, other uses and regrades (3); for those who
-#   may change scores, the preview (grading.regrades): the item and the rule again (2), the
-#   question and its choices (2) or the problem (1), the answers (1) and, for a question, their
-#   choices (1); with a
-#   fix, the misconceptions a choice may name (1, questions only) and the other uses' quizzes
-#   (1); for the attempts that change, the attempts, all their answers, the quiz's items and
-#   its overrides (4).
+# - regrade: the item (1), its quiz's overdue attempts closed first (1), whether the user may
+#   change scores (1), a question's choices and its lesson's misconceptions (2), the item's
+#   place, other uses and regrades (3); for those who may change scores, the preview
+#   (grading.regrades): the item and the rule again (2), the question and its choices (2) or
+#   the problem (1), the answers (1) and, for a question, their choices (1); with a fix, the
+#   misconceptions a choice may name (1, questions only) and the other uses' quizzes (1); for
+#   the attempts that change, the attempts, all their answers, the quiz's items and its
+#   overrides (4).
 # - problems: the course (1), its problems (1), their answers' counts (1);
-# - by parameter: the course and the problem (2), the variants and their counted answers (2);
-# - new misconceptions: the course and the problem (2), the answers' fingerprint (2), the
-#   answers and their variants when not cached (2), the role (1), notes (1), the learners of
-#   the groups (1), a formula problem's lesson's misconceptions for the form (1; pinned with
-#   groups in test_discovery_pages.py);
+# - by parameter: the course and the problem (2), the course's overdue attempts closed first
+#   (1), the variants and their counted answers (2);
+# - new misconceptions: the course and the problem (2), the course's overdue attempts closed
+#   first (1), the answers' fingerprint (2), the answers and their variants when not cached
+#   (2), the role (1), notes (1), the learners of the groups (1), a formula problem's lesson's
+#   misconceptions for the form (1; pinned with groups in test_discovery_pages.py);
 # - misconception profile: the course (1), counted answers (1), misconceptions (1), learners (1);
 # - learner profile: the course, the learner, their overdue attempts in the course closed first,
 #   their attempts (4), counted answers (1), misconceptions (1);
 # - statistics: the quiz (1), its overdue attempts closed first (1),
 #   teaching.statistics_data.quiz_data (items, choices, attempts, responses, overrides: 5);
-# - responses: the quiz (1), items (1), choices (1, for a question), attempts (1), the item's
-#   responses with the choices they picked (1), the misconceptions named (1);
+# - responses: the quiz (1), its overdue attempts closed first (1), items (1), choices (1, for
+#   a question), attempts (1), the item's responses with the choices they picked (1), the
+#   misconceptions named (1);
 # - accommodations: the course (1), whether the user may set them (1), the accommodations with
 #   their quiz and learner (1), the latest own due date per quiz that releases answers after
 #   it closes (1), the course's quizzes for the form (1).
@@ -149,18 +151,18 @@ PAGES = {
     "gradebook": 9,
     "attempt": 13,
     "override": 8,
-    "regrade": 15,
-    "regrade, a choice fixed": 21,
-    "regrade, a tolerance fixed": 17,
+    "regrade": 16,
+    "regrade, a choice fixed": 22,
+    "regrade, a tolerance fixed": 18,
     "problems": 5,
-    "by parameter": 6,
-    "new misconceptions": 12,
+    "by parameter": 7,
+    "new misconceptions": 13,
     "misconception profile": 6,
     "learner profile": 8,
     "statistics": 9,
     "statistics, every attempt": 9,
-    "responses to a question": 8,
-    "responses to a problem": 8,
+    "responses to a question": 9,
+    "responses to a problem": 9,
     "accommodations": 7,
 }
 

@@ -5,9 +5,10 @@ with no score in the results, the gradebook, the grades API or the LMS. Three wa
 all through attempts.attempt_expire_if_overdue (the submit path: one row lock, so whichever
 comes first closes it, and it is scored and passed back once):
 
-- a task enqueued when the attempt starts, to run at its close moment (grading/tasks.py);
+- a task enqueued when the attempt starts, to run at its close moment (grading/tasks.py), and
+  again when an accommodation moves that moment earlier (services/accommodations.py);
 - a sweep, `manage.py close_overdue_attempts`, for any the task missed (a worker that was
-  down, a deadline an accommodation moved earlier);
+  down, a task that could not be queued);
 - every read that shows attempts calls overdue_attempts_close first, so no page, export or API
   answer shows an attempt whose time ran out as open, whether the worker runs or not.
 """

@@ -18,7 +18,12 @@ from .admin_publishing import PUBLISHING_ACTIONS
 from .bank.rules import quiz_policy_problems
 from .models import Course, KeyTerm, Lesson, Misconception, Quiz, QuizItem
 from .moodle_admin import export_moodle_xml, moodle_import_view
-from .pool_admin import lesson_move_errors, pool_draw_problems, quiz_draws_view
+from .pool_admin import (
+    foreign_draw_errors,
+    lesson_move_errors,
+    pool_draw_problems,
+    quiz_draws_view,
+)
 from .publishing import unpublished_in
 from .quiz_items_admin import (
     CONFIRM_FIELD,
@@ -174,6 +179,7 @@ class QuizItemInlineFormSet(forms.BaseInlineFormSet):
                     f"Item {number} must name exactly one of a question, a problem or a pool."
                 )
             kept.append((number, data))
+        foreign_draw_errors(self, kept)
         for problem in pool_draw_problems(
             (number, data["pool"]) for number, data in kept if data.get("pool")
         ):

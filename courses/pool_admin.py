@@ -20,10 +20,12 @@ from .bank.rules import pool_draw_problem
 from .models import Pool, Question, Quiz, QuizItem
 from .pool_draws import MOST_DRAWS, DrawsRefused, quiz_draws_add
 from .pool_members import (
+    draw_refusal,
     foreign_members,
     member_label,
     moved_lesson_refusals,
     moved_member_refusals,
+    moved_pool_refusals,
 )
 
 
@@ -53,6 +55,7 @@ class PoolForm(forms.ModelForm):
     def clean(self):
         cleaned = super().clean()
         self._foreign_members_refuse(cleaned)
+        self._moved_pool_refuse(cleaned)
         if self.instance.pk is None:
             return cleaned
         size = len(cleaned.get("questions") or []) + len(cleaned.get("problems") or [])
@@ -75,6 +78,15 @@ class PoolForm(forms.ModelForm):
                 f"{', '.join(unpublished)} {'is' if len(unpublished) == 1 else 'are'} not."
             )
         return cleaned
+
+    def _moved_pool_refuse(self, cleaned: dict) -> None:
+        """Moving the pool to another course's lesson is refused on its lesson field while a
+        quiz of its course draws from it."""
+        lesson = cleaned.get("lesson")
+        if self.instance.pk is None or lesson is None or lesson.pk == self.instance.lesson_id:
+            return
+        for refusal in moved_pool_refusals(pool=self.instance, lesson=lesson):
+            self.add_error("lesson", f"{capfirst(refusal)}.")
 
     def _foreign_members_refuse(self, cleaned: dict) -> None:
         """Each question or problem of another course is named on its own field."""
@@ -104,6 +116,21 @@ class MemberMoveForm(forms.ModelForm):
         for refusal in moved_member_refusals(member=self.instance, lesson=lesson):
             self.add_error("lesson", f"{capfirst(refusal)}.")
         return cleaned
+
+
+def foreign_draw_errors(formset: forms.BaseInlineFormSet, kept: list[tuple[int, dict]]) -> None:
+    """The quiz's items: an item drawing from a pool of another course than the quiz's (as the
+    quiz's form has just set its lesson, so also when the quiz moves) is refused on its pool
+    field (courses.pool_members)."""
+    quiz = formset.instance
+    if quiz.lesson_id is None:
+        return  # no lesson chosen: the quiz's form says so
+    for number, data in kept:
+        pool = data.get("pool")
+        refusal = pool and draw_refusal(pool_lesson=pool.lesson, quiz_lesson=quiz.lesson)
+        if refusal:
+            form = formset.forms[number - 1]
+            form.add_error("pool", f"Pool “{pool.title}” belongs to another course: {refusal}.")
 
 
 def lesson_move_errors(form: forms.ModelForm, cleaned: dict) -> None:

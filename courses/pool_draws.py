@@ -15,6 +15,7 @@ from django.utils.text import capfirst
 from courses.attempted_quizzes import attempted, items_kept, points_plan
 from courses.bank.rules import pool_draw_problem
 from courses.models import Pool, Quiz, QuizItem
+from courses.pool_members import draw_refusal
 from courses.publishing import unpublished_in
 
 MOST_DRAWS = 50
@@ -34,8 +35,9 @@ def quiz_draws_add(*, quiz: Quiz, pool: Pool, count: int, points: int) -> list[Q
         raise DrawsRefused(f"Draw between 1 and {MOST_DRAWS} members at a time.")
     if points < 1:
         raise DrawsRefused("Each draw is worth at least one point.")
-    if pool.lesson.course_id != quiz.lesson.course_id:
-        raise DrawsRefused(f"The pool “{pool.title}” belongs to another course.")
+    refusal = draw_refusal(pool_lesson=pool.lesson, quiz_lesson=quiz.lesson)
+    if refusal:
+        raise DrawsRefused(f"The pool “{pool.title}” belongs to another course: {refusal}.")
     with transaction.atomic():
         # One writer at a time per quiz: two instructors adding draws together could otherwise
         # both pass the size check.

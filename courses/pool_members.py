@@ -1,12 +1,18 @@
-"""Which questions and problems a pool may hold: those of lessons in the pool's own course.
+"""Which questions and problems a pool may hold, and which pools a quiz may draw from: those of
+lessons in its own course.
 
-Only the pool's course draws from it (courses.pool_draws), and a fix to a drawn question changes
-it for every quiz that can draw it (grading.regrade_fixes): a member from another course would
-let one course's quizzes draw the other's questions, and tie the two answer keys together. The
-admin (courses.pool_admin: the pool's form, and the question's, problem's and lesson's forms
-when one would move to another course), the lesson bank import (courses.bank.pool_members) and
-the Moodle XML import (courses.moodle_xml.importer) all ask `member_refusal`, each saying where
-the member is.
+Only the pool's course draws from it, and a fix to a drawn question changes it for every quiz
+that can draw it (grading.regrade_fixes): a member from another course would let one course's
+quizzes draw the other's questions, and tie the two answer keys together. The admin
+(courses.pool_admin: the pool's form, and the question's, problem's and lesson's forms when one
+would move to another course), the lesson bank import (courses.bank.pool_members) and the
+Moodle XML import (courses.moodle_xml.importer) all ask `member_refusal`, each saying where the
+member is.
+
+For the same reason a quiz draws only from pools of its own course: `draw_refusal`, asked by
+the quiz's items in the admin (courses.admin, also when the quiz moves to another course's
+lesson), by the draws added in one step (courses.pool_draws), and when a pool or a lesson would
+move to another course (the admin, and the bank import of a lesson whose course changes).
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from collections.abc import Iterable
 
 from django.db.models import Q, QuerySet
 
-from .models import Course, Lesson, Pool, Problem, Question
+from .models import Course, Lesson, Pool, Problem, Question, QuizItem
 
 Member = Question | Problem
 
@@ -29,6 +35,18 @@ def member_refusal(*, pool_lesson: Lesson, member_lesson: Lesson) -> str | None:
         f"its lesson “{member_lesson.title}” is in the course “{member_lesson.course.title}”, "
         f"and a pool of the course “{pool_lesson.course.title}” may hold only questions and "
         "problems of lessons in its own course"
+    )
+
+
+def draw_refusal(*, pool_lesson: Lesson, quiz_lesson: Lesson) -> str | None:
+    """Why a quiz of `quiz_lesson` may not draw from a pool of `pool_lesson`, or None when it
+    may (both lessons in one course)."""
+    if pool_lesson.course_id == quiz_lesson.course_id:
+        return None
+    return (
+        f"its lesson “{pool_lesson.title}” is in the course “{pool_lesson.course.title}”, and "
+        f"a quiz of the course “{quiz_lesson.course.title}” may draw only from pools of "
+        "lessons in its own course"
     )
 
 
@@ -53,15 +71,16 @@ def foreign_members(
     return found
 
 
+def _as_moved(lesson: Lesson, moved: Lesson | None) -> Lesson:
+    return moved if moved is not None and lesson.pk == moved.pk else lesson
+
+
 def stored_foreign_members(
     *, pools: Iterable[Pool], moved: Lesson | None = None
 ) -> list[tuple[Pool, Member, str]]:
     """The members each stored pool holds against the rule, each with its refusal: what an
     import checks inside its transaction before it commits. `moved` is a lesson as it would be
     (moved to another course), standing in for the stored one: what the lesson admin checks."""
-
-    def as_moved(lesson: Lesson) -> Lesson:
-        return moved if moved is not None and lesson.pk == moved.pk else lesson
 
     found = []
     for pool in pools:
@@ -71,7 +90,8 @@ def stored_foreign_members(
         ]
         for member in members:
             refusal = member_refusal(
-                pool_lesson=as_moved(pool.lesson), member_lesson=as_moved(member.lesson)
+                pool_lesson=_as_moved(pool.lesson, moved),
+                member_lesson=_as_moved(member.lesson, moved),
             )
             if refusal:
                 found.append((pool, member, refusal))
@@ -90,17 +110,63 @@ def pools_touching(lessons: Q) -> QuerySet[Pool]:
     return pools.select_related("lesson__course").order_by("slug")
 
 
+def draw_label(item: QuizItem, number: int) -> str:
+    """How a refusal names a stored item drawing from a pool: item n of quiz 'slug'."""
+    return f"item {number} of quiz {item.quiz.slug!r} draws from pool {item.pool.slug!r}"
+
+
+def stored_foreign_draws(
+    *, lessons: Q, moved: Lesson | None = None
+) -> list[tuple[QuizItem, int, str]]:
+    """The stored items that draw from a pool of another course than their quiz's, where the
+    quiz or the pool is of a lesson `lessons` selects, each with its number in its quiz and its
+    refusal, by quiz slug and number. `moved` stands in for its stored lesson, as in
+    `stored_foreign_members`."""
+
+    touched = Lesson.objects.filter(lessons)
+    items = (
+        QuizItem.objects.filter(pool__isnull=False)
+        .filter(Q(quiz__lesson__in=touched) | Q(pool__lesson__in=touched))
+        .select_related("quiz__lesson__course", "pool__lesson__course")
+    )
+    found = []
+    for item in items:
+        refusal = draw_refusal(
+            pool_lesson=_as_moved(item.pool.lesson, moved),
+            quiz_lesson=_as_moved(item.quiz.lesson, moved),
+        )
+        if refusal:
+            numbers = list(item.quiz.items.order_by("order", "pk").values_list("pk", flat=True))
+            found.append((item, numbers.index(item.pk) + 1, refusal))
+    return sorted(found, key=lambda row: (row[0].quiz.slug, row[1]))
+
+
 def moved_lesson_refusals(*, lesson: Lesson, course: Course) -> list[str]:
     """Why a stored lesson may not move to `course`: a pool of another lesson holding its
-    questions or problems, or a pool of its own holding another lesson's."""
+    questions or problems, a pool of its own holding another lesson's, or a quiz drawing from a
+    pool of one and not the other."""
     moved = Lesson(pk=lesson.pk, title=lesson.title, course=course)
     found = stored_foreign_members(pools=pools_touching(Q(pk=lesson.pk)), moved=moved)
-    return [
+    members = [
         f"{member_label(member)} in pool {pool.slug!r}: {refusal}"
         for pool, member, refusal in found
         # Only what the move breaks: a touched pool's other members are not this lesson's.
         if lesson.pk in (pool.lesson_id, member.lesson_id)
     ]
+    draws = stored_foreign_draws(lessons=Q(pk=lesson.pk), moved=moved)
+    return members + [f"{draw_label(item, number)}: {refusal}" for item, number, refusal in draws]
+
+
+def moved_pool_refusals(*, pool: Pool, lesson: Lesson) -> list[str]:
+    """Why a stored pool may not move to `lesson`: each quiz drawing from it that is not of
+    the lesson's course."""
+    quizzes = {item.quiz for item in pool.quiz_items.select_related("quiz__lesson__course")}
+    found = []
+    for quiz in sorted(quizzes, key=lambda quiz: quiz.slug):
+        refusal = draw_refusal(pool_lesson=lesson, quiz_lesson=quiz.lesson)
+        if refusal:
+            found.append(f"quiz {quiz.slug!r} draws from it: {refusal}")
+    return found
 
 
 def moved_member_refusals(*, member: Member, lesson: Lesson) -> list[str]:

@@ -1,7 +1,7 @@
 """Pools in the admin: a pool's page, quiz items that draw from a pool, and each mistake named
 (an item naming two things, more items drawing from a pool than it has members, a pool shrunk
-below what a quiz draws, a member of another course, a member or a lesson moved to another
-course), with nothing saved."""
+below what a quiz draws, a member or a pool of another course, a member, a pool, a quiz or a
+lesson moved to another course), with nothing saved."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from django.urls import reverse
 from courses.admin import LessonForm
 from courses.admin_questions import QuestionForm
 from courses.models import Pool, QuizItem
+from courses.pool_admin import PoolForm
 from grading.admin import ProblemForm
 from tests.courses.test_admin import quiz_post
 from tests.factories import (
@@ -24,6 +25,7 @@ from tests.factories import (
     ProblemFactory,
     QuestionFactory,
     QuizFactory,
+    QuizItemFactory,
 )
 
 pytestmark = pytest.mark.django_db
@@ -224,3 +226,120 @@ def test_a_lesson_cannot_move_to_another_course_while_a_pool_spans_it_and_its_co
     assert "its lesson “Scaling” is in the course “Other course”" in errors[1]
     Pool.objects.all().delete()
     assert edited(LessonForm, lesson, course=other.pk).is_valid()
+
+
+def drawing_rule(*, pool_lesson, pool_course, quiz_course) -> str:
+    return (
+        f"its lesson “{pool_lesson}” is in the course “{pool_course}”, and a quiz of the course "
+        f"“{quiz_course}” may draw only from pools of lessons in its own course"
+    )
+
+
+def row_errors(response) -> list[dict]:
+    """The errors of each item row of the quiz page the admin answered with."""
+    (items,) = response.context["inline_admin_formsets"]
+    return [dict(form.errors) for form in items.formset.forms]
+
+
+def test_an_item_cannot_draw_from_a_pool_of_another_course(instructor_client):
+    lesson = QuizFactory().lesson
+    # A pool of another lesson of the same course is fine; one of another course is not.
+    sibling = pool_with(LessonFactory(course=lesson.course), questions=1)
+    elsewhere = LessonFactory(title="Elsewhere", course=CourseFactory(title="Other course"))
+    theirs = PoolFactory(lesson=elsewhere, title="Their pool")
+    theirs.questions.add(QuestionFactory(lesson=elsewhere))
+    rows = [{"pool": sibling.pk}, {"pool": theirs.pk}]
+    response = instructor_client.post(
+        reverse("admin:courses_quiz_add"), {**quiz_post(lesson), **items_post(rows)}
+    )
+    rule = drawing_rule(
+        pool_lesson="Elsewhere", pool_course="Other course", quiz_course=lesson.course.title
+    )
+    assert row_errors(response) == [
+        {},
+        {"pool": [f"Pool “Their pool” belongs to another course: {rule}."]},
+    ]
+    assert not QuizItem.objects.exists()
+    rows = [{"pool": sibling.pk}]
+    response = instructor_client.post(
+        reverse("admin:courses_quiz_add"), {**quiz_post(lesson), **items_post(rows)}
+    )
+    assert response.status_code == 302
+    assert QuizItem.objects.get().pool == sibling
+
+
+def test_a_quiz_cannot_move_to_another_course_while_its_items_draw_from_its_pools(
+    instructor_client,
+):
+    quiz = QuizFactory(slug="q", title="Q", published=False)
+    pool = pool_with(quiz.lesson, questions=1)
+    item = QuizItemFactory(quiz=quiz, question=None, pool=pool)
+    elsewhere = LessonFactory(title="Elsewhere", course=CourseFactory(title="Other course"))
+    url = reverse("admin:courses_quiz_change", args=[quiz.pk])
+
+    def moved_to(lesson) -> dict:
+        rows = items_post([{"id": item.pk, "quiz": quiz.pk, "pool": pool.pk}])
+        return {**quiz_post(lesson), **rows, "items-INITIAL_FORMS": "1"}
+
+    response = instructor_client.post(url, moved_to(elsewhere))
+    rule = drawing_rule(
+        pool_lesson=quiz.lesson.title,
+        pool_course=quiz.lesson.course.title,
+        quiz_course="Other course",
+    )
+    assert row_errors(response) == [
+        {"pool": [f"Pool “Warm-up pool” belongs to another course: {rule}."]}
+    ]
+    lesson = quiz.lesson
+    quiz.refresh_from_db()
+    assert quiz.lesson == lesson
+    # Another lesson of its course is fine.
+    sibling = LessonFactory(course=lesson.course)
+    assert instructor_client.post(url, moved_to(sibling)).status_code == 302
+    quiz.refresh_from_db()
+    assert quiz.lesson == sibling
+    assert list(quiz.items.values_list("pool", flat=True)) == [pool.pk]
+
+
+def test_a_pool_cannot_move_to_another_course_s_lesson_while_a_quiz_draws_from_it():
+    quiz = QuizFactory(slug="drawing-quiz")
+    pool = pool_with(quiz.lesson, questions=1)
+    QuizItemFactory(quiz=quiz, question=None, pool=pool)
+    elsewhere = LessonFactory(title="Elsewhere", course=CourseFactory(title="Other course"))
+    form = edited(PoolForm, pool, lesson=elsewhere.pk)
+    assert not form.is_valid()
+    rule = drawing_rule(
+        pool_lesson="Elsewhere", pool_course="Other course", quiz_course=quiz.lesson.course.title
+    )
+    assert form.errors["lesson"] == [f"Quiz 'drawing-quiz' draws from it: {rule}."]
+    assert edited(PoolForm, pool, lesson=LessonFactory(course=quiz.lesson.course).pk).is_valid()
+    QuizItem.objects.all().delete()
+    pool.questions.clear()
+    assert edited(PoolForm, pool, lesson=elsewhere.pk).is_valid()
+
+
+def test_a_lesson_cannot_move_to_another_course_while_a_quiz_draws_across_it():
+    lesson = LessonFactory(title="Scaling")
+    sibling = LessonFactory(title="Sibling", course=lesson.course)
+    ours = PoolFactory(lesson=lesson, slug="our-pool")
+    theirs = PoolFactory(lesson=sibling, slug="their-pool")
+    our_quiz = QuizFactory(lesson=lesson, slug="our-quiz")
+    QuizItemFactory(quiz=our_quiz, question=None, pool=theirs)
+    QuizItemFactory(quiz=our_quiz, question=None, pool=ours)  # moves with the lesson: fine
+    their_quiz = QuizFactory(lesson=sibling, slug="their-quiz")
+    QuizItemFactory(quiz=their_quiz, question=QuestionFactory(lesson=sibling), order=0)
+    QuizItemFactory(quiz=their_quiz, question=None, pool=ours, order=1)
+    course = lesson.course.title
+    form = edited(LessonForm, lesson, course=CourseFactory(title="Other course").pk)
+    assert not form.is_valid()
+    assert form.errors["course"] == [
+        "Item 1 of quiz 'our-quiz' draws from pool 'their-pool': "
+        + drawing_rule(pool_lesson="Sibling", pool_course=course, quiz_course="Other course")
+        + ".",
+        "Item 2 of quiz 'their-quiz' draws from pool 'our-pool': "
+        + drawing_rule(pool_lesson="Scaling", pool_course="Other course", quiz_course=course)
+        + ".",
+    ]
+    QuizItem.objects.filter(pool=theirs).delete()
+    their_quiz.delete()
+    assert edited(LessonForm, lesson, course=CourseFactory().pk).is_valid()

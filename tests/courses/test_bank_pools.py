@@ -1,6 +1,7 @@
 """Pools in the lesson bank: a named set of the bank's questions and problems, quiz items that
 draw from one, through import and export, and every mistake refused with its place (a pool
-left holding another course's question among them)."""
+left holding another course's question, or a quiz drawing from another course's pool, among
+them)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,20 @@ import copy
 
 import pytest
 import yaml
+from django.db.models import QuerySet
 
 from courses.bank.exporter import bank_export
 from courses.bank.importer import bank_import
 from courses.bank.issues import BankError
-from courses.models import Course, Lesson, Pool, Question, Quiz
+from courses.models import Course, Lesson, Pool, Question, Quiz, QuizItem
 from tests.courses.test_bank import shipped_document, snapshot, write_bank
-from tests.factories import LessonFactory, PoolFactory, QuestionFactory
+from tests.factories import (
+    LessonFactory,
+    PoolFactory,
+    QuestionFactory,
+    QuizFactory,
+    QuizItemFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -142,21 +150,39 @@ def test_a_bad_pool_is_refused_whole_with_its_place(tmp_path, breaker, where, me
     assert not Pool.objects.exists()
 
 
+def lesson_to_move(tmp_path) -> tuple[Lesson, Lesson, dict]:
+    """The shipped bank's lesson as imported, another lesson of its course, and the bank moving
+    the lesson to a new course."""
+    bank_import(paths=[write_bank(tmp_path, shipped_document(), "shipped.yaml")])
+    lesson = Lesson.objects.select_related("course").get(slug=shipped_document()["lesson"]["slug"])
+    other_lesson = LessonFactory(
+        course=lesson.course, title="Another lesson", order=lesson.order + 1
+    )
+    document = shipped_document()
+    document["course"] = {"slug": "new-course", "title": "New course"}
+    return lesson, other_lesson, document
+
+
+def moves_without(tmp_path, document: dict, lesson: Lesson, spanning: QuerySet) -> None:
+    """The refused move changed nothing; without the rows `spanning` both courses, it is made."""
+    assert Lesson.objects.get(pk=lesson.pk).course_id == lesson.course_id
+    assert not Course.objects.filter(slug="new-course").exists()
+    spanning.delete()
+    bank_import(paths=[write_bank(tmp_path, document)])
+    assert Lesson.objects.get(pk=lesson.pk).course.slug == "new-course"
+
+
 def test_moving_the_lesson_to_another_course_is_refused_where_it_would_split_a_pool(tmp_path):
     """A bank whose lesson moves to another course would leave the old course's pools holding
     its questions, and its own pools holding the old course's: refused, located, with nothing
     written (the check runs on what the import wrote, inside its transaction)."""
-    bank_import(paths=[write_bank(tmp_path, shipped_document(), "shipped.yaml")])
-    lesson = Lesson.objects.select_related("course").get(slug=shipped_document()["lesson"]["slug"])
+    lesson, other_lesson, document = lesson_to_move(tmp_path)
     course = lesson.course
-    other_lesson = LessonFactory(course=course, title="Another lesson", order=lesson.order + 1)
     moved = shipped_document()["questions"][1]["slug"]
     theirs = PoolFactory(lesson=other_lesson, slug="their-pool")
     theirs.questions.add(Question.objects.get(slug=moved))
     ours = PoolFactory(lesson=lesson, slug="lesson-pool")
     ours.questions.add(QuestionFactory(lesson=other_lesson, slug="their-question"))
-    document = shipped_document()
-    document["course"] = {"slug": "new-course", "title": "New course"}
     rule = "may hold only questions and problems of lessons in its own course"
     assert _refused(tmp_path, document) == [
         f"broken.yaml › course: question 'their-question' cannot be in pool 'lesson-pool': "
@@ -166,11 +192,44 @@ def test_moving_the_lesson_to_another_course_is_refused_where_it_would_split_a_p
         f"'their-pool': its lesson “{lesson.title}” is in the course “New course”, and a pool "
         f"of the course “{course.title}” {rule}",
     ]
-    assert Lesson.objects.get(pk=lesson.pk).course_id == course.pk
-    assert not Course.objects.filter(slug="new-course").exists()
     assert list(theirs.questions.values_list("slug", flat=True)) == [moved]
     assert list(ours.questions.values_list("slug", flat=True)) == ["their-question"]
-    # Without the pools that span both, the lesson moves.
-    Pool.objects.filter(pk__in=[theirs.pk, ours.pk]).delete()
-    bank_import(paths=[write_bank(tmp_path, document)])
-    assert Lesson.objects.get(pk=lesson.pk).course.slug == "new-course"
+    moves_without(tmp_path, document, lesson, Pool.objects.filter(pk__in=[theirs.pk, ours.pk]))
+
+
+def test_moving_the_lesson_to_another_course_is_refused_where_a_quiz_would_draw_across(tmp_path):
+    """A bank whose lesson moves to another course would leave its quizzes drawing from its old
+    course's pools, and the old course's quizzes drawing from its pools: refused, located, with
+    nothing written."""
+    lesson, other_lesson, document = lesson_to_move(tmp_path)
+    course = lesson.course
+    theirs = PoolFactory(lesson=other_lesson, slug="their-pool")
+    ours = PoolFactory(lesson=lesson, slug="lesson-pool")
+    # Quizzes made in the admin, not listed in the bank, each drawing from the other's pool.
+    our_quiz = QuizFactory(lesson=lesson, slug="admin-quiz", published=False)
+    QuizItemFactory(quiz=our_quiz, question=None, pool=theirs)
+    their_quiz = QuizFactory(lesson=other_lesson, slug="their-quiz", published=False)
+    QuizItemFactory(quiz=their_quiz, question=QuestionFactory(lesson=other_lesson), order=0)
+    QuizItemFactory(quiz=their_quiz, question=None, pool=ours, order=1)
+    rule = "may draw only from pools of lessons in its own course"
+    assert _refused(tmp_path, document) == [
+        f"broken.yaml › course: item 1 of quiz 'admin-quiz' draws from pool 'their-pool': its "
+        f"lesson “Another lesson” is in the course “{course.title}”, and a quiz of the course "
+        f"“New course” {rule}",
+        f"broken.yaml › course: item 2 of quiz 'their-quiz' draws from pool 'lesson-pool': its "
+        f"lesson “{lesson.title}” is in the course “New course”, and a quiz of the course "
+        f"“{course.title}” {rule}",
+    ]
+    assert QuizItem.objects.filter(pool__in=[theirs, ours]).count() == 2
+    moves_without(tmp_path, document, lesson, QuizItem.objects.filter(pool__in=[theirs, ours]))
+
+
+def test_a_bank_quiz_cannot_name_a_pool_of_another_lesson(tmp_path):
+    """A bank's items name only the bank's own pools (one lesson, one course): another
+    course's pool, named by its slug, is not found."""
+    PoolFactory(slug="their-pool", lesson=LessonFactory(title="Elsewhere"))
+    document = shipped_document()
+    document["quizzes"][0]["items"].append({"pool": "their-pool"})
+    messages = _refused(tmp_path, document)
+    assert any("› item " in m and "no pool 'their-pool' in this bank" in m for m in messages)
+    assert not QuizItem.objects.filter(pool__slug="their-pool").exists()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
@@ -82,7 +84,8 @@ def test_a_pool_of_another_course_is_refused():
     quiz = QuizFactory()
     elsewhere = pool_with(LessonFactory(), questions=3)
     assert elsewhere.lesson.course_id != quiz.lesson.course_id
-    with pytest.raises(DrawsRefused, match="belongs to another course"):
+    course = re.escape(f"course “{elsewhere.lesson.course.title}”")
+    with pytest.raises(DrawsRefused, match=f"belongs to another course: its lesson .* {course}"):
         quiz_draws_add(quiz=quiz, pool=elsewhere, count=1, points=1)
     assert items(quiz) == []
 

@@ -67,6 +67,8 @@ def quiz_post(exam, rows=None, **fields) -> dict:
         "release_answers": quiz.release_answers,
         "shuffle_items": "unknown",
         "shuffle_choices": "unknown",
+        "overdue_handling": quiz.overdue_handling,
+        "grace_minutes": str(quiz.grace_minutes),
     }
     if rows is None:
         rows = [

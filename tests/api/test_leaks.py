@@ -43,6 +43,16 @@ def scan(responses, variants, authored):
             assert f'"{word}"' not in text, (label, word)
 
 
+def guess_scores(quiz: Quiz) -> set[str]:
+    """Each question's random guess score as the statistics endpoint prints it (right choices
+    over choices): a fact of the authored question, not of any learner's variant."""
+    found = set()
+    for item in quiz.items.filter(question__isnull=False).select_related("question"):
+        choices = list(item.question.choices.values_list("is_correct", flat=True))
+        found.add(str(sum(choices) / len(choices)))
+    return found
+
+
 @pytest.mark.parametrize("slug", ["attention-exam", "attention-practice"])
 def test_attempt_endpoints_leak_nothing_before_release(lms, slug):
     client = lms.client()
@@ -78,8 +88,11 @@ def test_attempt_endpoints_leak_nothing_before_release(lms, slug):
     variants = list(Variant.objects.filter(attempt_id=attempt["id"]).select_related("problem"))
     assert variants
     # Authored numbers and every variant's givens are public: one problem's d_k may equal
-    # another's answer.
-    authored = authored_numbers(quiz).union(*(shown_numbers(v) for v in variants))
+    # another's answer. So are the statistics' random guess scores, a question's share of right
+    # choices (1/3 for one of three), which one softmax variant's entry can equal by chance.
+    authored = authored_numbers(quiz).union(
+        *(shown_numbers(v) for v in variants), guess_scores(quiz)
+    )
     if quiz.mode == Quiz.Mode.EXAM:
         # Before submission not even the verdicts show, so the choices' feedback cannot either.
         answers = [r.json() for label, r in responses if label.startswith("answer")]

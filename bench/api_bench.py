@@ -18,7 +18,9 @@ Run as `.venv/bin/python bench/api_bench.py` (`make bench` does). For SQLite and
    and a pooled p99 cover every round;
 4. stops the server, and counts that every acknowledged answer is in the database.
 
-Prints a table and writes bench-results/api.json.
+Prints a table, then per backend the answer path's ratio against the goal (≥ 0.12 of the trivial
+endpoint) as met or not met with the load average before and after, and writes
+bench-results/api.json.
 """
 
 from __future__ import annotations
@@ -55,7 +57,9 @@ ANSWERS_PER_ROUND = 64  # per client
 ANSWERS_PER_CLIENT = WARM_UP_ANSWERS + ROUNDS * ANSWERS_PER_ROUND
 TRIVIAL_PER_ROUND = 300  # per client
 PHASE_SECONDS = 30.0
-GOAL_RATIO = 0.25  # issue 12: the floor once the answer path uses public APIs only
+# Issue 22: the answer path keeps at least this share of the trivial endpoint's rate (0.25, issue
+# 12's floor, is withdrawn as out of reach with the ORM's public API).
+GOAL_RATIO = 0.12
 GOAL_P99_MS = 50.0
 GOAL_STATEMENTS = 8
 # Its own name per run when several benchmarks share one server (BENCH_PG_DATABASE).
@@ -323,6 +327,15 @@ def verdict(result: dict) -> list[str]:
     return problems
 
 
+def ratio_line(result: dict, load_before: tuple, load_after: tuple) -> str:
+    """The answer path's goal on one line: its ratio to the trivial endpoint, met or not."""
+    met = "met" if result["ratio"] >= GOAL_RATIO else "NOT MET"
+    return (
+        f"answer path on {result['backend']}: {result['ratio']} of the trivial endpoint, goal "
+        f"≥ {GOAL_RATIO}: {met} (load average {load_before[0]:.2f} → {load_after[0]:.2f})"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", choices=["sqlite", "postgresql"], help=argparse.SUPPRESS)
@@ -338,6 +351,7 @@ def main() -> int:
         print("PostgreSQL does not answer on 127.0.0.1:5432: measuring SQLite only.")
         backends.remove("postgresql")
     results = []
+    load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="softgrade-api-bench-") as workdir:
         for backend in backends:
             print(
@@ -366,10 +380,17 @@ def main() -> int:
             f"{' '.join(str(round(r['answers_p99_ms'])) for r in result['rounds']):<18}"
             + ("met" if not problems else "MISSED: " + "; ".join(problems))
         )
+    load_after = os.getloadavg()
+    for result in results:
+        print(ratio_line(result, load_before, load_after))
     out_dir = ROOT / "bench-results"
     out_dir.mkdir(exist_ok=True)
     summary = {
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
+        "machine": {
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "load_average_before_after": [load_before, load_after],
+        },
         "clients": CLIENTS,
         "workers": WORKERS,
         "goals": {"ratio": GOAL_RATIO, "p99_ms": GOAL_P99_MS, "statements": GOAL_STATEMENTS},

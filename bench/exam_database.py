@@ -1,12 +1,13 @@
 """The exam-day bench's database side: the exam it makes and the check of what is stored.
 
 Run in a Django child process (production settings, the bench database) by bench/exam_run.py:
-`python bench/exam_database.py prepare|verify`, the stage's arguments as JSON on stdin, its
+`python bench/exam_database.py prepare|open|verify`, the stage's arguments as JSON on stdin, its
 result as JSON on the last line of stdout.
 
 - `prepare`: migrate, collect static files, import the shipped bank, then make the exam (16 items:
   the lesson's first one-number problems by slug, then questions), N learners with sessions made
   beforehand (not through the sign-in form), and learners with a password for the sign-in phase.
+- `open`: the exam opens at the given instant (set once the servers run, before anyone arrives).
 - `verify`: every save and submit the learners acknowledged is in the database, once, as sent.
 """
 
@@ -176,7 +177,19 @@ def partial_sheets(responses: dict) -> int:
     return sum(1 for stored in sheets.values() if stored != items)
 
 
-STAGES = {"prepare": prepare, "verify": verify}
+def open_at(*, at: float) -> dict:
+    """The exam opens at `at` (seconds since the epoch): the instant every learner starts."""
+    from datetime import UTC, datetime
+
+    from courses.models import Quiz
+
+    quiz = Quiz.objects.get(slug=EXAM_SLUG)
+    quiz.opens_at = datetime.fromtimestamp(at, tz=UTC)
+    quiz.save()
+    return {"opens_at": quiz.opens_at.isoformat()}
+
+
+STAGES = {"prepare": prepare, "verify": verify, "open": open_at}
 
 
 def main(stage: str) -> int:

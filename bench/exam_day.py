@@ -8,8 +8,11 @@ sharing PostgreSQL and Redis), and Locust (bench/exam_load.py, FastHttpUser) as 
    the sign-in form), and, for the sign-in phase, learners with passwords.
 2. Optionally (`--signins`), a sign-in phase: a few clients sign learners in through the sign-in
    form as fast as the app allows; it prints sign-ins per second.
-3. The exam: every learner waits for one synchronized instant, opens the quiz page, starts an
-   attempt through its form (CSRF), opens the attempt page, then after each think time of
+3. The exam, as a class arrives: the exam opens at one instant (the quiz's opens_at); the
+   learners open the quiz page spread over the `--arrival-seconds` (300) before it, each at its
+   own instant, and at the opening instant all press start, as the waiting room's script does
+   (the start form's POST, with the CSRF token read from the quiz page), open the attempt page,
+   then after each think time of
    30–90 s (`--think-scale` shortens them) saves the whole sheet, and after `--saves` saves
    submits it through the page's form. A save is what the Save answers button does with the
    page's script: the form's fields (CSRF and submission token, parsed from the page as a
@@ -19,9 +22,15 @@ sharing PostgreSQL and Redis), and Locust (bench/exam_load.py, FastHttpUser) as 
    attempt page it redirects to, which says how many answers were saved. With `--instances 2`
    learners are split between the instances and `--switch-share` of them move to the other
    instance halfway through.
-4. It prints p50/p95/p99 per kind of request, the time from the start until the last learner
+4. It prints p50/p95/p99 per kind of request, the time from the opening until the last learner
    has the attempt page, the errors, and checks in the database that every acknowledged save
    and submit is stored, once.
+5. Whole-box CPU from the processes' own counters, in the same run (bench/exam_sampler.py):
+   gunicorn, PostgreSQL (for the bench database), Redis and the load generator, per phase: the
+   arrival (quiz pages), the start (from the opening until the last learner has the attempt
+   page; per learner), the saves (until the first submit; per save) and the submits (to the end),
+   each with the load average at its start and end. Each goal is printed met or not; a run that
+   began with a 1-minute load average above 1.5 is not quiet, and meets no goal.
 
 While the steady part runs (every learner on the attempt page, nobody submitting yet), the
 functions in `steady_hooks` run in threads with the servers at hand. `--faults` adds one that
@@ -56,6 +65,13 @@ from bench.serving import postgres_available  # noqa: E402
 def parser() -> argparse.ArgumentParser:
     options = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     options.add_argument("--learners", type=int, default=3000)
+    options.add_argument(
+        "--arrival-seconds",
+        type=float,
+        default=300.0,
+        help="the learners open the quiz page spread over these seconds before the exam opens "
+        "(0: all at the opening instant)",
+    )
     options.add_argument("--saves", type=int, default=4, help="saves before the submit")
     options.add_argument(
         "--no-script",
@@ -91,11 +107,14 @@ def parser() -> argparse.ArgumentParser:
 
 def main(steady_hooks: Sequence[SteadyHook] = ()) -> int:
     args = parser().parse_args()
+    if args.arrival_seconds < 0:
+        raise SystemExit("--arrival-seconds cannot be negative")
     if not postgres_available():
         raise SystemExit("the exam-day bench needs PostgreSQL on 127.0.0.1:5432")
     hooks = [*steady_hooks, *fault_hooks(args)]
     load_before = os.getloadavg()
     report = run(args, hooks)
+    report["load_average_at_start"] = list(load_before)
     if args.faults:
         report["faults"] = exam_faults.report(report["exam"])
     print_report(report)

@@ -2,12 +2,16 @@
 
 Run by bench/exam_day.py, never by hand: it reads a plan (JSON) on stdin and writes events, one
 JSON object a line, on stdout: {"event": "steady"} once every learner has the attempt page (or
-has failed trying), {"event": "submitting"} when the first learner submits, and last
-{"event": "result", …} with every latency, error and acknowledgement. Locust patches the
-standard library for gevent on import, so this runs in its own process, away from Django.
+has failed trying), {"event": "submitting"} when the first learner submits, {"event": "done",
+"cpu": …} when every learner has finished (with the process's own CPU seconds then), and last
+{"event": "result", …} with every latency (and when each request was answered), error and
+acknowledgement. Locust patches the standard library for gevent on import, so this runs in its
+own process, away from Django.
 
-Phase "exam": every learner (a Locust FastHttpUser with a session made beforehand) waits for
-the plan's start instant, opens the quiz page, starts an attempt through the page's form, opens
+Phase "exam": every learner (a Locust FastHttpUser with a session made beforehand) opens the
+quiz page at its own arrival instant (the plan spreads them over the minutes before the exam
+opens), waits for the opening instant and starts an attempt as the waiting room's script does
+then (the start form's POST with the CSRF token read from the quiz page, or its cookie), opens
 the attempt page, then `saves` times thinks and saves the whole sheet, thinks once more and
 submits it through the page's form, and opens the results. A save is what the Save answers
 button does in a browser with the page's script (static/js/autosave.js): the form's fields
@@ -28,7 +32,9 @@ from the errors: a request that got its answer in the end is not an error.
 from __future__ import annotations
 
 import json
+import os
 import random
+import re
 import secrets
 import sys
 import time
@@ -50,8 +56,11 @@ from bench.exam_pages import (
     hidden,
     multipart,
     sheet_fields,
+    start_token,
     with_token,
 )
+
+ATTEMPT_PAGE = re.compile(r"/attempts/\d+/$")
 
 
 class Run:
@@ -61,6 +70,7 @@ class Run:
         self.plan = plan
         self.pending = list(reversed(plan["learners"]))
         self.latencies: dict[str, list[float]] = {}
+        self.times: dict[str, list[float]] = {}  # kind → when each request was answered
         self.errors: list[dict] = []
         self.acks: list[dict] = []
         self.interruptions: list[dict] = []  # 5xx or no answer: when, what, whether sent again
@@ -72,7 +82,8 @@ class Run:
         self.done = Event()
 
     def event(self, name: str, **details) -> None:
-        print(json.dumps({"event": name, "at": time.time(), **details}), flush=True)
+        line = {"event": name, "at": time.time(), "pid": os.getpid(), **details}
+        print(json.dumps(line), flush=True)
 
     def error(self, kind: str, status: int, learner: str, error: object = "") -> None:
         self.errors.append(
@@ -127,6 +138,7 @@ class Browser:
             )  # fmt: skip
             elapsed = (time.perf_counter() - started) * 1000
             self.run.latencies.setdefault(kind, []).append(elapsed)
+            self.run.times.setdefault(kind, []).append(time.time())
             status = response.status_code or 0
             if response.headers is not None:
                 self.cookies.update(response.headers.getlist("set-cookie"))
@@ -174,32 +186,38 @@ def think(run: Run, rng: random.Random) -> None:
 
 
 def take_exam(client, run: Run, spec: dict) -> None:
-    """One learner's exam, from the synchronized start to the results page."""
+    """One learner's exam, from its arrival on the quiz page to the results page."""
     browser = Browser(client, run, spec)
     rng = random.Random(spec["index"])
     quiz_path = f"/quizzes/{run.plan['quiz']}/"
-    gevent.sleep(max(0.0, run.plan["start_at"] - time.time()))
+    opening = run.plan["opens_at"]
+    gevent.sleep(max(0.0, spec.get("arrive_at", opening) - time.time()))
     try:
         quiz_page = browser.request("quiz page", "GET", quiz_path)
         if quiz_page is None:
             return
-        start = form(quiz_page.text, action_contains="/start/")
+        token = start_token(quiz_page.text, browser.cookies)
+        gevent.sleep(max(0.0, opening - time.time()))
         started = browser.request(
             "start",
             "POST",
-            start.action,
-            fields=[("csrfmiddlewaretoken", hidden(start, "csrfmiddlewaretoken"))],
+            f"{quiz_path}start/",
+            fields=[("csrfmiddlewaretoken", token)],
             expect=(302,),
             referer=quiz_path,
         )
         if started is None:
             return
-        attempt_path = started.headers.get("location")
+        attempt_path = started.headers.get("location", "")
+        if not ATTEMPT_PAGE.search(attempt_path):
+            # A refused start goes back to the quiz page with the reason as a message.
+            run.error("start", 302, spec["name"], f"redirected to {attempt_path}")
+            return
         page = browser.request("attempt page", "GET", attempt_path)
         if page is None:
             return
         sheet = form(page.text, form_id="sheet")
-        run.reached[spec["name"]] = time.time() - run.plan["start_at"]
+        run.reached[spec["name"]] = time.time() - opening
     except PageError as error:
         run.error("page", 0, spec["name"], error)
         return
@@ -340,6 +358,8 @@ def main() -> int:
     runner.start(users, spawn_rate=users)
     run.done.wait(timeout=max(0.0, plan["deadline"] - time.time()))
     ended = time.time()
+    cpu = os.times()
+    run.event("done", cpu=cpu.user + cpu.system)
     runner.quit()
     run.event(
         "result",
@@ -349,6 +369,7 @@ def main() -> int:
         learners=len(plan["learners"]),
         finished=run.finished,
         latencies=run.latencies,
+        times=run.times,
         errors=run.errors,
         acks=run.acks,
         reached=run.reached,

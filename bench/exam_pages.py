@@ -9,9 +9,11 @@ generator reads thousands of attempt pages on the same two cores as the app it m
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import html
 import math
+import random
 import re
 from dataclasses import dataclass, field
 from http.cookies import CookieError, SimpleCookie
@@ -160,6 +162,33 @@ class Cookies:
 
     def header(self) -> str:
         return "; ".join(f"{name}={value}" for name, value in self.values.items())
+
+
+def arrivals(count: int, *, seconds: float, opening: float, seed: int = 22) -> list[float]:
+    """When each of `count` learners opens the quiz page: spread over the `seconds` before the
+    opening instant, one at a random moment of each of `count` equal slots (so the class
+    arrives at a steady rate, never all at once), in slot order; all at the opening instant
+    when `seconds` is 0."""
+    if count < 0 or seconds < 0:
+        raise ValueError("learners and seconds of arrival cannot be negative")
+    rng = random.Random(seed)
+    slot = seconds / count if count else 0.0
+    return [opening - seconds + (n + rng.random()) * slot for n in range(count)]
+
+
+def start_token(page: str, cookies: Cookies) -> str:
+    """The CSRF token a learner's start sends: the start form's (the waiting room shows it,
+    its button waiting for the instant), else any other form's on the page (the sign-out
+    form's), else the CSRF cookie's. A page with none of them cannot start an attempt."""
+    with contextlib.suppress(PageError):
+        return hidden(form(page, action_contains="/start/"), "csrfmiddlewaretoken")
+    for match in TAG.finditer(page):
+        attrs = attributes(match.group(2))
+        if match.group(1).lower() == "input" and attrs.get("name") == "csrfmiddlewaretoken":
+            return attrs.get("value", "")
+    if cookies.values.get("csrftoken"):
+        return cookies.values["csrftoken"]
+    raise PageError("the quiz page has no CSRF token and no CSRF cookie was set")
 
 
 def percentile(samples: list[float], fraction: float) -> float:

@@ -25,8 +25,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.exam_cpu import phase_counts, phase_cpu
 from bench.exam_database import SIGNIN_PASSWORD, SIGNIN_PREFIX
-from bench.exam_pages import summary
+from bench.exam_pages import arrivals, summary
+from bench.exam_sampler import Sampler
 from bench.serving import (
     Server,
     backend_env,
@@ -62,9 +64,16 @@ def in_django(stage: str, env: dict[str, str], arguments: dict, timeout: float) 
     return json_child(argv, env=env, arguments=arguments, timeout=timeout)
 
 
-def load(plans: list[dict], on_event: Callable[[str], None], timeout: float) -> list[dict]:
-    """Run one load process per plan at once; `on_event(name)` hears "steady" once every process
-    has said it and "submitting" once the first has. Returns each process's result."""
+def load(
+    plans: list[dict],
+    on_event: Callable[[str, dict], None],
+    timeout: float,
+    on_spawn: Callable[[int], None] = lambda pid: None,
+) -> list[dict]:
+    """Run one load process per plan at once; `on_spawn(pid)` hears of each process as it starts,
+    `on_event(name, event)` hears every "done" (with the process's CPU), "steady" and "done"
+    again (name "all done") once every process has said it, and "submitting" once the first has.
+    Returns each process's result."""
     processes = [
         subprocess.Popen(
             [sys.executable, str(ROOT / "bench" / "exam_load.py")],
@@ -75,6 +84,8 @@ def load(plans: list[dict], on_event: Callable[[str], None], timeout: float) -> 
         )
         for _ in plans
     ]
+    for process in processes:
+        on_spawn(process.pid)
     heard: dict[str, int] = {}
     results: list[dict] = [{} for _ in plans]
     lock = threading.Lock()
@@ -88,8 +99,12 @@ def load(plans: list[dict], on_event: Callable[[str], None], timeout: float) -> 
             with lock:
                 heard[event["event"]] = heard.get(event["event"], 0) + 1
                 everyone = heard[event["event"]] == len(plans)
-            if everyone or (event["event"] == "submitting" and heard[event["event"]] == 1):
-                on_event(event["event"])
+            if event["event"] == "done":
+                on_event("done", event)
+                if everyone:
+                    on_event("all done", event)
+            elif everyone or (event["event"] == "submitting" and heard[event["event"]] == 1):
+                on_event(event["event"], event)
 
     listeners = []
     for index, (plan, process) in enumerate(zip(plans, processes, strict=True)):
@@ -117,6 +132,10 @@ def merged(results: list[dict]) -> dict:
             latencies.setdefault(kind, []).extend(samples)
     return {
         "latencies": latencies,
+        "times": {
+            kind: [at for result in results for at in result.get("times", {}).get(kind, [])]
+            for kind in latencies
+        },
         "errors": [error for result in results for error in result["errors"]],
         "acks": [ack for result in results for ack in result["acks"]],
         "reached": {k: v for result in results for k, v in result["reached"].items()},
@@ -187,7 +206,7 @@ def signin_phase(args: argparse.Namespace, urls: list[str]) -> dict:
         }
         for n, part in enumerate(split(learners, args.load_processes))
     ]
-    result = merged(load(plans, lambda name: None, timeout=args.signin_seconds + 60))
+    result = merged(load(plans, lambda name, event: None, timeout=args.signin_seconds + 60))
     signed = sum(1 for ack in result["acks"] if ack["kind"] == "sign-in")
     return {
         "learners": args.signins,
@@ -215,10 +234,18 @@ def exam_phase(args, setup: dict, servers: list[Server], env: dict, hooks) -> di
                 "switch_after": (args.saves + 1) // 2 if switches else None,
             }
         )
-    # Every load process is told the same instant, far enough ahead for all users to spawn.
-    start_at = time.time() + 5 + len(learners) / 500
+    # The exam opens after every user has spawned and the class has arrived: learner by learner
+    # over `--arrival-seconds` before the opening, each at its own instant.
+    opening = time.time() + 8 + len(learners) / 500 + args.arrival_seconds
+    in_django("open", env, {"at": opening}, timeout=120)
+    for learner, arrive_at in zip(
+        learners,
+        arrivals(len(learners), seconds=args.arrival_seconds, opening=opening),
+        strict=True,
+    ):
+        learner["arrive_at"] = arrive_at
     think = (30.0, 90.0)
-    deadline = start_at + think[1] * args.think_scale * (args.saves + 1) + args.tail_seconds
+    deadline = opening + think[1] * args.think_scale * (args.saves + 1) + args.tail_seconds
     plans = [
         {
             "phase": "exam",
@@ -228,7 +255,7 @@ def exam_phase(args, setup: dict, servers: list[Server], env: dict, hooks) -> di
             "saves": args.saves,
             "think_seconds": think,
             "think_scale": args.think_scale,
-            "start_at": start_at,
+            "opens_at": opening,
             "deadline": deadline,
             "request_timeout": args.request_timeout,
             "script": not args.no_script,
@@ -239,37 +266,57 @@ def exam_phase(args, setup: dict, servers: list[Server], env: dict, hooks) -> di
     threads: list[threading.Thread] = []
     records: list[dict] = []
     phases: dict[str, float] = {}
+    sampler = Sampler([server.process.pid for server in servers], PG_BENCH_DB)
+    sampler.start()
+    sampler.mark_at("first arrival", opening - args.arrival_seconds)
+    sampler.mark_at("opening", opening)
 
-    def on_event(name: str) -> None:
-        phases[name] = round(time.time() - start_at, 2)
+    def on_event(name: str, event: dict) -> None:
+        if name == "done":
+            sampler.own_count(event["pid"], event["cpu"])
+            return
+        phases[name] = round(time.time() - opening, 2)
         if name == "steady":
+            sampler.mark("last on attempt page")
             for hook in hooks:
                 thread = threading.Thread(target=lambda h=hook: records.append(h(steady)))
                 thread.start()
                 threads.append(thread)
         elif name == "submitting":
+            sampler.mark("first submit")
             steady.ended.set()
+        elif name == "all done":
+            sampler.mark("done")
 
     print(
         f"exam: {len(learners)} learners on {len(servers)} instance(s) × {args.workers} workers, "
-        f"{args.saves} saves, think 30–90 s × {args.think_scale}",
+        f"arriving over {args.arrival_seconds} s, {args.saves} saves, "
+        f"think 30–90 s × {args.think_scale}",
         flush=True,
     )
-    result = merged(load(plans, on_event, timeout=deadline - time.time() + 60))
+    try:
+        result = merged(
+            load(plans, on_event, timeout=deadline - time.time() + 60, on_spawn=sampler.add_load)
+        )
+    finally:
+        sampler.stop()
     steady.ended.set()
     for thread in threads:
         thread.join()
     reached = sorted(result["reached"].values())
+    counts = phase_counts(result["times"], sampler.marks, len(learners))
     return {
         "learners": len(learners),
         "instances": len(servers),
         "switching": sum(1 for learner in learners if learner["switch_after"] is not None),
+        "arrival_s": args.arrival_seconds,
         "phases_s": phases,
         "reached": len(reached),
         "last_attempt_page_s": round(reached[-1], 2) if reached else None,
         "submitted": len(result["submitted"]),
         "seconds": round(result["seconds"], 1),
         "requests": {kind: summary(s) for kind, s in sorted(result["latencies"].items())},
+        "cpu": phase_cpu(sampler.marks, counts),
         "errors": errors_by_kind(result["errors"]),
         "error_examples": result["errors"][:5],
         "interruptions": result["interruptions"],

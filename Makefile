@@ -65,10 +65,12 @@ bench: $(STAMP)
 	$(PY) bench/reports_bench.py
 	$(PY) bench/api_bench.py
 
-# Exam day (docs/performance.md): 3,000 learners by default, released at one instant, on
-# gunicorn + PostgreSQL + Redis; e.g. `make bench-exam EXAM_ARGS="--learners 300 --think-scale 0.1"`
-# for a quick run, `--instances 2` for two application nodes, `--signins 600` to measure sign-ins,
-# `--faults` to kill a worker and restart this machine's Redis and PostgreSQL mid-exam.
+# Exam day (docs/performance.md): 3,000 learners by default, arriving over the 5 minutes before
+# the exam opens and starting at the opening instant, on gunicorn + PostgreSQL + Redis, with
+# whole-box CPU per phase against issue 22's goals; e.g. `make bench-exam EXAM_ARGS="--learners
+# 300 --arrival-seconds 30 --think-scale 0.1"` for a quick run, `--instances 2` for two
+# application nodes, `--signins 600` to measure sign-ins, `--faults` to kill a worker and
+# restart this machine's Redis and PostgreSQL mid-exam. BENCH_PG_DATABASE names its database.
 EXAM_ARGS ?=
 bench-exam: $(STAMP)
 	$(PY) bench/exam_day.py $(EXAM_ARGS)

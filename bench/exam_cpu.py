@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 GROUPS = ("gunicorn", "postgresql", "redis", "load")
 # Phase name → the marks it runs between, and what its CPU is divided by.
 PHASES = (
+    # Before anyone arrives: what the processes use idle (per second), beside the rest.
+    ("idle", "idle from", "first arrival", "second"),
     ("arrival", "first arrival", "opening", "quiz page"),
     ("start", "opening", "last on attempt page", "learner"),
     ("saves", "last on attempt page", "first submit", "save"),
@@ -126,6 +128,16 @@ def submit_less_saves(phases: dict[str, dict]) -> float | None:
     return round((submit["cpu_total_s"] - late) * 1000 / submit["count"], 1)
 
 
+def arrival_less_idle(phases: dict[str, dict]) -> float | None:
+    """Milliseconds per quiz page of the arrival once the processes' CPU at rest (the idle
+    phase's rate, over the arrival's seconds) is taken out; None when either is missing."""
+    arrival, idle = phases.get("arrival"), phases.get("idle")
+    if not arrival or not idle or not arrival["count"] or idle["ms_per_unit"] is None:
+        return None
+    rest = idle["ms_per_unit"] * arrival["seconds"] / 1000
+    return round((arrival["cpu_total_s"] - rest) * 1000 / arrival["count"], 1)
+
+
 def in_window(times: list[float], begin: float, end: float) -> int:
     """How many of the instants fall in [begin, end)."""
     return sum(1 for at in times if begin <= at < end)
@@ -138,6 +150,8 @@ def phase_counts(times: dict[str, list[float]], marks: dict[str, Mark], learners
     at = {name: mark.at for name, mark in marks.items()}
     end = at.get("done", float("inf")) + 1e-6
     counts = {"start": learners}
+    if "idle from" in at and "first arrival" in at:
+        counts["idle"] = round(at["first arrival"] - at["idle from"], 2)
     if "first arrival" in at and "opening" in at:
         counts["arrival"] = in_window(
             times.get("quiz page", []), at["first arrival"], at["opening"]

@@ -5,7 +5,7 @@ whole-box CPU per phase, with the load average at each phase's start and end).""
 from __future__ import annotations
 
 from bench import exam_faults
-from bench.exam_cpu import GROUPS, submit_less_saves
+from bench.exam_cpu import GROUPS, arrival_less_idle, submit_less_saves
 
 GOALS = {  # learners: (seconds from the opening to the last attempt page, saves p99 in ms)
     3000: (35.0, 2000.0),
@@ -158,6 +158,9 @@ def print_cpu(phases: dict) -> None:
             + f"{phase['cpu_total_s']:>8}{phase['count']:>7}  {per_text:<20}"
             f"{first[0]:.2f} → {last[0]:.2f}"
         )
+    rested = arrival_less_idle(phases)
+    if rested is not None:
+        print(f"  arrival less the CPU at rest (the idle phase's rate): {rested} ms per quiz page")
     less = submit_less_saves(phases)
     if less is not None:
         late = phases["submit"]["late_saves"]

@@ -2,14 +2,18 @@
 
 `run` makes the bench database (bench/exam_database.py's `prepare`, in a Django child), starts
 gunicorn under production settings (`--instances`: one, or two on two ports sharing PostgreSQL
-and Redis; bench/serving.py), runs the sign-in phase (with `--signins`) and the exam phase, then
-asks the database whether every acknowledged save and submit is stored (`verify`). Each phase
-is one or more Locust processes (bench/exam_load.py, `--load-processes`), each handed a plan
-(its share of the learners) as JSON on stdin; they say on stdout when every learner has the
+and Redis; bench/serving.py), runs the sign-in phase (with `--signins`) and the exam phase (it
+sets the exam's opening instant, `open`, and hands each learner its arrival instant), then asks
+the database whether every acknowledged save and submit is stored (`verify`). While the exam
+runs, bench/exam_sampler.py reads the processes' CPU counters, marking the phase boundaries:
+the first arrival, the opening, the last learner on the attempt page, the first submit, done.
+Each phase is one or more Locust processes (bench/exam_load.py, `--load-processes`), each handed
+a plan (its share of the learners) as JSON on stdin; they say on stdout when every learner has the
 attempt page ("steady") and when the first submits ("submitting"), and last their result. While
 the exam's steady part runs, the steady hooks run in threads with the servers at hand (`Steady`).
 It returns the report: per phase the requests' percentiles (bench/exam_pages.py's `summary`),
-errors by kind and status, and what the database check found.
+whole-box CPU per exam phase (bench/exam_cpu.py), errors by kind and status, and what the
+database check found.
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from bench.serving import (
 ROOT = Path(__file__).resolve().parent.parent
 # Its own name per run when several benchmarks share one server (BENCH_PG_DATABASE).
 PG_BENCH_DB = os.environ.get("BENCH_PG_DATABASE", "softgrade_exam_bench")
+IDLE_SECONDS = 4.0  # measured before the first arrival: the processes' CPU at rest
 
 
 @dataclass
@@ -234,9 +239,9 @@ def exam_phase(args, setup: dict, servers: list[Server], env: dict, hooks) -> di
                 "switch_after": (args.saves + 1) // 2 if switches else None,
             }
         )
-    # The exam opens after every user has spawned and the class has arrived: learner by learner
-    # over `--arrival-seconds` before the opening, each at its own instant.
-    opening = time.time() + 8 + len(learners) / 500 + args.arrival_seconds
+    # The exam opens after every user has spawned, a few idle seconds (measured as such), and
+    # the class's arrival: learner by learner over `--arrival-seconds` before the opening.
+    opening = time.time() + 8 + IDLE_SECONDS + len(learners) / 500 + args.arrival_seconds
     in_django("open", env, {"at": opening}, timeout=120)
     for learner, arrive_at in zip(
         learners,
@@ -268,6 +273,7 @@ def exam_phase(args, setup: dict, servers: list[Server], env: dict, hooks) -> di
     phases: dict[str, float] = {}
     sampler = Sampler([server.process.pid for server in servers], PG_BENCH_DB)
     sampler.start()
+    sampler.mark_at("idle from", opening - args.arrival_seconds - IDLE_SECONDS)
     sampler.mark_at("first arrival", opening - args.arrival_seconds)
     sampler.mark_at("opening", opening)
 

@@ -8,6 +8,7 @@ from bench.exam_cpu import (
     Ledger,
     Mark,
     Reading,
+    arrival_less_idle,
     in_window,
     phase_counts,
     phase_cpu,
@@ -93,6 +94,31 @@ def test_each_phase_has_its_cpu_by_group_in_all_and_per_unit():
     assert phases["submit"]["cpu_total_s"] == 73.5
     # 73.5 s, less 1,000 saves at 12 ms, over 1,000 submits.
     assert submit_less_saves(phases) == 61.5
+
+
+def test_the_idle_phase_gives_the_processes_cpu_per_second_at_rest():
+    marks = {
+        "idle from": mark("idle from", 96.0, 0.3),
+        "first arrival": mark(
+            "first arrival", 100.0, 0.4, gunicorn=0.04, postgresql=0.02, load=0.1
+        ),
+    }
+    counts = phase_counts({}, marks, 10)
+    phases = phase_cpu(marks, counts)
+
+    assert counts == {"start": 10, "idle": 4.0}
+    assert (phases["idle"]["unit"], phases["idle"]["cpu_total_s"]) == ("second", 0.16)
+    assert phases["idle"]["ms_per_unit"] == 40.0  # 0.16 s of CPU over 4 s
+
+
+def test_the_arrival_is_also_given_less_the_cpu_at_rest():
+    phases = {
+        "idle": {"ms_per_unit": 40.0},
+        "arrival": {"seconds": 300.0, "cpu_total_s": 32.0, "count": 1000},
+    }
+    # 32 s less 300 s at 40 ms a second (12 s), over 1,000 quiz pages.
+    assert arrival_less_idle(phases) == 20.0
+    assert arrival_less_idle({"arrival": phases["arrival"]}) is None
 
 
 def test_a_phase_without_both_marks_or_without_work_has_no_figure_per_unit():

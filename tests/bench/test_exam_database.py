@@ -2,11 +2,22 @@
 from the real pages, CSRF enforced; saves as the page's script sends them, or as the form
 without it), and the check that every acknowledged save and submit is stored once."""
 
+import time
+
 import pytest
 from django.test import Client
 
-from bench.exam_database import EXAM_SLUG, ITEMS, LEARNER_PREFIX, exam_make, verify
-from bench.exam_pages import form, hidden, multipart, sheet_fields, with_token
+from bench.exam_database import EXAM_SLUG, ITEMS, LEARNER_PREFIX, exam_make, open_at, verify
+from bench.exam_pages import (
+    Cookies,
+    form,
+    hidden,
+    multipart,
+    sheet_fields,
+    start_token,
+    with_token,
+)
+from courses.models import Quiz
 from grading.models import Attempt, Response
 
 pytestmark = pytest.mark.django_db
@@ -75,6 +86,29 @@ def test_the_exam_has_16_items_and_every_learner_a_working_session(exam):
         page = browser(learner["session"]).get(f"/quizzes/{EXAM_SLUG}/")
         assert page.status_code == 200
         assert form(page.content.decode(), action_contains="/start/")
+
+
+def test_the_bench_learner_reads_its_start_token_before_the_opening_and_starts_at_it(exam):
+    """As bench/exam_load.py does: the quiz page before the exam opens, the token from it, the
+    start refused before the opening and taken at it, landing on the attempt page."""
+    opening = time.time() + 3600
+    assert open_at(at=opening)["opens_at"].startswith(
+        time.strftime("%Y-%m-%dT%H:%M", time.gmtime(opening))
+    )
+    client = browser(exam["learners"][0]["session"])
+    page = client.get(f"/quizzes/{EXAM_SLUG}/").content.decode()
+    jar = Cookies({name: morsel.value for name, morsel in client.cookies.items()})
+    token = start_token(page, jar)
+    start = f"/quizzes/{EXAM_SLUG}/start/"
+
+    early = client.post(start, {"csrfmiddlewaretoken": token})
+    assert (early.status_code, early["Location"]) == (302, f"/quizzes/{EXAM_SLUG}/")
+
+    open_at(at=time.time() - 1)
+    started = client.post(start, {"csrfmiddlewaretoken": token})
+    attempt = Attempt.objects.get(user__username=exam["learners"][0]["name"])
+    assert (started.status_code, started["Location"]) == (302, f"/attempts/{attempt.pk}/")
+    assert Quiz.objects.get(slug=EXAM_SLUG).opens_at.timestamp() < time.time()
 
 
 @pytest.mark.parametrize("script", [True, False], ids=["script", "no script"])

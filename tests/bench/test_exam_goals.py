@@ -73,6 +73,17 @@ def test_3000_learners_have_35_s_2_s_and_the_guarantees():
     assert exam_report.verdict(run) == ["errors {'save 0': 1}", "1 learners not submitted"]
 
 
+def test_the_start_meets_no_cpu_goal_when_a_learner_never_reached_the_attempt_page():
+    run = report(start_ms=12.0)
+    run["exam"]["reached"] = 990
+
+    assert exam_report.goals(run)[0] == (
+        "start: ≤ 15 ms CPU per learner",
+        "12.0 ms (990/1000 reached the attempt page)",
+        False,
+    )
+
+
 def test_a_run_that_began_on_a_busy_machine_meets_no_goal():
     run = report(load_average_at_start=[1.6, 1.0, 0.9])
 

@@ -90,13 +90,16 @@ def phase_cpu(marks: dict[str, Mark], counts: dict[str, int]) -> dict[str, dict]
     """CPU seconds per group in each phase between two marks, in all, and per unit of the
     phase's work (`counts`: phase name → quiz pages, learners, saves or submits in it).
 
-    A phase whose marks were not both taken (a run that ended early) is left out.
+    A phase whose marks were not both taken (a run that ended early), or that lasted no time
+    (the arrival, when everyone opens the quiz page at the opening), is left out.
     """
     phases = {}
     for name, begin, end, unit in PHASES:
         if begin not in marks or end not in marks:
             continue
         first, last = marks[begin], marks[end]
+        if last.at <= first.at:
+            continue
         by_group = {
             group: round(last.totals.get(group, 0.0) - first.totals.get(group, 0.0), 3)
             for group in GROUPS

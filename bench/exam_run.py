@@ -273,9 +273,12 @@ def exam_phase(args, setup: dict, servers: list[Server], env: dict, hooks) -> di
     phases: dict[str, float] = {}
     sampler = Sampler([server.process.pid for server in servers], PG_BENCH_DB)
     sampler.start()
-    sampler.mark_at("idle from", opening - args.arrival_seconds - IDLE_SECONDS)
-    sampler.mark_at("first arrival", opening - args.arrival_seconds)
-    sampler.mark_at("opening", opening)
+    sampler.mark_at(opening - args.arrival_seconds - IDLE_SECONDS, "idle from")
+    if args.arrival_seconds:
+        sampler.mark_at(opening - args.arrival_seconds, "first arrival")
+        sampler.mark_at(opening, "opening")
+    else:  # no arrival phase: everyone opens the quiz page at the opening
+        sampler.mark_at(opening, "first arrival", "opening")
 
     def on_event(name: str, event: dict) -> None:
         if name == "done":

@@ -97,18 +97,20 @@ class Sampler:
                 if process.pid == pid:
                     self.ledger.observe_one(Reading("load", pid, process.create_time(), seconds))
 
-    def mark(self, name: str) -> Mark:
-        """Read every process now and keep the totals as the boundary `name`."""
+    def mark(self, *names: str) -> None:
+        """Read every process now and keep the totals as the boundary `names` (one reading
+        for boundaries that are one instant, such as the first arrival and the opening when
+        everyone arrives at the opening)."""
         self.read()
         with self.lock:
-            mark = Mark(name, time.time(), self.ledger.totals(), os.getloadavg())
-            self.marks.setdefault(name, mark)
-            return self.marks[name]
+            now, totals, load = time.time(), self.ledger.totals(), os.getloadavg()
+            for name in names:
+                self.marks.setdefault(name, Mark(name, now, totals, load))
 
-    def mark_at(self, name: str, at: float) -> threading.Thread:
+    def mark_at(self, at: float, *names: str) -> threading.Thread:
         def wait_and_mark() -> None:
             if not self.stopped.wait(max(0.0, at - time.time())):
-                self.mark(name)
+                self.mark(*names)
 
         thread = threading.Thread(target=wait_and_mark, daemon=True)
         thread.start()

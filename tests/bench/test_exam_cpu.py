@@ -130,6 +130,13 @@ def test_a_phase_without_both_marks_or_without_work_has_no_figure_per_unit():
     assert submit_less_saves(phases) is None
 
 
+def test_a_phase_that_lasted_no_time_is_left_out():
+    marks = {**MARKS, "first arrival": mark("first arrival", 400.0, 0.6)}
+
+    assert "arrival" not in phase_cpu(marks, {"arrival": 0, "start": 1000})
+    assert "start" in phase_cpu(marks, {"arrival": 0, "start": 1000})
+
+
 def test_the_work_of_each_phase_is_counted_in_its_window():
     times = {
         "quiz page": [100.5, 399.9, 400.1],

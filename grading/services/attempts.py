@@ -176,8 +176,15 @@ def attempt_start_or_resume(
     items = list(quiz.items.select_related("problem"))
     ready = prepared.prepared_attempt(user=user, quiz=quiz, items=items)
     if ready is not None:
-        rules, used = _may_start(user=user, quiz=quiz, now=now)
-        if _prepared_start(attempt=ready, rules=rules, used=used, now=now):
+        try:
+            rules, used = _may_start(user=user, quiz=quiz, now=now)
+            started = _prepared_start(attempt=ready, rules=rules, used=used, now=now)
+        except AttemptLimitReached:
+            # A simultaneous start may have started it, using up the last attempt: resume it.
+            started = False
+            if attempt_in_progress(user=user, quiz=quiz, now=now) is None:
+                raise
+        if started:
             return AttemptStarted(ready, created=True)
         # Another start took it (or the slot) first: resume that attempt.
         current = attempt_in_progress(user=user, quiz=quiz, now=now)

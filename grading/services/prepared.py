@@ -26,7 +26,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Exists, OuterRef, Q
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from courses.models import Quiz, QuizItem
@@ -125,8 +125,7 @@ def prepared_attempt(
     if found is None:
         return None
     if found.prepared_key != items_key(quiz=quiz, items=items):
-        # Guarded by its status: a start that took it meanwhile keeps it.
-        Attempt.prepared.filter(pk=found.pk).delete()
+        _prepared_delete(Attempt.prepared.filter(pk=found.pk))
         return None
     found.quiz = quiz  # no query for it later
     return found
@@ -190,7 +189,7 @@ def attempt_prepare(
 def prepared_discard(*, user: AbstractBaseUser, quiz: Quiz) -> None:
     """Delete the learner's prepared attempt at the quiz (a start that makes the attempt
     afresh calls it first, inside its transaction, so the two never hold one number)."""
-    Attempt.prepared.filter(user=user, quiz=quiz, preview=False).delete()
+    _prepared_delete(Attempt.prepared.filter(user=user, quiz=quiz, preview=False))
 
 
 def prepared_attempts_sweep(*, now: datetime | None = None, days: int | None = None) -> int:
@@ -204,5 +203,20 @@ def prepared_attempts_sweep(*, now: datetime | None = None, days: int | None = N
         Q(quiz__closes_at__lte=now) & ~Exists(theirs.filter(closes_at__isnull=False))
     )
     old = Q(started_at__lt=now - timedelta(days=days))
-    _, deleted = Attempt.prepared.filter(old | closed).delete()
+    return _prepared_delete(Attempt.prepared.filter(old | closed))
+
+
+def _prepared_delete(rows: QuerySet[Attempt]) -> int:
+    """Delete these prepared attempts with their draws and variants; returns how many.
+
+    Their rows are locked first, and only those still prepared then are deleted: a delete by
+    itself reads the rows, then deletes them by id, and would take an attempt that a start
+    turned in progress in between. Locked, a start's guarded update waits and then finds the
+    row gone (it makes the attempt afresh), or this finds it started and leaves it.
+    """
+    with transaction.atomic():
+        ids = list(rows.select_for_update(of=("self",)).values_list("pk", flat=True))
+        if not ids:
+            return 0
+        _, deleted = Attempt.prepared.filter(pk__in=ids).delete()
     return deleted.get(Attempt._meta.label, 0)

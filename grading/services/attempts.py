@@ -173,11 +173,15 @@ def attempt_start_or_resume(
     current = attempt_in_progress(user=user, quiz=quiz, now=now)
     if current is not None:  # the common resume takes no lock
         return AttemptStarted(current, created=False)
-    items = list(quiz.items.select_related("problem"))
+    # In item order with their content: what the attempt is made of, its prepared key and
+    # the publishing rule read them (one query).
+    items = list(quiz.items.select_related("question", "problem", "pool").order_by("order", "id"))
     ready = prepared.prepared_attempt(user=user, quiz=quiz, items=items)
     if ready is not None:
         try:
-            rules, used = _may_start(user=user, quiz=quiz, now=now)
+            rules, used = _may_start(
+                user=user, quiz=quiz, now=now, items=items, used=ready.attempts_used
+            )
             started = _prepared_start(attempt=ready, rules=rules, used=used, now=now)
         except AttemptLimitReached:
             # A simultaneous start may have started it, using up the last attempt: resume it.
@@ -196,7 +200,7 @@ def attempt_start_or_resume(
             current = attempt_in_progress(user=user, quiz=quiz, now=now)
             if current is not None:
                 return AttemptStarted(current, created=False)
-            rules, used = _may_start(user=user, quiz=quiz, now=now)
+            rules, used = _may_start(user=user, quiz=quiz, now=now, items=items)
             # A prepared attempt made meanwhile (a page load) would hold the same number.
             prepared.prepared_discard(user=user, quiz=quiz)
             attempt = attempt_create(
@@ -218,20 +222,29 @@ def attempt_start_or_resume(
         ) from None
 
 
-def _may_start(*, user: AbstractBaseUser, quiz: Quiz, now: datetime) -> tuple[LearnerRules, int]:
-    """The learner's rules and attempts used, once every rule lets them start an attempt now;
-    QuizNotOpen or AttemptLimitReached, saying why, otherwise."""
+def _may_start(
+    *,
+    user: AbstractBaseUser,
+    quiz: Quiz,
+    now: datetime,
+    items: list[QuizItem],
+    used: int | None = None,
+) -> tuple[LearnerRules, int]:
+    """The learner's rules and attempts used (`used` when the caller has read them), once every
+    rule lets them start an attempt now; QuizNotOpen or AttemptLimitReached, saying why,
+    otherwise."""
     # The learner's own rules: an accommodation may add minutes or attempts, or give a due
     # date of their own.
     rules = accommodations.learner_rules(quiz=quiz, user=user)
     problem = accommodations.availability_error(rules=rules, now=now)
     # Refused rather than started without the item: a learner never meets content its
     # instructor has not released (courses.publishing).
-    problem = problem or publishing.start_refusal(quiz)
+    problem = problem or publishing.start_refusal(quiz, items)
     if problem:
         raise QuizNotOpen(problem)
-    # Previews made before the user was a learner here use up no attempt.
-    used = Attempt.objects.counted().filter(user=user, quiz=quiz).count()
+    if used is None:
+        # Previews made before the user was a learner here use up no attempt.
+        used = Attempt.objects.counted().filter(user=user, quiz=quiz).count()
     if not accommodations.attempts_left(rules=rules, used=used):
         allowed = rules.attempts_allowed
         raise AttemptLimitReached(
@@ -241,28 +254,11 @@ def _may_start(*, user: AbstractBaseUser, quiz: Quiz, now: datetime) -> tuple[Le
 
 
 def _prepared_start(*, attempt: Attempt, rules: LearnerRules, used: int, now: datetime) -> bool:
-    """Start a prepared attempt: one update, guarded by its status, so of simultaneous starts
-    exactly one finds it prepared. It starts the clock (the deadline with the learner's
-    accommodation) and takes the next number. True when this call started it."""
+    """Start a prepared attempt (prepared.prepared_start: one guarded update) with the clock
+    the learner's rules give it, and schedule its close. True when this call started it."""
     deadline = accommodations.attempt_deadline(rules=rules, started_at=now)
-    fields = {
-        "status": Attempt.Status.IN_PROGRESS,
-        "started_at": now,
-        "deadline": deadline,
-        "number": used + 1,
-        "updated_at": now,
-    }
-    try:
-        # A savepoint only inside a caller's transaction: a start that made an attempt afresh
-        # at the same moment holds the in-progress slot or the number (unique constraints).
-        with transaction.atomic():
-            started = Attempt.prepared.filter(pk=attempt.pk).update(**fields)
-    except IntegrityError:
+    if not prepared.prepared_start(attempt=attempt, deadline=deadline, number=used + 1, now=now):
         return False
-    if not started:
-        return False
-    for name, value in fields.items():
-        setattr(attempt, name, value)
     _close_schedule(attempt)
     return True
 

@@ -26,7 +26,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Exists, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from courses.models import Quiz, QuizItem
@@ -120,8 +121,22 @@ def prepared_attempt(
     *, user: AbstractBaseUser, quiz: Quiz, items: Sequence[QuizItem]
 ) -> Attempt | None:
     """The learner's prepared attempt at the quiz, if it still fits the quiz's items (`items`,
-    as read now); a stale one is deleted. One query, and the pools' two when there are any."""
-    found = Attempt.prepared.filter(user=user, quiz=quiz, preview=False).first()
+    as read now); a stale one is deleted. It carries `attempts_used`, the learner's attempts
+    that count at the quiz, read in the same query (the start's limit check needs them). One
+    query, and the pools' two when there are any."""
+    used = (
+        Attempt.objects.counted()
+        .filter(user=OuterRef("user"), quiz=OuterRef("quiz"))
+        .order_by()
+        .values("quiz")
+        .annotate(count=Count("pk"))
+        .values("count")
+    )
+    found = (
+        Attempt.prepared.filter(user=user, quiz=quiz, preview=False)
+        .annotate(attempts_used=Coalesce(Subquery(used), 0))
+        .first()
+    )
     if found is None:
         return None
     if found.prepared_key != items_key(quiz=quiz, items=items):
@@ -184,6 +199,40 @@ def attempt_prepare(
     except IntegrityError:
         # A writer that did not line up took the number or prepared one: use theirs, if any.
         return Attempt.prepared.filter(user=user, quiz=quiz, preview=False).first()
+
+
+def prepared_start(
+    *, attempt: Attempt, deadline: datetime | None, number: int, now: datetime
+) -> bool:
+    """Start a prepared attempt: one update, guarded by its status, so of simultaneous starts
+    exactly one finds it prepared. It starts the clock (`deadline`: the caller's, from the
+    learner's rules) and takes `number`, the next of the learner's. True when this call
+    started it (the instance then says so); the caller checked every rule first."""
+    fields = {
+        "status": Attempt.Status.IN_PROGRESS,
+        "started_at": now,
+        "deadline": deadline,
+        "number": number,
+        "updated_at": now,
+    }
+    guarded = Attempt.prepared.filter(pk=attempt.pk)
+    try:
+        if transaction.get_autocommit():
+            # One statement, atomic by itself: no transaction around it.
+            started = guarded.update(**fields)
+        else:
+            # Inside a caller's transaction, a savepoint keeps it usable after a refusal.
+            with transaction.atomic():
+                started = guarded.update(**fields)
+    except IntegrityError:
+        # A start that made an attempt afresh at the same moment holds the in-progress slot
+        # or the number (unique constraints).
+        return False
+    if not started:
+        return False
+    for name, value in fields.items():
+        setattr(attempt, name, value)
+    return True
 
 
 def prepared_discard(*, user: AbstractBaseUser, quiz: Quiz) -> None:

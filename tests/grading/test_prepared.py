@@ -420,3 +420,16 @@ def test_the_command_sweeps_and_says_how_many(learner, exam, capsys):
     call_command("delete_prepared_attempts")
     assert "Deleted 1 prepared attempt never started." in capsys.readouterr().out
     assert not Attempt.prepared.exists()
+
+
+def test_the_start_of_a_prepared_attempt_is_cheap(
+    learner_client, learner, exam, django_assert_max_num_queries
+):
+    """The start at the opening instant: the session and the user, the quiz, whether the user
+    teaches it, the attempt in progress, the items, the prepared attempt with the attempts used,
+    the learner's accommodation, and the guarded update (in a savepoint here, as the test runs
+    in a transaction; none in production). The close is queued on commit."""
+    learner_client.get(quiz_url(exam.quiz))
+    with django_assert_max_num_queries(11):
+        response = learner_client.post(start_url(exam.quiz))
+    assert response.url == reverse("attempt-take", kwargs={"pk": Attempt.objects.get().pk})

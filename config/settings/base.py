@@ -274,6 +274,9 @@ SOFTGRADE_PROBLEM_VALIDATOR = "grading.families.problem_errors"
 # here for the same reason. Without them a quiz's items are edited as if it had no attempts.
 SOFTGRADE_QUIZ_POINTS_PLAN = "grading.quiz_edits.quiz_points_plan"
 SOFTGRADE_QUIZ_POINTS_CHANGE = "grading.quiz_edits.quiz_points_change"
+# Deletes the attempts prepared at a quiz and never started, before its items are removed (the
+# quiz admin and the bank import call it; grading/services/prepared.py).
+SOFTGRADE_QUIZ_PREPARED_DISCARD = "grading.services.prepared.quiz_prepared_discard"
 
 # Background work (Django's Tasks framework): queued tasks are database rows, so a restart loses
 # none; `make worker` (manage.py db_worker) runs them. LTI score passback is the first user.

@@ -241,6 +241,13 @@ def prepared_discard(*, user: AbstractBaseUser, quiz: Quiz) -> None:
     _prepared_delete(Attempt.prepared.filter(user=user, quiz=quiz, preview=False))
 
 
+def quiz_prepared_discard(*, quiz: Quiz) -> int:
+    """Delete every prepared attempt at the quiz (before its items are removed: their draws
+    and variants name them); returns how many. Learners' next page load or start makes theirs
+    afresh."""
+    return _prepared_delete(Attempt.prepared.filter(quiz=quiz))
+
+
 def prepared_attempts_sweep(*, now: datetime | None = None, days: int | None = None) -> int:
     """Delete, with their draws and variants, the prepared attempts never started that were
     made more than `days` ago (SOFTGRADE_PREPARED_ATTEMPT_DAYS) or whose quiz has closed for

@@ -35,3 +35,14 @@ def test_a_learner_s_own_start_starts_their_prepared_attempt(learner_a, exam):
     started = session_client(learner_a).post("/api/v1/attempts/", {"quiz": exam.slug})
     assert (started.status_code, started.json()["id"]) == (201, prepared.pk)
     assert started.json()["deadline"] is not None
+
+
+def test_the_api_names_no_prepared_status(learner_a, exam):
+    attempt_prepare(user=learner_a, quiz=exam)
+    client = session_client(learner_a)
+    refused = client.get("/api/v1/attempts/", {"status": "prepared"})
+    assert refused.status_code == 400
+    assert "prepared" in refused.content.decode()
+    schema = client.get("/api/v1/schema/?format=json").content.decode()
+    assert '"prepared"' not in schema
+    assert "never_submitted" in schema

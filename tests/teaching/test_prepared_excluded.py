@@ -91,6 +91,9 @@ def test_the_api_shows_a_learner_no_prepared_attempt(setting):
     assert answer.status_code == 404
     submit = api.post(f"/api/v1/attempts/{prepared.pk}/submit/")
     assert submit.status_code == 404
+    # Nor are its numbers, before the exam opens.
+    variant = prepared.variants.get()
+    assert api.get(f"/api/v1/variants/{variant.pk}/").status_code == 404
     assert Attempt.prepared.get(pk=prepared.pk).status == Attempt.Status.PREPARED
 
 

@@ -112,8 +112,9 @@ def attempt_build(
     Variant.objects.bulk_create(
         [attempt_variant(attempt, item, user) for item in items if item.problem_id]
     )
-    # The attempt's variants exist from here: where its rendered sheet is stored, for a
-    # prepared attempt and one started at once alike (grading/sheets.py, sheet_store).
+    # The attempt's draws and variants exist from here: the place to store its rendered sheet,
+    # `sheets.sheet_store(attempt=attempt)` (grading/sheets.py), for a prepared attempt and one
+    # started at once alike, so that the start itself renders nothing.
     return attempt
 
 

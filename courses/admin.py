@@ -15,6 +15,7 @@ from django.utils.html import format_html
 from . import admin_questions  # noqa: F401 (registers Question with its choices)
 from .admin_markup import MarkupFieldsForm, markup_preview
 from .admin_publishing import PUBLISHING_ACTIONS
+from .attempted_quizzes import prepared_attempts_discard
 from .bank.rules import quiz_policy_problems
 from .models import Course, KeyTerm, Lesson, Misconception, Quiz, QuizItem
 from .moodle_admin import export_moodle_xml, moodle_import_view
@@ -168,6 +169,10 @@ class QuizItemInlineFormSet(forms.BaseInlineFormSet):
         # First: a removal from an attempted quiz gets its plain error, not the list of
         # protected objects the model formset's own clean would raise for it.
         attempted_items_clean(self, user=self.user)
+        if any(getattr(form, "cleaned_data", {}).get("DELETE") for form in self.forms):
+            # Attempts prepared ahead of their start would keep a removed item (and the list
+            # of protected objects would name them): they are made afresh after the change.
+            prepared_attempts_discard(quiz=self.instance)
         super().clean()
         kept = []
         for number, form in enumerate(self.forms, start=1):

@@ -73,6 +73,16 @@ def points_change(
     return change(quiz=quiz, points=points, by=by)
 
 
+def prepared_attempts_discard(*, quiz: Quiz) -> None:
+    """Delete the attempts prepared at the quiz and never started, through the function named
+    in settings (SOFTGRADE_QUIZ_PREPARED_DISCARD; nothing without one). Their draws and
+    variants name its items, which would keep an item from being removed; a change of the items
+    makes them stale anyway, and their learners' next quiz page or start makes them afresh."""
+    discard = _named("SOFTGRADE_QUIZ_PREPARED_DISCARD")
+    if discard is not None and quiz.pk is not None:
+        discard(quiz=quiz)
+
+
 def attempted(plan: PointsPlan | None) -> bool:
     """Whether the quiz the plan is of has attempts, an instructor's preview included (a
     preview's answers name the items too)."""

@@ -11,13 +11,13 @@ same with the item named, and a learner's start refuses with the item's number
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import Q, QuerySet
 
-from .models import Pool, Problem, Question, Quiz
+from .models import Pool, Problem, Question, Quiz, QuizItem
 
 
 class PublishRefused(Exception):
@@ -67,9 +67,12 @@ def _unpublished_slugs(members: QuerySet) -> list[str]:
     return list(members.filter(published=False).order_by("slug").values_list("slug", flat=True))
 
 
-def quiz_unpublished(quiz: Quiz) -> list[Unpublished]:
-    """The unpublished content the quiz's saved items hold, in item order."""
-    items = quiz.items.select_related("question", "problem", "pool").order_by("order", "id")
+def quiz_unpublished(quiz: Quiz, items: Sequence[QuizItem] | None = None) -> list[Unpublished]:
+    """The unpublished content the quiz's saved items hold, in item order; `items`, when the
+    caller has read them (in item order, with their question, problem and pool), saves the
+    query."""
+    if items is None:
+        items = quiz.items.select_related("question", "problem", "pool").order_by("order", "id")
     return unpublished_in(
         (number, item.question, item.problem, item.pool) for number, item in enumerate(items, 1)
     )
@@ -125,13 +128,13 @@ def content_publish(*, rows: QuerySet, published: bool) -> int:
     return model.objects.filter(pk__in=changed).update(published=published)
 
 
-def start_refusal(quiz: Quiz) -> str:
+def start_refusal(quiz: Quiz, items: Sequence[QuizItem] | None = None) -> str:
     """Why a learner may not start an attempt at the quiz now, in their words (empty: they
     may): it is not published, or it holds content that is not (named by item number only:
-    its slug is the instructor's business)."""
+    its slug is the instructor's business). `items` as quiz_unpublished takes them."""
     if not quiz.published:
         return "This quiz is not published."
-    numbers = sorted({found.number for found in quiz_unpublished(quiz)})
+    numbers = sorted({found.number for found in quiz_unpublished(quiz, items)})
     if not numbers:
         return ""
     listed = ", ".join(str(number) for number in numbers)

@@ -90,6 +90,14 @@ def availability_error(*, rules: LearnerRules, now: datetime) -> str | None:
     return None
 
 
+def time_until_open(*, rules: LearnerRules, now: datetime) -> timedelta | None:
+    """How long until the quiz opens for the learner; None once it has (or without an
+    opening time)."""
+    if rules.opens_at is None or now >= rules.opens_at:
+        return None
+    return rules.opens_at - now
+
+
 def attempts_left(*, rules: LearnerRules, used: int) -> bool:
     """May the learner start another attempt, having used `used`?"""
     return rules.attempts_allowed is None or used < rules.attempts_allowed

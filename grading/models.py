@@ -28,8 +28,23 @@ __all__ = [
 ]
 
 
+def started_attempt(path: str = "") -> Q:
+    """The one definition of an attempt that exists for anyone to see: every attempt but a
+    prepared one (Attempt.Status.PREPARED), made ahead of its start and not started yet.
+
+    Attempt.objects (the default manager, so every reverse relation too: user.attempts,
+    quiz.attempts) holds only these; Attempt.prepared holds the others, for the one module that
+    makes and starts them (grading/services/prepared.py). A prepared attempt therefore counts,
+    shows and closes nowhere: limits, histories, results, gradebooks, statistics, APIs, LTI
+    passback, the admin's lists and the overdue sweeps all read Attempt.objects.
+    """
+    field = f"{path}__status" if path else "status"
+    return ~Q(**{field: "prepared"})
+
+
 def counted_attempt(path: str = "") -> Q:
-    """The one definition of an attempt that counts: every attempt but an instructor's preview.
+    """The one definition of an attempt that counts: every started attempt (started_attempt)
+    but an instructor's preview.
 
     Attempts that count are the learners' record: statistics and every other report, the
     results grid, gradebooks and grades APIs, best scores, LTI passback, attempt limits and the
@@ -37,7 +52,7 @@ def counted_attempt(path: str = "") -> Q:
     or a Variant); `attempt__preview=False` matches only rows with an attempt, so a caller that
     keeps practice rows too adds `Q(attempt__isnull=True)` itself.
     """
-    return Q(**{f"{path}__preview" if path else "preview": False})
+    return Q(**{f"{path}__preview" if path else "preview": False}) & started_attempt(path)
 
 
 class AttemptQuerySet(models.QuerySet):
@@ -49,8 +64,32 @@ class AttemptQuerySet(models.QuerySet):
         return self.filter(preview=True)
 
 
+class StartedAttemptManager(models.Manager.from_queryset(AttemptQuerySet)):
+    """The default manager: started attempts only (started_attempt).
+
+    Django's advice is never to filter the base manager, which reaches a row from the rows
+    related to it: Attempt keeps the plain one (response.attempt, deletion cascades and
+    protections see a prepared attempt too), and only the default manager filters, so that a
+    read that forgets a prepared attempt is the one that cannot show it.
+    """
+
+    def get_queryset(self) -> AttemptQuerySet:
+        return super().get_queryset().filter(started_attempt())
+
+
+class PreparedAttemptManager(models.Manager.from_queryset(AttemptQuerySet)):
+    """Prepared attempts only: grading/services/prepared.py's, and nobody else's."""
+
+    def get_queryset(self) -> AttemptQuerySet:
+        return super().get_queryset().filter(status=Attempt.Status.PREPARED)
+
+
 class Attempt(models.Model):
     class Status(models.TextChoices):
+        # Made when its learner opened the quiz page (the waiting room before an exam opens):
+        # number, draws, variants and order fixed, no clock. Starting it is one guarded update
+        # (grading/services/prepared.py); until then it is in no read (started_attempt).
+        PREPARED = "prepared", "Prepared (not started)"
         IN_PROGRESS = "in_progress", "In progress"
         SUBMITTED = "submitted", "Submitted"
         # Time ran out at a quiz whose overdue attempts are "never submitted: no score"
@@ -70,6 +109,7 @@ class Attempt(models.Model):
     )
     number = models.PositiveIntegerField(help_text="1 for a learner's first attempt at the quiz.")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.IN_PROGRESS)
+    # A prepared attempt's is when it was prepared (the clean-up sweep's age); its start sets it.
     started_at = models.DateTimeField(auto_now_add=True)
     deadline = models.DateTimeField(null=True, blank=True, help_text="Empty: no time limit.")
     submitted_at = models.DateTimeField(null=True, blank=True)
@@ -88,10 +128,15 @@ class Attempt(models.Model):
     # same pages and policy, but it counts nowhere (counted_attempt) and is numbered in a series
     # of its own, so it never uses up, blocks or renumbers the user's own attempts.
     preview = models.BooleanField(default=False)
+    # A prepared attempt's: what its quiz's items were when it was prepared
+    # (grading.services.prepared.items_key); a start that finds them changed discards it.
+    prepared_key = models.CharField(max_length=64, blank=True, editable=False)
 
-    objects = AttemptQuerySet.as_manager()
+    objects = StartedAttemptManager()
+    prepared = PreparedAttemptManager()
 
     class Meta:
+        default_manager_name = "objects"
         ordering = ["-started_at"]
         constraints = [
             # Two simultaneous starts at the attempt limit cannot both win: the number is unique
@@ -107,9 +152,20 @@ class Attempt(models.Model):
                 condition=Q(status="in_progress"),
                 name="attempt_one_in_progress",
             ),
+            # Page loads at the same moment prepare one attempt: the others find it.
+            models.UniqueConstraint(
+                fields=["user", "quiz", "preview"],
+                condition=Q(status="prepared"),
+                name="attempt_one_prepared",
+            ),
             models.CheckConstraint(
-                condition=Q(status="in_progress") | Q(submitted_at__isnull=False),
+                condition=Q(status__in=["prepared", "in_progress"]) | Q(submitted_at__isnull=False),
                 name="attempt_submitted_has_time",
+            ),
+            # No clock runs before the start.
+            models.CheckConstraint(
+                condition=~Q(status="prepared") | Q(deadline__isnull=True),
+                name="attempt_prepared_has_no_deadline",
             ),
             # Only time running out closes an attempt unsubmitted.
             models.CheckConstraint(

@@ -274,6 +274,9 @@ SOFTGRADE_PROBLEM_VALIDATOR = "grading.families.problem_errors"
 # here for the same reason. Without them a quiz's items are edited as if it had no attempts.
 SOFTGRADE_QUIZ_POINTS_PLAN = "grading.quiz_edits.quiz_points_plan"
 SOFTGRADE_QUIZ_POINTS_CHANGE = "grading.quiz_edits.quiz_points_change"
+# Deletes the attempts prepared at a quiz and never started, before its items are removed (the
+# quiz admin and the bank import call it; grading/services/prepared.py).
+SOFTGRADE_QUIZ_PREPARED_DISCARD = "grading.services.prepared.quiz_prepared_discard"
 
 # Background work (Django's Tasks framework): queued tasks are database rows, so a restart loses
 # none; `make worker` (manage.py db_worker) runs them. LTI score passback is the first user.
@@ -310,6 +313,10 @@ SOFTGRADE_SCORE_CHANGE_RULE = "teaching.access.may_change_scores"
 # Who may preview a quiz as a learner sees it (grading.services.previews asks it, with user and
 # quiz): anyone who teaches the quiz's course (instructors, teaching assistants) and superusers.
 SOFTGRADE_PREVIEW_RULE = "teaching.access.teaches_quiz"
+# A prepared attempt (made when its learner opened the quiz page, grading/services/prepared.py)
+# never started is deleted this many days after it was made, or once its quiz has closed for its
+# learner, by `manage.py delete_prepared_attempts` (compose.yaml's sweeps run it hourly).
+SOFTGRADE_PREPARED_ATTEMPT_DAYS = env.int("SOFTGRADE_PREPARED_ATTEMPT_DAYS", default=7)
 # The courses a user instructs (lti.access asks it, with user, for who may open an LMS link's
 # instructor view and sync its roster besides those given the model permission): the courses'
 # instructors and superusers, never staff status alone.

@@ -15,7 +15,14 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import ProtectedError
 
-from ..attempted_quizzes import PointsPlan, attempted, items_kept, points_change, points_plan
+from ..attempted_quizzes import (
+    PointsPlan,
+    attempted,
+    items_kept,
+    points_change,
+    points_plan,
+    prepared_attempts_discard,
+)
 from ..models import (
     Choice,
     Course,
@@ -277,7 +284,11 @@ def _write_bank(bank: dict, *, by: AbstractBaseUser | None, dry_run: bool) -> Im
                 existing_items[position].save()
             else:
                 QuizItem.objects.create(quiz=quiz, **values)
-        stale = QuizItem.objects.filter(id__in=[i.id for i in existing_items[len(item["items"]) :]])
+        removed = existing_items[len(item["items"]) :]
+        stale = QuizItem.objects.filter(id__in=[i.id for i in removed])
+        if removed:
+            # Prepared attempts name the items too, and are made afresh after the change.
+            prepared_attempts_discard(quiz=quiz)
         try:
             stale.delete()
         except ProtectedError as exc:

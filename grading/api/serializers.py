@@ -88,10 +88,17 @@ class VariantCreateSerializer(StrictSerializer):
     learner = _learner_field()
 
 
+# The statuses an attempt in the API can have: a prepared one, not started yet, is in no API
+# answer (grading.models.started_attempt), so neither a filter nor the schema names it.
+STARTED_STATUSES = [
+    (value, label) for value, label in Attempt.Status.choices if value != Attempt.Status.PREPARED
+]
+
+
 class AttemptQuerySerializer(StrictSerializer):
     learner = _learner_field()
     quiz = serializers.SlugField(required=False)
-    status = serializers.ChoiceField(choices=Attempt.Status.choices, required=False)
+    status = serializers.ChoiceField(choices=STARTED_STATUSES, required=False)
     updated_since = serializers.DateTimeField(
         required=False, help_text="Only attempts changed at or after this time (ISO 8601)."
     )
@@ -113,6 +120,7 @@ class StreakQuerySerializer(StrictSerializer):
 class AttemptSerializer(serializers.ModelSerializer):
     quiz = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     learner = serializers.SerializerMethodField(help_text="external_id; null for site learners.")
+    status = serializers.ChoiceField(choices=STARTED_STATUSES, read_only=True)
     score = serializers.SerializerMethodField(
         help_text="Null unless the quiz policy shows the learner their score: with immediate "
         "feedback (the running total), after submission, and never when the quiz shows no "

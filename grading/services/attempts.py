@@ -13,7 +13,6 @@ from functools import partial
 from typing import NamedTuple
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import IntegrityError, transaction
 from django.db.models import Max
@@ -22,11 +21,13 @@ from django.utils.module_loading import import_string
 
 from courses import publishing
 from courses.models import Quiz, QuizItem
-from grading import accommodations, draws, scores
-from grading.models import Attempt, Variant
+from grading import accommodations, scores
+from grading.accommodations import LearnerRules
+from grading.models import Attempt
+from grading.services import prepared
 from grading.services.errors import AttemptClosed, AttemptLimitReached, QuizNotOpen
 from grading.services.hooks import hooks_after_commit
-from grading.services.variants import attempt_variant
+from grading.services.prepared import starts_line_up
 from grading.tasks import attempt_close_schedule
 
 
@@ -53,15 +54,6 @@ def attempt_in_progress(
     return None
 
 
-def starts_line_up(*, user: AbstractBaseUser) -> None:
-    """Queue this user's starts behind each other, inside the caller's transaction: a row lock
-    on the user (PostgreSQL; SQLite has one writer at a time). FOR NO KEY UPDATE queues them
-    but not behind the key-share locks their answers' inserts take on the same row."""
-    list(
-        get_user_model().objects.select_for_update(no_key=True).filter(pk=user.pk).values_list("pk")
-    )
-
-
 def attempt_create(
     *,
     user: AbstractBaseUser,
@@ -73,30 +65,27 @@ def attempt_create(
 ) -> Attempt:
     """A new attempt in progress with its problems' variants; the caller decided it may start
     (inside its transaction, after starts_line_up)."""
-    attempt = Attempt.objects.create(
+    attempt = prepared.attempt_build(
         user=user,
         quiz=quiz,
+        items=items,
         number=number,
+        status=Attempt.Status.IN_PROGRESS,
         deadline=deadline,
-        # A pool item is one drawn entry worth its points (grading/draws.py).
-        max_score=float(sum(item.points for item in items)),
-        shuffle_items=quiz.shuffles_items,
-        shuffle_choices=quiz.shuffles_choices,
         preview=preview,
     )
-    # Drawn after the attempt exists: the draw is keyed by it, and hands the pool items back
-    # as drawn, so their problems get variants below (grading/draws.py).
-    draws.attempt_draw(attempt=attempt, items=items)
-    Variant.objects.bulk_create(
-        [attempt_variant(attempt, item, user) for item in items if item.problem_id]
-    )
+    _close_schedule(attempt)
+    return attempt
+
+
+def _close_schedule(attempt: Attempt) -> None:
+    """Close the attempt at its close moment even if the learner never comes back
+    (overdue.py); nothing for one without a deadline."""
     closes_at = attempt_closes_at(attempt)
     if closes_at is not None:
-        # Closed at its close moment even if the learner never comes back (overdue.py).
         transaction.on_commit(
             partial(attempt_close_schedule, attempt_id=attempt.pk, when=closes_at), robust=True
         )
-    return attempt
 
 
 def may_preview(*, user: AbstractBaseUser | AnonymousUser, quiz: Quiz) -> bool:
@@ -166,8 +155,13 @@ def attempt_start_or_resume(
     instead, never an attempt of theirs that would count as a learner's: decided here, for the
     quiz page and the API alike.
 
-    Of any number of simultaneous starts, exactly one creates the attempt and every other one
-    resumes it: while an attempt is open no start is refused. The decision is taken inside the
+    A learner's prepared attempt (grading/services/prepared.py, made when they opened the quiz
+    page) is started by one guarded update, after the same checks; without one (or with one
+    the quiz's items no longer fit) the attempt is made here.
+
+    Of any number of simultaneous starts, exactly one starts the attempt and every other one
+    resumes it: while an attempt is open no start is refused. A prepared attempt is started
+    by the one update that finds it still prepared. Otherwise the decision is taken inside the
     transaction, after the learner's starts have lined up on their user row (a row lock on
     PostgreSQL; SQLite has one writer at a time), so the attempt in progress and the attempts
     used are read as the previous start left them. The unique in-progress and number constraints
@@ -179,30 +173,36 @@ def attempt_start_or_resume(
     current = attempt_in_progress(user=user, quiz=quiz, now=now)
     if current is not None:  # the common resume takes no lock
         return AttemptStarted(current, created=False)
-    items = list(quiz.items.select_related("problem"))
+    # In item order with their content: what the attempt is made of, its prepared key and
+    # the publishing rule read them (one query).
+    items = list(quiz.items.select_related("question", "problem", "pool").order_by("order", "id"))
+    ready = prepared.prepared_attempt(user=user, quiz=quiz, items=items)
+    if ready is not None:
+        try:
+            rules, used = _may_start(
+                user=user, quiz=quiz, now=now, items=items, used=ready.attempts_used
+            )
+            started = _prepared_start(attempt=ready, rules=rules, used=used, now=now)
+        except AttemptLimitReached:
+            # A simultaneous start may have started it, using up the last attempt: resume it.
+            started = False
+            if attempt_in_progress(user=user, quiz=quiz, now=now) is None:
+                raise
+        if started:
+            return AttemptStarted(ready, created=True)
+        # Another start took it (or the slot) first: resume that attempt.
+        current = attempt_in_progress(user=user, quiz=quiz, now=now)
+        if current is not None:
+            return AttemptStarted(current, created=False)
     try:
         with transaction.atomic():
             starts_line_up(user=user)
             current = attempt_in_progress(user=user, quiz=quiz, now=now)
             if current is not None:
                 return AttemptStarted(current, created=False)
-            # The learner's own rules: an accommodation may add minutes or attempts, or give
-            # a due date of their own.
-            rules = accommodations.learner_rules(quiz=quiz, user=user)
-            problem = accommodations.availability_error(rules=rules, now=now)
-            # Refused rather than started without the item: a learner never meets content
-            # its instructor has not released (courses.publishing).
-            problem = problem or publishing.start_refusal(quiz)
-            if problem:
-                raise QuizNotOpen(problem)
-            # Previews made before the user was a learner here use up no attempt.
-            used = Attempt.objects.counted().filter(user=user, quiz=quiz).count()
-            if not accommodations.attempts_left(rules=rules, used=used):
-                allowed = rules.attempts_allowed
-                raise AttemptLimitReached(
-                    f"You have used all {allowed} attempt{'s' if allowed != 1 else ''} at this "
-                    "quiz."
-                )
+            rules, used = _may_start(user=user, quiz=quiz, now=now, items=items)
+            # A prepared attempt made meanwhile (a page load) would hold the same number.
+            prepared.prepared_discard(user=user, quiz=quiz)
             attempt = attempt_create(
                 user=user,
                 quiz=quiz,
@@ -220,6 +220,47 @@ def attempt_start_or_resume(
         raise AttemptLimitReached(
             "Another attempt was started at the same moment; reload the quiz."
         ) from None
+
+
+def _may_start(
+    *,
+    user: AbstractBaseUser,
+    quiz: Quiz,
+    now: datetime,
+    items: list[QuizItem],
+    used: int | None = None,
+) -> tuple[LearnerRules, int]:
+    """The learner's rules and attempts used (`used` when the caller has read them), once every
+    rule lets them start an attempt now; QuizNotOpen or AttemptLimitReached, saying why,
+    otherwise."""
+    # The learner's own rules: an accommodation may add minutes or attempts, or give a due
+    # date of their own.
+    rules = accommodations.learner_rules(quiz=quiz, user=user)
+    problem = accommodations.availability_error(rules=rules, now=now)
+    # Refused rather than started without the item: a learner never meets content its
+    # instructor has not released (courses.publishing).
+    problem = problem or publishing.start_refusal(quiz, items)
+    if problem:
+        raise QuizNotOpen(problem)
+    if used is None:
+        # Previews made before the user was a learner here use up no attempt.
+        used = Attempt.objects.counted().filter(user=user, quiz=quiz).count()
+    if not accommodations.attempts_left(rules=rules, used=used):
+        allowed = rules.attempts_allowed
+        raise AttemptLimitReached(
+            f"You have used all {allowed} attempt{'s' if allowed != 1 else ''} at this quiz."
+        )
+    return rules, used
+
+
+def _prepared_start(*, attempt: Attempt, rules: LearnerRules, used: int, now: datetime) -> bool:
+    """Start a prepared attempt (prepared.prepared_start: one guarded update) with the clock
+    the learner's rules give it, and schedule its close. True when this call started it."""
+    deadline = accommodations.attempt_deadline(rules=rules, started_at=now)
+    if not prepared.prepared_start(attempt=attempt, deadline=deadline, number=used + 1, now=now):
+        return False
+    _close_schedule(attempt)
+    return True
 
 
 def attempt_start(*, user: AbstractBaseUser, quiz: Quiz, now: datetime | None = None) -> Attempt:

@@ -22,6 +22,7 @@ from grading.models import Attempt
 
 # A module name: two views share their names with its services (attempt_start, attempt_submit).
 from grading.services import attempts as attempt_services
+from grading.services import prepared
 from grading.services.errors import AttemptClosed, ServiceError
 from grading.services.overdue import overdue_attempts_close
 from grading.services.responses import SheetAnswer, attempt_answers_save, response_submit
@@ -31,6 +32,8 @@ from grading.views.refusals import found, refusal_message
 @require_GET
 @login_required
 def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    """The quiz page: its rules, the learner's attempts and the start; before the quiz opens,
+    the waiting room (a countdown to the opening and the start, active from that instant)."""
     quiz = found(selectors.quiz_detail, missing="No such quiz.", slug=slug)
     # An attempt whose time ran out is closed first, so "Resume" never quietly starts a new one.
     overdue_attempts_close(user=request.user, quiz=quiz)
@@ -45,6 +48,12 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
     # Whoever teaches the quiz's course starts a preview here, whatever the button says
     # (attempt_start_or_resume decides), so the page says so and offers theirs.
     previewing = attempt_services.may_preview(user=request.user, quiz=quiz)
+    closed_reason = accommodations.availability_error(rules=rules, now=now)
+    opens_in = accommodations.time_until_open(rules=rules, now=now)
+    may_start_later = not previewing and in_progress is None and not limit_reached
+    if may_start_later and (opens_in is not None or closed_reason is None):
+        # The work of making the attempt is done now, not at the instant the class starts.
+        prepared.attempt_prepare(user=request.user, quiz=quiz, now=now)
     context = {
         "quiz": quiz,
         "previewing": previewing,
@@ -57,7 +66,11 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "attempt_rows": selectors.attempts_shown(attempts=attempts, now=now),
         "in_progress": in_progress,
         "limit_reached": limit_reached,
-        "closed_reason": accommodations.availability_error(rules=rules, now=now),
+        "closed_reason": closed_reason,
+        # In milliseconds for the page's script (static/js/waiting-room.js): the server's
+        # clock decides when the start becomes active, not the learner's.
+        "opens_in_ms": math.ceil(opens_in.total_seconds() * 1000) if opens_in else None,
+        "waiting": may_start_later and opens_in is not None,
         "immediate": policy.immediate_feedback(quiz),
         "feedback_summary": policy.feedback_summary(quiz),
         "answers_summary": policy.answers_summary(quiz),

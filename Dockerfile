@@ -24,4 +24,4 @@ RUN SECRET_KEY=collectstatic-only-placeholder-never-used-to-sign-anything-012345
 
 USER softgrade
 EXPOSE 8000
-CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "4"]
+CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "4", "--backlog", "4096"]

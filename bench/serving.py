@@ -23,6 +23,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PG_ADMIN = "postgres://postgres@127.0.0.1:5432/postgres"
 WORKERS = 4
+# The listen queue: at an exam's opening every learner's start arrives within a second, and
+# gunicorn's default (2,048) drops the rest, which the learners' browsers then send again. The
+# kernel caps it at net.core.somaxconn (4,096 on this machine kind); docs/deploy.md says the same.
+BACKLOG = 4096
 
 
 def free_port() -> int:
@@ -131,6 +135,8 @@ def serve(
             f"127.0.0.1:{port}",
             "--workers",
             str(workers),
+            "--backlog",
+            str(BACKLOG),
             "--log-level",
             "warning",
             *extra_args,

@@ -163,7 +163,7 @@ ALLOWED = {
         "availability",
         "security",
     },  # urls.py and api.py name the apps' urls by string
-    "courses": {"api"},
+    "courses": {"api", "availability"},  # rendered markup is made anew while the cache is down
     "integrations": {"api", "courses"},
     "grading": {"api", "courses", "integrations", "security"},
     "lti": {"courses", "grading", "security"},

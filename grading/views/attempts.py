@@ -15,7 +15,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courses.models import QuizItem
-from grading import accommodations, policy, quiz_rules, selectors, sheets
+from grading import accommodations, policy, quiz_reads, quiz_rules, selectors, sheets
 from grading.accommodations import answers_release_at
 from grading.forms import ItemAnswerForm, SheetForm, submission_token
 from grading.models import Attempt
@@ -215,7 +215,7 @@ def attempt_sheet_save(request: HttpRequest, pk: int) -> HttpResponse:
                 if value.isdigit()
             ),
         )
-        for item_id in selectors.quiz_item_ids(quiz_id=attempt.quiz_id)
+        for item_id in quiz_reads.quiz_item_ids(quiz=attempt.quiz)
     }
     try:
         recorded = attempt_answers_save(

@@ -81,11 +81,13 @@ def _render(attempt: Attempt) -> list[str]:
 
 
 def _stored_parts(attempt: Attempt, key: str) -> list[str] | None:
-    return (
-        AttemptSheet.objects.filter(attempt=attempt, key=key)
-        .values_list("parts", flat=True)
-        .first()
-    )
+    """The stored parts if they are current (one query, unless the attempt came with its sheet:
+    grading.selectors.attempt_of_learner with_sheet)."""
+    try:
+        stored = attempt.sheet
+    except AttemptSheet.DoesNotExist:
+        return None
+    return stored.parts if stored.key == key else None
 
 
 def _store(attempt: Attempt, key: str) -> list[str]:
@@ -197,7 +199,8 @@ def slot_values(slots: Sequence[str], answers: ItemAnswers) -> dict[str, str]:
 
 def sheet_page(*, attempt: Attempt) -> SafeString:
     """The attempt's items as its page shows them now: the stored sheet (rendered and stored
-    first when there is none or it is stale) with the learner's saved answers filled in."""
+    first when there is none or it is stale) with the learner's saved answers filled in. An
+    attempt fetched with its sheet (select_related "sheet") saves a query."""
     key = sheet_key(attempt.quiz)
     parts = _stored_parts(attempt, key)
     if parts is None:

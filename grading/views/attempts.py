@@ -82,9 +82,13 @@ def attempt_start(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect("attempt-take", pk=attempt.pk)
 
 
-def _attempt_or_404(request: HttpRequest, pk: int) -> Attempt:
+def _attempt_or_404(request: HttpRequest, pk: int, *, with_sheet: bool = False) -> Attempt:
     return found(
-        selectors.attempt_of_learner, missing="No such attempt.", user=request.user, attempt_id=pk
+        selectors.attempt_of_learner,
+        missing="No such attempt.",
+        user=request.user,
+        attempt_id=pk,
+        with_sheet=with_sheet,
     )
 
 
@@ -102,7 +106,8 @@ def _closed(request: HttpRequest, attempt: Attempt, message: str) -> HttpRespons
 @require_GET
 @login_required
 def attempt_take(request: HttpRequest, pk: int) -> HttpResponse:
-    attempt = _attempt_or_404(request, pk)
+    # The stored sheet comes with the attempt, in the same query (an exam's page is made of it).
+    attempt = _attempt_or_404(request, pk, with_sheet=True)
     if attempt_services.attempt_expire_if_overdue(attempt=attempt):
         return _closed(request, attempt, attempt_services.time_up_message(attempt))
     if attempt.status != Attempt.Status.IN_PROGRESS:

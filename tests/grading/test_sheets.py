@@ -22,6 +22,7 @@ from teaching.models import CourseRole
 from tests.factories import (
     ChoiceFactory,
     MisconceptionFactory,
+    ProblemFactory,
     QuestionFactory,
     QuizFactory,
     QuizItemFactory,
@@ -232,3 +233,17 @@ def test_an_override_is_of_a_submitted_attempt_whose_page_is_not_the_sheet(
     attempt_submit(attempt=exam_attempt)
     response = learner_client.get(reverse("attempt-take", kwargs={"pk": exam_attempt.pk}))
     assert response.url == reverse("attempt-results", kwargs={"pk": exam_attempt.pk})
+
+
+def test_an_unreadable_answer_s_message_names_its_box_whatever_the_number_format(
+    learner_client, learner, settings, db
+):
+    settings.USE_THOUSAND_SEPARATOR = True
+    quiz = QuizFactory(mode=Quiz.Mode.EXAM, show_feedback=Quiz.Feedback.AFTER_SUBMISSION)
+    problem = ProblemFactory(lesson=quiz.lesson)
+    item = QuizItemFactory(quiz=quiz, question=None, problem=problem, pk=1500)
+    attempt = attempt_start(user=learner, quiz=quiz)
+    answered(attempt, {item.pk: SheetAnswer(text="9^9^9")}, "unreadable")
+    html = take(learner_client, attempt)
+    assert 'id="item-1500-error"' in html
+    assert 'aria-describedby="item-1500-hint item-1500-error"' in html

@@ -9,8 +9,10 @@ in-memory SQLite database with the shipped lesson imported, it:
    in progress; a practice problem answered with a named mistake;
 2. times the attempt page, the practice page and the results page with Django's test client,
    after a warm-up, in rounds that alternate the memo on and off (off: `render_memo()` resized to
-   0, a switch of this bench only), so a machine's drift hits both alike; reports the median ms
-   per page each way, the ratio, and how many texts each page converts once warm;
+   0 and the shared cache behind it keeping nothing, a switch of this bench only), so a
+   machine's drift hits both alike; reports the median ms per page each way, the ratio, and how
+   many texts each page converts once warm (the exam's attempt page comes from its stored sheet
+   either way: grading/sheets.py);
 3. checks the memo's bound: its resident memory (tracemalloc) against the bytes it counts, and
    what the problem statements of a 3,000-learner exam would take.
 
@@ -41,6 +43,8 @@ import django  # noqa: E402
 
 django.setup()
 
+from django.conf import settings  # noqa: E402
+from django.core.cache import cache  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import setup_test_environment  # noqa: E402
@@ -169,6 +173,10 @@ def time_pages(pages: dict) -> dict:
         modes = ("on", "off") if round_number % 2 == 0 else ("off", "on")
         for mode in modes:
             memo.resize(max_bytes=budget if mode == "on" else 0)
+            # Off means off behind the memo too: the shared cache keeps nothing (a timeout of 0
+            # expires at once) and forgets what it kept (courses/render_cache.py).
+            settings.MARKUP_CACHE_SECONDS = 24 * 60 * 60 if mode == "on" else 0
+            cache.clear()
             for name, (client, url) in pages.items():
                 if mode == "on":
                     client.get(url)  # refill what the 'off' phase emptied; not timed

@@ -17,6 +17,7 @@ from .admin_markup import MarkupFieldsForm, markup_preview
 from .admin_publishing import PUBLISHING_ACTIONS
 from .attempted_quizzes import prepared_attempts_discard
 from .bank.rules import quiz_policy_problems
+from .content_versions import content_changed
 from .models import Course, KeyTerm, Lesson, Misconception, Quiz, QuizItem
 from .moodle_admin import export_moodle_xml, moodle_import_view
 from .pool_admin import (
@@ -328,6 +329,11 @@ class QuizAdmin(admin.ModelAdmin):
     def render_change_form(self, request, context, *args, **kwargs):
         digest_shown(context)
         return super().render_change_form(request, context, *args, **kwargs)
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        # The object and its inlines are saved: sheets showing it are rendered again.
+        content_changed(quiz_ids=[form.instance.pk])
 
     def save_formset(self, request, form, formset, change):
         if formset.model is QuizItem:

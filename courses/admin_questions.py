@@ -18,6 +18,7 @@ from django.views.decorators.http import require_POST
 from .admin_markup import MarkupFieldsForm
 from .admin_publishing import PUBLISHING_ACTIONS, unpublishing_problems
 from .bank.rules import choice_set_problems
+from .content_versions import content_changed
 from .markup import MarkupError, render_markup, render_title
 from .models import Choice, Lesson, Misconception, Question
 from .plain_math import plain_math
@@ -272,6 +273,11 @@ class QuestionAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).annotate(n_choices=Count("choices"))
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        # The object and its inlines are saved: sheets showing it are rendered again.
+        content_changed(question_ids=[form.instance.pk])
 
     @admin.display(description="Choices", ordering="n_choices")
     def choice_count(self, obj: Question) -> int:

@@ -13,9 +13,9 @@ drop, so an instructor learns about it instead of a formula silently losing a pa
 Rendering once: `convert_markup` is pure (source text in, HTML out), so `render_markup`, which
 every page, API field and admin preview calls, keeps its results in a per-process memo keyed by
 (RENDERER_VERSION, inline, source text), bounded by settings.MARKUP_MEMO_BYTES (courses/memo.py).
-New text is a new key, so an edit shows at once; nothing is stored in the database or shared
-between workers, so there is nothing to invalidate. A worker renders each text once while it is
-among the most recently used; docs/performance.md has the figures.
+New text is a new key, so an edit shows at once, and there is nothing to invalidate. Behind the
+memo, every worker shares what any of them rendered through Django's cache
+(courses/render_cache.py), under the same key; docs/performance.md has the figures.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from markdown.extensions.tables import TableExtension
 from markdown.treeprocessors import Treeprocessor
 
 from .memo import BoundedMemo
+from .render_cache import shared_key, shared_render
 from .typesetting import MATHML_NAMESPACE, serialize, typeset
 
 # Part of every memo key: raise it with any change that renders the same text differently (the
@@ -353,16 +354,22 @@ def render_memo() -> BoundedMemo[SafeString | _Unrenderable]:
     return BoundedMemo(max_bytes=settings.MARKUP_MEMO_BYTES)
 
 
+def _converted(convert) -> SafeString | _Unrenderable:
+    try:
+        return convert()
+    except MarkupError as exc:
+        return _Unrenderable(str(exc))
+
+
 def _render_once(kind: bool | str, text: str, convert) -> SafeString:
-    """`convert()`, done once per (renderer version, kind, text) in this process."""
+    """`convert()`, done once per (renderer version, kind, text) in this process, and read from
+    the cache every worker shares before that (courses/render_cache.py)."""
     memo = render_memo()
     key = (RENDERER_VERSION, kind, text)
     outcome = memo.get(key)
     if outcome is None:
-        try:
-            outcome = convert()
-        except MarkupError as exc:
-            outcome = _Unrenderable(str(exc))
+        shared = shared_key(version=RENDERER_VERSION, kind=kind, text=text)
+        outcome = shared_render(shared, lambda: _converted(convert))
         shown = outcome.message if isinstance(outcome, _Unrenderable) else outcome
         memo.put(key, outcome, size=sys.getsizeof(text) + sys.getsizeof(shown))
     if isinstance(outcome, _Unrenderable):

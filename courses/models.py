@@ -291,6 +291,9 @@ class Quiz(models.Model):
         "for practice quizzes.",
     )
     published = published_field()
+    # Raised by courses.content_versions.content_changed on every change to what a learner's
+    # sheet shows (items, points, prompts, choices): the key of what is kept per quiz.
+    content_version = models.PositiveIntegerField(default=0, editable=False)
 
     objects = LearnerVisibleQuerySet.as_manager()
 

@@ -17,6 +17,7 @@ from django.urls import reverse
 from django.utils.text import capfirst
 
 from .bank.rules import pool_draw_problem
+from .content_versions import content_changed
 from .models import Pool, Question, Quiz, QuizItem
 from .pool_draws import MOST_DRAWS, DrawsRefused, quiz_draws_add
 from .pool_members import (
@@ -151,6 +152,11 @@ class PoolAdmin(admin.ModelAdmin):
     search_fields = ["title", "slug"]
     prepopulated_fields = {"slug": ["title"]}
     autocomplete_fields = ["questions", "problems"]
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        # The object and its inlines are saved: sheets showing it are rendered again.
+        content_changed(pool_ids=[form.instance.pk])
 
     def get_queryset(self, request):
         return (

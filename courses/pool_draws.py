@@ -14,6 +14,7 @@ from django.utils.text import capfirst
 
 from courses.attempted_quizzes import attempted, items_kept, points_plan
 from courses.bank.rules import pool_draw_problem
+from courses.content_versions import content_changed
 from courses.models import Pool, Quiz, QuizItem
 from courses.pool_members import draw_refusal
 from courses.publishing import unpublished_in
@@ -60,6 +61,8 @@ def quiz_draws_add(*, quiz: Quiz, pool: Pool, count: int, points: int) -> list[Q
             raise DrawsRefused(problem[0].upper() + problem[1:] + ".")
         last = quiz.items.aggregate(last=Max("order"))["last"]
         start = 0 if last is None else last + 1
-        return QuizItem.objects.bulk_create(
+        added = QuizItem.objects.bulk_create(
             QuizItem(quiz=quiz, pool=pool, points=points, order=start + n) for n in range(count)
         )
+        content_changed(quiz_ids=[quiz.pk])
+        return added

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.db.models import Q, QuerySet
 
+from .content_versions import content_changed
 from .models import Pool, Problem, Question, Quiz, QuizItem
 
 
@@ -125,6 +126,11 @@ def content_publish(*, rows: QuerySet, published: bool) -> int:
     if problems:
         raise PublishRefused(problems)
     changed = [row.pk for row in locked if row.published != published]
+    content_changed(
+        quiz_ids=changed if model is Quiz else [],
+        question_ids=changed if model is Question else [],
+        problem_ids=changed if model is Problem else [],
+    )
     return model.objects.filter(pk__in=changed).update(published=published)
 
 

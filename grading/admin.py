@@ -15,6 +15,7 @@ from django.utils.safestring import mark_safe
 
 from courses.admin import MarkupFieldsForm, markup_preview
 from courses.admin_publishing import PUBLISHING_ACTIONS, unpublishing_problems
+from courses.content_versions import content_changed
 from courses.markup import MarkupError, render_markup
 from courses.models import Misconception, Problem
 from courses.pool_admin import MemberMoveForm
@@ -125,6 +126,11 @@ class ProblemAdmin(FormulaEditorMixin, admin.ModelAdmin):
     @admin.display(description="Tolerance")
     def tolerance(self, obj: Problem) -> str:
         return "family default" if obj.atol is None else f"atol {obj.atol}, rtol {obj.rtol}"
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        # The object and its inlines are saved: sheets showing it are rendered again.
+        content_changed(problem_ids=[form.instance.pk])
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         seed = request.GET.get("seed", "")

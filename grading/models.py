@@ -13,10 +13,12 @@ from django.db.models import Q
 
 from courses.models import Choice, Problem, Question, Quiz, QuizItem
 from grading.accommodation_models import QuizAccommodation
+from grading.sheet_models import AttemptSheet
 
 __all__ = [
     "Attempt",
     "AttemptDeletion",
+    "AttemptSheet",
     "AuditRow",
     "PracticeStreak",
     "QuizAccommodation",

@@ -26,6 +26,7 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from courses.content_versions import content_changed
 from courses.models import Quiz, QuizItem
 from grading.models import Attempt, Regrade, Response, ScoreChange, counted_attempt
 from grading.overrides import (
@@ -234,6 +235,7 @@ def quiz_points_change(
             return plan
         for change in changes:
             QuizItem.objects.filter(pk=change.item_id).update(points=change.new)
+        content_changed(quiz_ids=[quiz.pk])
         if not plan.attempts:
             return replace(plan, applied=True)
         regrades = _audit(plan, by)

@@ -34,6 +34,7 @@ from django.db import transaction
 from django.db.models import F, TextField
 from django.db.models.functions import Cast
 
+from courses.content_versions import content_changed
 from courses.models import QuizItem
 from grading.models import Attempt, Regrade, Response, ScoreChange, Variant
 from grading.overrides import score_change_authorize
@@ -306,6 +307,13 @@ def quiz_item_regrade(
                 "check the new preview below and apply it if it is right."
             )
         content.save()
+        # What the sheets of every quiz showing this question or problem say may have changed
+        # (a tolerance in the hint, a pool item's variants): they are rendered again.
+        content_changed(
+            quiz_ids=[item.quiz_id],
+            question_ids=[item.question_id] if item.question_id else [],
+            problem_ids=[item.problem_id] if item.problem_id else [],
+        )
         if tolerance is not None:
             Variant.objects.filter(quiz_item=item).update(atol=tolerance[0], rtol=tolerance[1])
         elif item.pool_id:

@@ -205,9 +205,13 @@ def learner_quiz_attempts(*, user: AbstractBaseUser, quiz: Quiz) -> list[Attempt
     )
 
 
-def attempt_of_learner(*, user: AbstractBaseUser, attempt_id: int) -> Attempt:
-    """The learner's own attempt with its quiz; another learner's raises Attempt.DoesNotExist."""
-    return Attempt.objects.select_related("quiz__lesson__course").get(pk=attempt_id, user=user)
+def attempt_of_learner(
+    *, user: AbstractBaseUser, attempt_id: int, with_sheet: bool = False
+) -> Attempt:
+    """The learner's own attempt with its quiz (and, `with_sheet`, its stored sheet, if any:
+    grading/sheets.py); another learner's raises Attempt.DoesNotExist."""
+    related = ["quiz__lesson__course", "sheet"] if with_sheet else ["quiz__lesson__course"]
+    return Attempt.objects.select_related(*related).get(pk=attempt_id, user=user)
 
 
 def quiz_item_ids(*, quiz_id: int) -> list[int]:

@@ -340,6 +340,9 @@ LTI_ALLOW_PRIVATE_HOSTS = env.bool("LTI_ALLOW_PRIVATE_HOSTS", default=False)
 # text once, not on every request (courses/markup.py, docs/performance.md). 64 MiB holds the
 # shipped lesson (0.35 MiB) and the problem statements of a 3,000-learner exam (6 problems each).
 MARKUP_MEMO_BYTES = env.int("MARKUP_MEMO_BYTES", default=64 * 2**20)
+# Seconds rendered markup stays in the cache every worker shares (courses/render_cache.py): a
+# day covers an exam and its preparation; a text's key never goes stale, only unused.
+MARKUP_CACHE_SECONDS = env.int("MARKUP_CACHE_SECONDS", default=24 * 60 * 60)
 
 # A Moodle XML file over either limit is refused, with the line where it is crossed, before it
 # costs more than a few seconds and a few hundred MB (courses/moodle_xml/tree.py). A question is

@@ -23,6 +23,7 @@ from ..attempted_quizzes import (
     points_plan,
     prepared_attempts_discard,
 )
+from ..content_versions import content_changed
 from ..models import (
     Choice,
     Course,
@@ -259,6 +260,7 @@ def _write_bank(bank: dict, *, by: AbstractBaseUser | None, dry_run: bool) -> Im
         pool.problems.set([problems[slug] for slug in item["problems"]])
         pools[item["slug"]] = pool
 
+    written_quizzes = []
     for item in bank["quizzes"]:
         quiz = _upsert(
             Quiz,
@@ -267,6 +269,7 @@ def _write_bank(bank: dict, *, by: AbstractBaseUser | None, dry_run: bool) -> Im
             summary,
             "quizzes",
         )
+        written_quizzes.append(quiz.pk)
         existing_items = list(quiz.items.order_by("order", "id"))
         refs = {"question": questions, "problem": problems, "pool": pools}
         rows = [
@@ -296,6 +299,14 @@ def _write_bank(bank: dict, *, by: AbstractBaseUser | None, dry_run: bool) -> Im
                 [BankIssue(f"quiz {item['slug']}.items", "cannot remove items learners answered")]
             ) from exc
     _check_other_quizzes(summary.lesson, questions.values(), problems.values())
+    # Every quiz showing what the bank wrote may show it differently now (any quiz of another
+    # lesson naming one of its questions or problems too).
+    content_changed(
+        quiz_ids=written_quizzes,
+        question_ids=[question.pk for question in questions.values()],
+        problem_ids=[problem.pk for problem in problems.values()],
+        pool_ids=[pool.pk for pool in pools.values()],
+    )
     return summary
 
 

@@ -21,6 +21,7 @@ from django.db.models import Max
 from django.utils.text import slugify
 
 from ..bank.rules import choice_set_problems, problem_validator
+from ..content_versions import content_changed
 from ..markup import check_markup
 from ..models import Choice, Lesson, Misconception, Pool, Problem, Question
 from ..pool_members import member_refusal
@@ -134,6 +135,9 @@ def moodle_import(
     if write:
         with transaction.atomic():
             _write(lesson, report, pool)
+            # New questions and problems are on no sheet yet; a pool that grew may be drawn by
+            # quizzes, which say so (an attempt's draw is fixed, so no sheet shows it).
+            content_changed(pool_ids=[pool.pk] if pool else [])
         report.written = True
     return report
 

@@ -31,7 +31,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from courses.models import Quiz, QuizItem
-from grading import accommodations, draws
+from grading import accommodations, draws, policy, sheets
 from grading.models import Attempt, QuizAccommodation, Variant
 from grading.services.errors import ServiceError
 from grading.services.variants import attempt_variant
@@ -112,9 +112,11 @@ def attempt_build(
     Variant.objects.bulk_create(
         [attempt_variant(attempt, item, user) for item in items if item.problem_id]
     )
-    # The attempt's draws and variants exist from here: the place to store its rendered sheet,
-    # `sheets.sheet_store(attempt=attempt)` (grading/sheets.py), for a prepared attempt and one
-    # started at once alike, so that the start itself renders nothing.
+    # The attempt's draws and variants exist from here, so its exam sheet is rendered and stored
+    # now (grading/sheets.py): for a prepared attempt that is before the exam opens, and the
+    # first page after the start is a read. A page with feedback at once is rendered per request.
+    if not policy.immediate_feedback(quiz):
+        sheets.sheet_store(attempt=attempt)
     return attempt
 
 

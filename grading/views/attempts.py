@@ -15,7 +15,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courses.models import QuizItem
-from grading import accommodations, policy, quiz_rules, selectors
+from grading import accommodations, policy, quiz_reads, quiz_rules, selectors, sheets
 from grading.accommodations import answers_release_at
 from grading.forms import ItemAnswerForm, SheetForm, submission_token
 from grading.models import Attempt
@@ -95,9 +95,13 @@ def attempt_start(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect("attempt-take", pk=attempt.pk)
 
 
-def _attempt_or_404(request: HttpRequest, pk: int) -> Attempt:
+def _attempt_or_404(request: HttpRequest, pk: int, *, with_sheet: bool = False) -> Attempt:
     return found(
-        selectors.attempt_of_learner, missing="No such attempt.", user=request.user, attempt_id=pk
+        selectors.attempt_of_learner,
+        missing="No such attempt.",
+        user=request.user,
+        attempt_id=pk,
+        with_sheet=with_sheet,
     )
 
 
@@ -115,7 +119,8 @@ def _closed(request: HttpRequest, attempt: Attempt, message: str) -> HttpRespons
 @require_GET
 @login_required
 def attempt_take(request: HttpRequest, pk: int) -> HttpResponse:
-    attempt = _attempt_or_404(request, pk)
+    # The stored sheet comes with the attempt, in the same query (an exam's page is made of it).
+    attempt = _attempt_or_404(request, pk, with_sheet=True)
     if attempt_services.attempt_expire_if_overdue(attempt=attempt):
         return _closed(request, attempt, attempt_services.time_up_message(attempt))
     if attempt.status != Attempt.Status.IN_PROGRESS:
@@ -126,12 +131,7 @@ def attempt_take(request: HttpRequest, pk: int) -> HttpResponse:
         # the one that submits (the attempt page would reload itself again at once).
         messages.warning(request, GRACE)
         return redirect("attempt-submit", pk=attempt.pk)
-    rows = selectors.attempt_sheet(attempt=attempt)
     immediate = policy.immediate_feedback(attempt.quiz)
-    # The verdict shown is the latest answer's, or the latest counted one's when the latest
-    # could not be read (its message sits by the box instead).
-    shown_tries = [try_ for row in rows for try_ in (row.latest, row.latest_counted) if try_]
-    codes = [try_.misconception for try_ in shown_tries] if immediate else []
     seconds_left = None
     if attempt.deadline:
         seconds_left = max(0, math.ceil((attempt.deadline - now).total_seconds()))
@@ -142,15 +142,27 @@ def attempt_take(request: HttpRequest, pk: int) -> HttpResponse:
     context = {
         "attempt": attempt,
         "quiz": attempt.quiz,
-        "rows": rows,
         "immediate": immediate,
-        "shown": policy.attempt_visibility(attempt=attempt, now=now, answers_release_at=release_at),
         "results_on_submission": on_submission.verdicts,
         "token": submission_token(),
         "seconds_left": seconds_left,
-        "misconceptions": selectors.misconceptions_by_code(codes),
         "tries_rule": quiz_rules.tries_rule(attempt.quiz),
     }
+    if not immediate:
+        # An exam's items come from the attempt's stored sheet, filled with its saved answers.
+        context["sheet"] = sheets.sheet_page(attempt=attempt)
+        return render(request, "grading/attempt_take.html", context)
+    rows = selectors.attempt_sheet(attempt=attempt)
+    # The verdict shown is the latest answer's, or the latest counted one's when the latest
+    # could not be read (its message sits by the box instead).
+    shown_tries = [try_ for row in rows for try_ in (row.latest, row.latest_counted) if try_]
+    context["rows"] = rows
+    context["shown"] = policy.attempt_visibility(
+        attempt=attempt, now=now, answers_release_at=release_at
+    )
+    context["misconceptions"] = selectors.misconceptions_by_code(
+        try_.misconception for try_ in shown_tries
+    )
     return render(request, "grading/attempt_take.html", context)
 
 
@@ -221,7 +233,7 @@ def attempt_sheet_save(request: HttpRequest, pk: int) -> HttpResponse:
                 if value.isdigit()
             ),
         )
-        for item_id in selectors.quiz_item_ids(quiz_id=attempt.quiz_id)
+        for item_id in quiz_reads.quiz_item_ids(quiz=attempt.quiz)
     }
     try:
         recorded = attempt_answers_save(

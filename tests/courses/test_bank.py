@@ -102,9 +102,12 @@ def test_reimport_is_idempotent(shipped_bank):
     summaries = bank_import(paths=[SHIPPED_BANK])
     assert summaries[0].created == {}
     after = snapshot()
+    # An import raises the content version of the quizzes it wrote (courses.content_versions):
+    # their sheets are rendered again, the same.
+    kept = {"updated_at", "content_version"}
     for name, rows in before.items():
-        strip = [{k: v for k, v in r.items() if k != "updated_at"} for r in rows]
-        assert strip == [{k: v for k, v in r.items() if k != "updated_at"} for r in after[name]]
+        strip = [{k: v for k, v in r.items() if k not in kept} for r in rows]
+        assert strip == [{k: v for k, v in r.items() if k not in kept} for r in after[name]]
 
 
 def test_export_then_import_is_a_round_trip(shipped_bank, tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
+from django.core.cache import cache
 
 from courses import markup
 from courses.markup import MarkupError, render_markup, render_markup_or_plain
@@ -86,9 +87,15 @@ def test_the_memo_stays_within_its_bound_however_many_texts(monkeypatch):
     )
 
 
-def test_with_no_room_every_request_converts_again(markup_conversions, markup_memo):
+def test_with_no_room_every_request_asks_the_shared_cache_then_converts(
+    markup_conversions, markup_memo
+):
     markup_memo.resize(max_bytes=0)
     render_markup("$d_k$")
+    render_markup("$d_k$")
+    # The second was read from the cache every worker shares (courses/render_cache.py).
+    assert len(markup_conversions) == 1
+    cache.clear()
     render_markup("$d_k$")
     assert len(markup_conversions) == 2
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from courses.content_versions import content_changed
 from courses.models import Choice, Problem, Question, Quiz
 from grading.models import Variant
 from grading.services.attempts import attempt_start, attempt_submit
@@ -85,9 +86,12 @@ def test_an_edited_prompt_and_choice_show_on_the_next_request(
     learner_client.get(url)
     item = exam_answered.quiz.items.filter(question__isnull=False).first()
     choice = item.question.choices.order_by("pk").first()
-    # Past save(), as a bulk edit or another worker would: the page sees the new text anyway.
+    # Past save(), as a bulk edit or another worker would: the page sees the new text once the
+    # edit raises the quiz's content version, as every authoring path does (the exam sheet is
+    # stored per attempt, keyed by it: grading/sheets.py).
     Question.objects.filter(pk=item.question_id).update(prompt="Edited: is $e^{q}$ larger?")
     Choice.objects.filter(pk=choice.pk).update(text="Edited choice $\\sqrt{2}$")
+    content_changed(question_ids=[item.question_id])
     before = len(markup_conversions)
     html = learner_client.get(url).content.decode()
     assert "Edited: is" in html

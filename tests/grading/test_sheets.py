@@ -12,7 +12,7 @@ from django.utils.safestring import mark_safe
 
 from courses.content_versions import content_changed
 from courses.models import Question, Quiz
-from grading import selectors, sheets
+from grading import policy, selectors, sheets
 from grading.models import Attempt, AttemptSheet, Variant
 from grading.regrade_fixes import ToleranceFix
 from grading.regrades import quiz_item_regrade
@@ -169,8 +169,21 @@ def test_storing_twice_renders_once_and_costs_one_query(
     assert AttemptSheet.objects.get(attempt=exam_attempt).parts == stored.parts
 
 
+def test_an_exam_attempt_has_its_sheet_stored_when_it_is_made(exam_attempt):
+    stored = AttemptSheet.objects.get(attempt=exam_attempt)
+    assert stored.key == sheets.sheet_key(exam_attempt.quiz)
+
+
+def test_a_practice_attempt_stores_no_sheet(shipped_bank, learner):
+    # Feedback at once: its page is rendered per request, so nothing is rendered ahead.
+    quiz = next(q for q in Quiz.objects.all() if policy.immediate_feedback(q))
+    attempt = attempt_start(user=learner, quiz=quiz)
+    assert not AttemptSheet.objects.filter(attempt=attempt).exists()
+
+
 def test_an_attempt_without_a_stored_sheet_gets_one_on_its_first_page(learner_client, exam_attempt):
-    assert not AttemptSheet.objects.filter(attempt=exam_attempt).exists()
+    # As an attempt started before sheets were stored has none.
+    AttemptSheet.objects.filter(attempt=exam_attempt).delete()
     html = take(learner_client, exam_attempt)
     stored = AttemptSheet.objects.get(attempt=exam_attempt)
     assert stored.key == sheets.sheet_key(exam_attempt.quiz)

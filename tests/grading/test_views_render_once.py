@@ -46,7 +46,9 @@ def shown_twice(client, url: str, conversions) -> tuple[str, int, int]:
     return second.content.decode(), converted_first, len(conversions) - converted_first
 
 
-def test_the_attempt_page_renders_its_texts_once(learner_client, exam_answered, markup_conversions):
+def test_the_attempt_page_renders_its_texts_once(learner_client, markup_conversions, exam_answered):
+    # Counted from before the start: the exam's sheet is rendered when the attempt is made
+    # (grading/sheets.py), so the first page may already convert nothing.
     url = reverse("attempt-take", kwargs={"pk": exam_answered.pk})
     html, first, again = shown_twice(learner_client, url, markup_conversions)
     # Every question's prompt and choices, every problem's statement: converted, then kept.
@@ -80,7 +82,7 @@ def test_the_practice_page_renders_its_texts_once(
 
 
 def test_an_edited_prompt_and_choice_show_on_the_next_request(
-    learner_client, exam_answered, markup_conversions
+    learner_client, markup_conversions, exam_answered
 ):
     url = reverse("attempt-take", kwargs={"pk": exam_answered.pk})
     learner_client.get(url)

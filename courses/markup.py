@@ -16,6 +16,11 @@ every page, API field and admin preview calls, keeps its results in a per-proces
 New text is a new key, so an edit shows at once; nothing is stored in the database or shared
 between workers, so there is nothing to invalidate. A worker renders each text once while it is
 among the most recently used; docs/performance.md has the figures.
+
+Each formula is converted once too (`formula_html`, a second memo keyed by (RENDERER_VERSION,
+display, LaTeX)): a worked solution is a new text for every learner's numbers, but most of its
+formulas ($\\sqrt{d_k}$, $q \\cdot k$) are the same for all of them, and converting a formula is
+most of what rendering a text costs.
 """
 
 from __future__ import annotations
@@ -292,7 +297,7 @@ def convert_title(text: str) -> SafeString:
     for match in MATH_SPAN.finditer(text):
         display = match.group("display") is not None
         latex = match.group("display") if display else match.group("inline")
-        parts += [html.escape(text[position : match.start()]), latex_to_html(latex)]
+        parts += [html.escape(text[position : match.start()]), formula_html(latex)]
         position = match.end()
     parts.append(html.escape(text[position:]))
     return mark_safe(sanitize_html("".join(parts)))
@@ -306,7 +311,7 @@ def convert_markup(text: str, *, inline: bool = False) -> SafeString:
     def stash(match: re.Match[str]) -> str:
         display = match.group("display") is not None
         latex = match.group("display") if display else match.group("inline")
-        rendered.append(latex_to_html(latex, display=display))
+        rendered.append(formula_html(latex, display=display))
         return _PLACEHOLDER.format(len(rendered) - 1)
 
     # Raw HTML in the text is escaped, and so is "⟦": only the placeholders made here hold one.
@@ -353,9 +358,30 @@ def render_memo() -> BoundedMemo[SafeString | _Unrenderable]:
     return BoundedMemo(max_bytes=settings.MARKUP_MEMO_BYTES)
 
 
-def _render_once(kind: bool | str, text: str, convert) -> SafeString:
-    """`convert()`, done once per (renderer version, kind, text) in this process."""
-    memo = render_memo()
+# Formulas are small and few (a lesson's texts hold a few hundred distinct ones; a worked
+# solution's numbers add a few per learner), so an eighth of the texts' budget holds them all.
+FORMULA_MEMO_SHARE = 8
+
+
+@functools.cache
+def formula_memo() -> BoundedMemo[str | _Unrenderable]:
+    """This process's memo of converted formulas, made at first use (an eighth of
+    MARKUP_MEMO_BYTES)."""
+    return BoundedMemo(max_bytes=settings.MARKUP_MEMO_BYTES // FORMULA_MEMO_SHARE)
+
+
+def formula_html(latex: str, *, display: bool = False) -> str:
+    """`latex_to_html`, converted once per (renderer version, display, formula) in this
+    process; MarkupError on a bad formula, each time it is asked."""
+    return _render_once(
+        display, latex, lambda: latex_to_html(latex, display=display), memo=formula_memo()
+    )
+
+
+def _render_once(kind: bool | str, text: str, convert, *, memo: BoundedMemo | None = None):
+    """`convert()`, done once per (renderer version, kind, text) in this process (in the
+    memo of texts unless another is given)."""
+    memo = render_memo() if memo is None else memo
     key = (RENDERER_VERSION, kind, text)
     outcome = memo.get(key)
     if outcome is None:

@@ -24,7 +24,7 @@ from grading.models import Attempt
 from grading.services import attempts as attempt_services
 from grading.services.errors import AttemptClosed, ServiceError
 from grading.services.overdue import overdue_attempts_close
-from grading.services.responses import SheetAnswer, attempt_answers_save, response_submit
+from grading.services.responses import attempt_answers_save, response_submit
 from grading.views.refusals import found, refusal_message
 
 
@@ -199,20 +199,12 @@ def attempt_sheet_save(request: HttpRequest, pk: int) -> HttpResponse:
             return _autosave_reply(400, "invalid", "Choose Save answers or Submit.")
         messages.error(request, "Choose Save answers or Submit.")
         return redirect("attempt-take", pk=attempt.pk)
-    answers = {
-        item_id: SheetAnswer(
-            text=request.POST.get(f"item-{item_id}-answer", ""),
-            choice_ids=tuple(
-                int(value)
-                for value in request.POST.getlist(f"item-{item_id}-choice")
-                if value.isdigit()
-            ),
-        )
-        for item_id in selectors.quiz_item_ids(quiz_id=attempt.quiz_id)
-    }
     try:
         recorded = attempt_answers_save(
-            attempt=attempt, answers=answers, idempotency_key=form.idempotency_key("sheet")
+            attempt=attempt,
+            answers=form.answers(),
+            idempotency_key=form.idempotency_key("sheet"),
+            others_ignored=True,
         )
         if form.cleaned_data["action"] == "submit":
             attempt_services.attempt_submit(attempt=attempt)

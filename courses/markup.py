@@ -29,7 +29,6 @@ import functools
 import html
 import re
 import sys
-import threading
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -304,26 +303,6 @@ def convert_title(text: str) -> SafeString:
     return mark_safe(sanitize_html("".join(parts)))
 
 
-_per_thread = threading.local()
-
-
-def _markdown() -> markdown.Markdown:
-    """This thread's Markdown converter, reset: making one (its extensions, their patterns)
-    cost as much as converting a short text, and a worked solution is many short texts. A
-    converter keeps state while it converts, so threads never share one."""
-    converter = getattr(_per_thread, "markdown", None)
-    if converter is None:
-        converter = _per_thread.markdown = markdown.Markdown(
-            extensions=[
-                "sane_lists",
-                TableExtension(use_align_attribute=True),  # align="…", so no style attribute
-                _LinksAndImagesExtension(),
-            ],
-            output_format="html",
-        )
-    return converter.reset()
-
-
 def convert_markup(text: str, *, inline: bool = False) -> SafeString:
     """Markdown with $math$ and [[term]] links to sanitized HTML, rendered now (pure; every
     caller but the memo and its tests wants `render_markup`); MarkupError on a bad formula."""
@@ -348,7 +327,15 @@ def convert_markup(text: str, *, inline: bool = False) -> SafeString:
         ),
         source,
     )
-    output = _markdown().convert(source)
+    output = markdown.markdown(
+        source,
+        extensions=[
+            "sane_lists",
+            TableExtension(use_align_attribute=True),  # align="…", so no style attribute
+            _LinksAndImagesExtension(),
+        ],
+        output_format="html",
+    )
     if inline and output.startswith("<p>") and output.endswith("</p>") and output.count("<p>") == 1:
         output = output[3:-4]
     output = _PLACEHOLDER_RE.sub(lambda m: rendered[int(m.group(1))], output)

@@ -193,31 +193,3 @@ def test_the_formula_memo_is_an_eighth_of_the_setting(settings):
         assert markup.formula_memo() is markup.formula_memo()
     finally:
         markup.formula_memo.cache_clear()
-
-
-def test_a_text_s_link_definitions_do_not_reach_the_next_text():
-    # One converter per thread serves every conversion, reset in between.
-    first = markup.convert_markup("see [the paper][p]\n\n[p]: https://example.org/paper")
-    second = markup.convert_markup("see [the paper][p]")
-    assert 'href="https://example.org/paper"' in first
-    assert "href" not in second
-
-
-def test_each_thread_converts_with_its_own_converter_and_gets_the_same_html():
-    import threading
-
-    text = "| a | b |\n|:--|--:|\n| $q_i$ | 2 |\n\n1. one\n2. two"
-    here = markup.convert_markup(text)
-    seen = {}
-
-    def convert(name: str) -> None:
-        seen[name] = (markup.convert_markup(text), markup._markdown())
-
-    threads = [threading.Thread(target=convert, args=(name,)) for name in "ab"]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert seen["a"][0] == seen["b"][0] == here
-    assert seen["a"][1] is not seen["b"][1]
-    assert markup._markdown() is markup._markdown()

@@ -1,8 +1,8 @@
 """A quiz's content version: one number that changes whenever what its learners' sheets show
 changes (its items and their points, the prompts of its questions and problems, the choices).
 
-What is kept per quiz (grading/sheets.py: the stored sheets; the per-quiz reads cached by
-grading/quiz_reads.py) is keyed by `Quiz.content_version`, which the attempt page reads with the
+What is kept per quiz (grading/sheets.py: the stored sheets) is keyed by
+`Quiz.content_version`, which the attempt page reads with the
 attempt in one query, so knowing whether a kept value is current costs nothing. Every path that
 changes a quiz's content calls `content_changed` in its own transaction: the quiz, question,
 problem and pool admin, the bank import, the Moodle import, publishing, and grading's points

@@ -5,8 +5,9 @@ then converted with latex2mathml and put back. Raw HTML in the source is escaped
 authored by instructors, but a stray `<` must never become markup on a learner's page.
 
 Escaping is not enough on its own: latex2mathml copies the text of `\\text{…}` into its output as
-it is, and Markdown links take any URL. So every rendering ends in `sanitize_html`, an allowlist
-of what the renderer legitimately produces (below), applied by nh3, a maintained HTML5 sanitizer.
+it is, and Markdown links take any URL. So every rendering ends in `sanitize_html`
+(courses/sanitizer.py), an allowlist of what the renderer legitimately produces, applied by
+nh3, a maintained HTML5 sanitizer.
 The checks (`latex_to_html`, `check_markup`) refuse at authoring time what the sanitizer would
 drop, so an instructor learns about it instead of a formula silently losing a part.
 
@@ -16,6 +17,12 @@ every page, API field and admin preview calls, keeps its results in a per-proces
 New text is a new key, so an edit shows at once, and there is nothing to invalidate. Behind the
 memo, every worker shares what any of them rendered through Django's cache
 (courses/render_cache.py), under the same key; docs/performance.md has the figures.
+
+Each formula is converted once too (`formula_html`, a second memo keyed by (RENDERER_VERSION,
+display, LaTeX), this process's only: a formula is too small to be worth a trip to the shared
+cache): a worked solution is a new text for every learner's numbers, but most of its formulas
+($\\sqrt{d_k}$, $q \\cdot k$) are the same for all of them, and converting a formula is most of
+what rendering a text costs.
 """
 
 from __future__ import annotations
@@ -29,7 +36,6 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import markdown
-import nh3
 from django.conf import settings
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
@@ -40,6 +46,13 @@ from markdown.treeprocessors import Treeprocessor
 
 from .memo import BoundedMemo
 from .render_cache import shared_key, shared_render
+from .sanitizer import (
+    EXTERNAL_LINK_REL,
+    MATHML_ATTRIBUTES,
+    MATHML_TAGS,
+    MATHML_VALUE,
+    sanitize_html,
+)
 from .typesetting import MATHML_NAMESPACE, serialize, typeset
 
 # Part of every memo key: raise it with any change that renders the same text differently (the
@@ -55,67 +68,6 @@ _MATHML_NS = "{" + MATHML_NAMESPACE + "}"
 # latex2mathml accepts anything; these element arities tell a broken \frac{1} from a good one.
 _ARITY = {"mfrac": 2, "msub": 2, "msup": 2, "msubsup": 3, "mroot": 2, "munder": 2, "mover": 2}
 
-# ---------------------------------------------------------------------------------------------
-# The allowlist: what the renderer produces for legitimate text, and nothing else.
-# ---------------------------------------------------------------------------------------------
-
-# Links may go to the web or to a mail address, or stay on softgrade (relative, #anchor).
-URL_SCHEMES = frozenset({"http", "https", "mailto"})
-# Links that leave softgrade: no endorsement by the course, and no exam page address (it names
-# the attempt) sent to the other site.
-EXTERNAL_LINK_REL = "nofollow noopener noreferrer"
-
-# What Python-Markdown makes of text with raw HTML escaped, with the sane_lists and tables
-# extensions: paragraphs, headings, emphasis, code, quotes, lists, rules, line breaks, links,
-# tables. Images (`![alt](src)`) are left out on purpose: the bank format has none, and an image
-# from another site would tell that site who reads the lesson, and when. Their alt text is shown.
-MARKDOWN_TAGS = frozenset(
-    {"p", "br", "hr", "h1", "h2", "h3", "h4", "h5", "h6", "em", "strong", "code", "pre",
-     "blockquote", "ul", "ol", "li", "a", "table", "thead", "tbody", "tr", "th", "td"}
-)  # fmt: skip
-MARKDOWN_ATTRIBUTES = {"a": frozenset({"href", "title"}), "ol": frozenset({"start"})}
-
-# Every element latex2mathml (3.x) emits: found by rendering the shipped banks and by reading its
-# converter and command table (tests/courses/test_markup.py renders the shipped bank through
-# this list and checks nothing is lost). No <semantics>/<annotation>, no <maction>: nothing here
-# can hold a script or a link.
-MATHML_TAGS = frozenset(
-    {"math", "mrow", "mi", "mn", "mo", "mtext", "mspace", "mfrac", "msqrt", "mroot", "msub",
-     "msup", "msubsup", "munder", "mover", "munderover", "mstyle", "mpadded", "mphantom",
-     "menclose", "mtable", "mtr", "mtd"}
-)  # fmt: skip
-# The presentation attributes latex2mathml sets, allowed on any MathML element. Not `href`
-# (\href: links go in Markdown, where the URL scheme is checked), not `style` or `class`
-# (\style, \class), not `border-color` (\fcolorbox): none of them is needed to show a formula.
-MATHML_ATTRIBUTES = frozenset(
-    {
-        # any element: \mathbf, \Large, \color, \colorbox, \displaystyle, \scriptstyle
-        "mathvariant", "mathsize", "mathcolor", "mathbackground", "displaystyle", "scriptlevel",
-        # operators: \left( \right), \sum, \operatorname, \overbrace, spacing around \mathrel
-        "stretchy", "fence", "form", "separator", "lspace", "rspace", "largeop", "movablelimits",
-        "minsize", "maxsize", "accent",
-        # \binom, \tfrac; \quad, \hspace, \phantom, \\; \boxed, \cancel; matrices, aligned
-        "linethickness", "width", "height", "depth", "voffset", "linebreak", "notation",
-        "columnalign", "columnlines", "columnspacing", "rowlines", "rowspacing",
-    }
-)  # fmt: skip
-# Attribute values that must be one of a few: anything else is dropped.
-_FIXED_VALUES = {
-    "math": {"xmlns": {MATHML_NAMESPACE}, "display": {"block", "inline"}},
-    "a": {"rel": {EXTERNAL_LINK_REL}},
-    "th": {"align": {"left", "center", "right"}},
-    "td": {"align": {"left", "center", "right"}},
-}
-# MathML attribute values are lengths, colours, names and numbers: `-.325em`, `#ff0000`, `left
-# right`. Nothing else may pass, so no value can smuggle CSS (`url(`, `;`) into a presentation hint.
-_MATHML_VALUE = re.compile(r"[\w#.+\-% ]*")
-
-ALLOWED_TAGS = MARKDOWN_TAGS | MATHML_TAGS
-_ALLOWED_ATTRIBUTES = {
-    **{tag: set(MATHML_ATTRIBUTES) for tag in MATHML_TAGS},
-    **{tag: set(names) for tag, names in MARKDOWN_ATTRIBUTES.items()},
-}
-
 
 class MarkupError(ValueError):
     """A formula or a key-term link that cannot be rendered; the message says which and why."""
@@ -125,29 +77,6 @@ class MarkupError(ValueError):
 class MathSpan:
     latex: str
     display: bool
-
-
-def _mathml_value_filter(tag: str, attribute: str, value: str) -> str | None:
-    if tag in MATHML_TAGS and tag != "math" and not _MATHML_VALUE.fullmatch(value):
-        return None
-    return value
-
-
-def sanitize_html(fragment: str) -> str:
-    """Keep only allowlisted elements, attributes and URL schemes: `sanitize_html("<b>x</b>")`."""
-    return nh3.clean(
-        fragment,
-        tags=set(ALLOWED_TAGS),
-        attributes=_ALLOWED_ATTRIBUTES,
-        tag_attribute_values={
-            t: {a: set(v) for a, v in d.items()} for t, d in _FIXED_VALUES.items()
-        },
-        attribute_filter=_mathml_value_filter,
-        allowed_classes={"a": {"term-link"}},
-        url_schemes=set(URL_SCHEMES),
-        link_rel=None,  # set by _LinksAndImages on links that leave softgrade, and only there
-        strip_comments=True,
-    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -180,7 +109,7 @@ def _check_mathml(element: ET.Element, latex: str) -> None:
                 "put a Markdown link [text](https://…) around it instead"
             )
         if (tag == "math" and name == "display") or (
-            name in MATHML_ATTRIBUTES and _MATHML_VALUE.fullmatch(value)
+            name in MATHML_ATTRIBUTES and MATHML_VALUE.fullmatch(value)
         ):
             continue
         shown = re.sub(r"^\{.*\}", "", name)
@@ -293,7 +222,7 @@ def convert_title(text: str) -> SafeString:
     for match in MATH_SPAN.finditer(text):
         display = match.group("display") is not None
         latex = match.group("display") if display else match.group("inline")
-        parts += [html.escape(text[position : match.start()]), latex_to_html(latex)]
+        parts += [html.escape(text[position : match.start()]), formula_html(latex)]
         position = match.end()
     parts.append(html.escape(text[position:]))
     return mark_safe(sanitize_html("".join(parts)))
@@ -307,7 +236,7 @@ def convert_markup(text: str, *, inline: bool = False) -> SafeString:
     def stash(match: re.Match[str]) -> str:
         display = match.group("display") is not None
         latex = match.group("display") if display else match.group("inline")
-        rendered.append(latex_to_html(latex, display=display))
+        rendered.append(formula_html(latex, display=display))
         return _PLACEHOLDER.format(len(rendered) - 1)
 
     # Raw HTML in the text is escaped, and so is "⟦": only the placeholders made here hold one.
@@ -361,15 +290,45 @@ def _converted(convert) -> SafeString | _Unrenderable:
         return _Unrenderable(str(exc))
 
 
-def _render_once(kind: bool | str, text: str, convert) -> SafeString:
-    """`convert()`, done once per (renderer version, kind, text) in this process, and read from
-    the cache every worker shares before that (courses/render_cache.py)."""
-    memo = render_memo()
+# Formulas are small and few (a lesson's texts hold a few hundred distinct ones; a worked
+# solution's numbers add a few per learner), so an eighth of the texts' budget holds them all.
+FORMULA_MEMO_SHARE = 8
+
+
+@functools.cache
+def formula_memo() -> BoundedMemo[str | _Unrenderable]:
+    """This process's memo of converted formulas, made at first use (an eighth of
+    MARKUP_MEMO_BYTES)."""
+    return BoundedMemo(max_bytes=settings.MARKUP_MEMO_BYTES // FORMULA_MEMO_SHARE)
+
+
+def formula_html(latex: str, *, display: bool = False) -> str:
+    """`latex_to_html`, converted once per (renderer version, display, formula) in this
+    process; MarkupError on a bad formula, each time it is asked."""
+    return _render_once(
+        display,
+        latex,
+        lambda: latex_to_html(latex, display=display),
+        memo=formula_memo(),
+        shared=False,
+    )
+
+
+def _render_once(
+    kind: bool | str, text: str, convert, *, memo: BoundedMemo | None = None, shared: bool = True
+):
+    """`convert()`, done once per (renderer version, kind, text) in this process (in the memo
+    of texts unless another is given), and read from the cache every worker shares before that
+    (courses/render_cache.py) unless `shared` is False."""
+    memo = render_memo() if memo is None else memo
     key = (RENDERER_VERSION, kind, text)
     outcome = memo.get(key)
     if outcome is None:
-        shared = shared_key(version=RENDERER_VERSION, kind=kind, text=text)
-        outcome = shared_render(shared, lambda: _converted(convert))
+        if shared:
+            key_shared = shared_key(version=RENDERER_VERSION, kind=kind, text=text)
+            outcome = shared_render(key_shared, lambda: _converted(convert))
+        else:
+            outcome = _converted(convert)
         shown = outcome.message if isinstance(outcome, _Unrenderable) else outcome
         memo.put(key, outcome, size=sys.getsizeof(text) + sys.getsizeof(shown))
     if isinstance(outcome, _Unrenderable):

@@ -13,6 +13,8 @@ import secrets
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
+from grading.services.responses import SheetAnswer
+
 # The engine explains anything over its own limit (1,000 characters) in words; this cap only
 # stops a pasted novel from reaching it.
 ANSWER_MAX_LENGTH = 5000
@@ -91,6 +93,10 @@ class ItemAnswerForm(TokenForm):
         self.fields["choice"].choices = [(pk, pk) for pk in choice_ids or []]
 
 
+# An answer field of the sheet: item-<quiz item id>-answer (typed) or -choice (picked).
+SHEET_FIELD = re.compile(r"item-(?P<item>[0-9]+)-(?:answer|choice)")
+
+
 class SheetForm(TokenForm):
     """The whole answer sheet of an exam: save progress, save and review before submitting
     (the confirmation page), or save and submit (the confirmation's own button)."""
@@ -98,3 +104,19 @@ class SheetForm(TokenForm):
     action = forms.ChoiceField(
         choices=[("save", "Save"), ("review", "Review and submit"), ("submit", "Submit")]
     )
+
+    def answers(self) -> dict[int, SheetAnswer]:
+        """What the sheet sent per quiz item id, from its fields' names (the service ignores
+        items that are not the quiz's): no read of the quiz's items here."""
+        items = {int(match["item"]) for name in self.data if (match := SHEET_FIELD.fullmatch(name))}
+        return {
+            item: SheetAnswer(
+                text=self.data.get(f"item-{item}-answer", ""),
+                choice_ids=tuple(
+                    int(value)
+                    for value in self.data.getlist(f"item-{item}-choice")
+                    if value.isdigit()
+                ),
+            )
+            for item in items
+        }

@@ -214,11 +214,6 @@ def attempt_of_learner(
     return Attempt.objects.select_related(*related).get(pk=attempt_id, user=user)
 
 
-def quiz_item_ids(*, quiz_id: int) -> list[int]:
-    """The ids of a quiz's items: which fields of a posted answer sheet to read."""
-    return list(QuizItem.objects.filter(quiz_id=quiz_id).values_list("pk", flat=True))
-
-
 def attempt_item(*, attempt: Attempt, item_id: int) -> QuizItem:
     """One item of the attempt's quiz (a pool item as the attempt drew it); an item of another
     quiz raises QuizItem.DoesNotExist."""

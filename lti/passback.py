@@ -33,12 +33,12 @@ RETRY_FIRST_DELAY = timedelta(seconds=30)
 RETRY_MAX_DELAY = timedelta(hours=6)
 
 
-def _launched_targets(*, user, targets) -> list[tuple[LinkTarget, LtiUser]]:
+def _launched_targets(*, user_id: int, targets) -> list[tuple[LinkTarget, LtiUser]]:
     """(link, platform user) pairs: each of these links the learner launched from, in a course
     that takes scores. A link to the same content they never opened gets nothing."""
     launches = (
         LinkLaunch.objects.filter(
-            user=user,
+            user_id=user_id,
             target__in=targets,
             target__resource_link__context__can_publish_scores=True,
         )
@@ -102,7 +102,8 @@ def attempt_passback_enqueue(*, attempt: Attempt) -> list[ScorePassback]:
         if attempt.status != Attempt.Status.SUBMITTED or attempt.preview:
             return []
         targets = LinkTarget.objects.filter(kind=LinkTarget.Kind.QUIZ, quiz_id=attempt.quiz_id)
-        pairs = _launched_targets(user=attempt.user, targets=targets)
+        # By the user's id: the submitted attempt's user is not read for a learner with no link.
+        pairs = _launched_targets(user_id=attempt.user_id, targets=targets)
         if not pairs:
             return []
         best = scores.best_attempt(user=attempt.user, quiz=attempt.quiz) or attempt
@@ -131,7 +132,7 @@ def mastery_passback_enqueue(*, streak: PracticeStreak) -> list[ScorePassback]:
         targets = LinkTarget.objects.filter(
             kind=LinkTarget.Kind.PRACTICE, lesson_id=lesson_id, mastery_passback=True
         )
-        pairs = _launched_targets(user=streak.user, targets=targets)
+        pairs = _launched_targets(user_id=streak.user_id, targets=targets)
         if not pairs:
             return []
         lesson = Lesson.objects.get(pk=lesson_id)

@@ -10,7 +10,8 @@ line). Plain text and Markdown are taken as they are.
 
 Out: Markdown is rendered to plain HTML with the formulas left as TeX in `\\(…\\)` and `\\[…\\]`,
 which MathJax typesets wherever the file is imported, then passed through the pages' sanitizer
-(`markup.sanitize_html`): no element, attribute or URL scheme a page would refuse leaves in a file.
+(`courses.sanitizer.sanitize_html`): no element, attribute or URL scheme a page would refuse
+leaves in a file.
 """
 
 from __future__ import annotations

@@ -270,9 +270,9 @@ def attempt_start(*, user: AbstractBaseUser, quiz: Quiz, now: datetime | None = 
     return attempt_start_or_resume(user=user, quiz=quiz, now=now).attempt
 
 
-def attempt_rescore(*, attempt: Attempt) -> None:
+def attempt_rescore(*, attempt: Attempt, also_saved: tuple[str, ...] = ()) -> None:
     """Recompute the attempt's score and maximum from its responses, overrides and the quiz's
-    items.
+    items; `also_saved` names fields the caller changed, written in the same update.
 
     Submission, expiry, overrides and regrades call this, so the final score never rests on the
     running total each answer keeps up to date.
@@ -290,7 +290,7 @@ def attempt_rescore(*, attempt: Attempt) -> None:
             responses=attempt.responses.all(),
             overrides=scores.item_overrides(attempt=attempt),
         )
-    attempt.save(update_fields=["score", "max_score", "updated_at"])
+    attempt.save(update_fields=["score", "max_score", "updated_at", *also_saved])
 
 
 def attempt_closes_at(attempt: Attempt) -> datetime | None:
@@ -320,6 +320,10 @@ def time_up_message(attempt: Attempt) -> str:
     return "Time is up: this attempt closed at its deadline, and your saved answers were graded."
 
 
+# What closing an attempt changes (_close), copied to the caller's instance.
+CLOSED_FIELDS = ("status", "submitted_at", "late", "score", "max_score", "updated_at")
+
+
 def _close(*, locked: Attempt, status: str, closed_at: datetime, late: bool) -> None:
     """Close a locked attempt in progress: the one way an attempt is submitted, by its learner
     or by the server, so scoring and the LMS passback are the same and happen once (the row
@@ -327,8 +331,8 @@ def _close(*, locked: Attempt, status: str, closed_at: datetime, late: bool) -> 
     locked.status = status
     locked.submitted_at = closed_at
     locked.late = late
-    locked.save(update_fields=["status", "submitted_at", "late", "updated_at"])
-    attempt_rescore(attempt=locked)
+    # One update closes and scores it (the score of one never submitted is 0 from its status).
+    attempt_rescore(attempt=locked, also_saved=("status", "submitted_at", "late"))
     # One never submitted counts nowhere as a score: the LMS hears nothing of it.
     if status == Attempt.Status.SUBMITTED:
         hooks_after_commit("SOFTGRADE_ATTEMPT_SUBMITTED_HOOKS", attempt=locked)
@@ -392,6 +396,10 @@ def attempt_submit(*, attempt: Attempt, now: datetime | None = None) -> Attempt:
             if attempt.late:
                 raise _late_submission_refused(attempt)
             return attempt
+        # Its quiz as the caller read it moments ago (with the attempt): not read again to score.
+        locked.quiz = attempt.quiz
         _close(locked=locked, status=Attempt.Status.SUBMITTED, closed_at=now, late=False)
-    attempt.refresh_from_db()
+    # What the close wrote, without reading the row back.
+    for field in CLOSED_FIELDS:
+        setattr(attempt, field, getattr(locked, field))
     return attempt

@@ -150,11 +150,11 @@ class _AttemptChanged(Exception):
 
 
 def _rules_read(
-    *, attempt: Attempt, keys: Iterable[str], item: QuizItem | None = None, choices: bool = False
+    *, attempt: Attempt, keys: Iterable[str], item: QuizItem | None = None
 ) -> tuple[dict[int, list[Response]], dict[str, Response]]:
     """What the rules need, in one read: the attempt's counted tries (of one item, or of every
     item) per quiz item id, oldest first, and the learner's answers under the idempotency keys
-    given, by key (a row can be both); with their choices when asked."""
+    given, by key (a row can be both)."""
     wanted = Q(attempt=attempt, counts_as_try=True)
     if item is not None:
         wanted &= Q(quiz_item=item)
@@ -164,7 +164,7 @@ def _rules_read(
     rows = Response.objects.filter(wanted).order_by("created_at", "id")
     counted: dict[int, list[Response]] = defaultdict(list)
     keyed: dict[str, Response] = {}
-    for row in rows.prefetch_related("choices") if choices else rows:
+    for row in rows:
         if row.attempt_id == attempt.pk and row.counts_as_try:
             counted[row.quiz_item_id].append(row)
         if row.idempotency_key:
@@ -290,9 +290,23 @@ class SheetAnswer:
         return not self.text.strip() and not self.choice_ids
 
     def saved_as(self, response: Response) -> bool:
-        """Whether this is the answer the response saved (its text and choices, prefetched)."""
+        """Whether this is the answer the response saved: its fingerprint (made of the same
+        text and choices), so its choices are not read; a response stored without one compares
+        its text and choices."""
+        if response.request_fingerprint:
+            return response.request_fingerprint == self.fingerprint(response)
         picked = sorted(choice.pk for choice in response.choices.all())
         return (response.text, picked) == (self.text, sorted(self.choice_ids))
+
+    def fingerprint(self, response: Response) -> str:
+        """This answer's fingerprint as an answer to the response's attempt and item."""
+        return answer_fingerprint(
+            "attempt",
+            response.attempt_id,
+            response.quiz_item_id,
+            self.text,
+            sorted(self.choice_ids),
+        )
 
 
 def attempt_answers_save(
@@ -301,8 +315,12 @@ def attempt_answers_save(
     answers: dict[int, SheetAnswer],
     idempotency_key: str = "",
     now: datetime | None = None,
+    others_ignored: bool = False,
 ) -> dict[int, Response]:
     """Save a page of answers (quiz item id → answer): each changed, non-blank one once.
+
+    An answer to an item that is not the quiz's is refused, or with `others_ignored` left out
+    (the attempt page's form: fields a page older than an edit of the quiz still has).
 
     A blank answer or one equal to the answer already saved for its item is skipped, so saving a
     page again records nothing new; each item gets its own key (`<key>:<item id>`), so a double
@@ -319,7 +337,9 @@ def attempt_answers_save(
     """
     now = now or timezone.now()
     items = {item.pk: item for item in _quiz_items(attempt=attempt)}
-    if set(answers) - set(items):
+    if others_ignored:
+        answers = {item_id: answer for item_id, answer in answers.items() if item_id in items}
+    elif set(answers) - set(items):
         raise ServiceError("That item is not part of this quiz.")
     given = {item_id: answer for item_id, answer in answers.items() if not answer.blank}
     keys = {item_id: f"{idempotency_key}:{item_id}" if idempotency_key else "" for item_id in given}
@@ -328,7 +348,7 @@ def attempt_answers_save(
     replayed_twin = False
     for _ in range(RETRIES):
         attempt_expire_if_overdue(attempt=attempt, now=now)
-        counted, keyed = _rules_read(attempt=attempt, keys=keys.values(), choices=True)
+        counted, keyed = _rules_read(attempt=attempt, keys=keys.values())
         changed = {
             item_id: answer
             for item_id, answer in given.items()

@@ -15,7 +15,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courses.models import QuizItem
-from grading import accommodations, policy, quiz_reads, quiz_rules, selectors, sheets
+from grading import accommodations, policy, quiz_rules, selectors, sheets
 from grading.accommodations import answers_release_at
 from grading.forms import ItemAnswerForm, SheetForm, submission_token
 from grading.models import Attempt
@@ -25,7 +25,7 @@ from grading.services import attempts as attempt_services
 from grading.services import prepared
 from grading.services.errors import AttemptClosed, ServiceError
 from grading.services.overdue import overdue_attempts_close
-from grading.services.responses import SheetAnswer, attempt_answers_save, response_submit
+from grading.services.responses import attempt_answers_save, response_submit
 from grading.views.refusals import found, refusal_message
 
 
@@ -224,20 +224,12 @@ def attempt_sheet_save(request: HttpRequest, pk: int) -> HttpResponse:
             return _autosave_reply(400, "invalid", "Choose Save answers or Submit.")
         messages.error(request, "Choose Save answers or Submit.")
         return redirect("attempt-take", pk=attempt.pk)
-    answers = {
-        item_id: SheetAnswer(
-            text=request.POST.get(f"item-{item_id}-answer", ""),
-            choice_ids=tuple(
-                int(value)
-                for value in request.POST.getlist(f"item-{item_id}-choice")
-                if value.isdigit()
-            ),
-        )
-        for item_id in quiz_reads.quiz_item_ids(quiz=attempt.quiz)
-    }
     try:
         recorded = attempt_answers_save(
-            attempt=attempt, answers=answers, idempotency_key=form.idempotency_key("sheet")
+            attempt=attempt,
+            answers=form.answers(),
+            idempotency_key=form.idempotency_key("sheet"),
+            others_ignored=True,
         )
         if form.cleaned_data["action"] == "submit":
             attempt_services.attempt_submit(attempt=attempt)

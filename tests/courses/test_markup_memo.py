@@ -129,3 +129,74 @@ def test_what_the_memo_serves_is_sanitized(name, payload, markup_memo):
         for _ in ("converted", "served from the memo"):
             assert live_html_findings(render_markup_or_plain(payload, inline=inline)) == []
     assert markup_memo.hits >= 2
+
+
+@pytest.fixture
+def formula_conversions(monkeypatch) -> list[tuple[str, bool]]:
+    """The formulas actually converted (the formula memo's misses), behind a fresh memo."""
+    fresh = BoundedMemo(max_bytes=2**20)
+    monkeypatch.setattr(markup, "formula_memo", lambda: fresh)
+    seen: list[tuple[str, bool]] = []
+    convert = markup.latex_to_html
+
+    def counting(latex: str, *, display: bool = False) -> str:
+        seen.append((latex, display))
+        return convert(latex, display=display)
+
+    monkeypatch.setattr(markup, "latex_to_html", counting)
+    return seen
+
+
+def test_a_formula_shared_by_new_texts_is_converted_once(formula_conversions):
+    # Two learners' worked solutions: new texts, the same formula around different numbers.
+    first = markup.convert_markup("$\\sqrt{d_k}$ is $2$")
+    second = markup.convert_markup("$\\sqrt{d_k}$ is $3$")
+    assert formula_conversions == [("\\sqrt{d_k}", False), ("2", False), ("3", False)]
+    assert first.startswith("<p><math")
+    assert "<msqrt>" in second
+    assert "<mn>3</mn>" in second
+    assert "<mn>3</mn>" not in first
+
+
+def test_a_formula_renders_as_converted_directly(formula_conversions, monkeypatch):
+    text = "softmax: $$\\frac{e^{x_i}}{\\sum_j e^{x_j}}$$ and $q \\cdot k$"
+    remembered = markup.convert_markup(text)
+    assert markup.convert_markup(text) == remembered
+    assert len(formula_conversions) == 2
+    monkeypatch.setattr(markup, "formula_memo", lambda: BoundedMemo(max_bytes=0))
+    assert markup.convert_markup(text) == remembered
+    assert len(formula_conversions) == 4
+
+
+def test_inline_and_display_formulas_are_kept_apart(formula_conversions):
+    inline = markup.convert_markup("a $x$")
+    display = markup.convert_markup("a $$x$$")
+    assert 'display="block"' in display
+    assert 'display="block"' not in inline
+    assert formula_conversions == [("x", False), ("x", True)]
+
+
+def test_a_formula_that_cannot_render_is_refused_each_time_and_converted_once(
+    formula_conversions,
+):
+    for text in ("$\\frac{1}$", "again $\\frac{1}$"):
+        with pytest.raises(MarkupError, match="missing argument"):
+            markup.convert_markup(text)
+    assert formula_conversions == [("\\frac{1}", False)]
+
+
+def test_a_new_renderer_version_converts_formulas_again(formula_conversions, monkeypatch):
+    markup.convert_markup("$q_i$")
+    monkeypatch.setattr(markup, "RENDERER_VERSION", markup.RENDERER_VERSION + 1)
+    markup.convert_markup("$q_i$")
+    assert formula_conversions == [("q_i", False), ("q_i", False)]
+
+
+def test_the_formula_memo_is_an_eighth_of_the_setting(settings):
+    markup.formula_memo.cache_clear()
+    settings.MARKUP_MEMO_BYTES = 8_000_000
+    try:
+        assert markup.formula_memo().max_bytes == 1_000_000
+        assert markup.formula_memo() is markup.formula_memo()
+    finally:
+        markup.formula_memo.cache_clear()

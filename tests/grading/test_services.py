@@ -287,6 +287,34 @@ def test_exam_saves_latest_answer_and_grades_on_submission(shipped_bank, learner
     assert shown.correct_answers
 
 
+def test_a_submission_closes_and_scores_in_one_update_and_reads_nothing_back(
+    shipped_bank, learner, django_assert_num_queries
+):
+    exam = Quiz.objects.get(mode=Quiz.Mode.EXAM)
+    attempt = attempt_start(user=learner, quiz=exam)
+    item = exam.items.filter(problem__isnull=False).first()
+    variant = Variant.objects.get(attempt=attempt, quiz_item=item)
+    response_submit(attempt=attempt, item=item, text=answer_of(variant))
+    attempt = Attempt.objects.select_related("quiz").get(pk=attempt.pk)
+    # The locked attempt, the quiz's items, the overrides, the responses, one update, inside a
+    # savepoint (the test's transaction): the quiz is the caller's, the row is not read back.
+    with django_assert_num_queries(7):
+        submitted = attempt_submit(attempt=attempt)
+    stored = Attempt.objects.get(pk=attempt.pk)
+    assert submitted is attempt
+    assert (submitted.status, submitted.score, submitted.max_score) == (
+        Attempt.Status.SUBMITTED,
+        item.points,
+        stored.max_score,
+    )
+    assert (submitted.submitted_at, submitted.updated_at, submitted.late) == (
+        stored.submitted_at,
+        stored.updated_at,
+        False,
+    )
+    assert stored.score == item.points
+
+
 def test_late_submission_is_refused_and_saved_answers_graded(shipped_bank, learner):
     exam = Quiz.objects.get(mode=Quiz.Mode.EXAM)
     start = timezone.now()

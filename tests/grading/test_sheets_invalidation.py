@@ -1,6 +1,6 @@
 """Every path that changes what an exam sheet shows raises the quiz's content version
 (courses/content_versions.py), so the next attempt page renders its sheet again and shows the
-change, and the sheet save reads the quiz's items anew (grading/quiz_reads.py)."""
+change."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ from courses.models import Pool, Problem, Question, Quiz, QuizItem
 from courses.moodle_xml.importer import moodle_import
 from courses.pool_draws import quiz_draws_add
 from courses.publishing import content_publish
-from grading import quiz_reads
 from grading.models import Attempt
 from grading.quiz_edits import quiz_points_change
 from grading.services.attempts import attempt_start
@@ -158,19 +157,6 @@ def test_content_changed_raises_every_quiz_showing_the_content_once(db):
     }
     assert [version(shown), version(drawn), version(other)] == [2, 2, 1]
     assert content_changed() == set()
-
-
-def test_the_item_ids_a_save_reads_follow_the_quiz_version(db, django_assert_num_queries):
-    quiz = QuizFactory()
-    first = QuizItemFactory(quiz=quiz)
-    quiz.refresh_from_db()
-    assert quiz_reads.quiz_item_ids(quiz=quiz) == [first.pk]
-    with django_assert_num_queries(0):
-        assert quiz_reads.quiz_item_ids(quiz=quiz) == [first.pk]
-    second = QuizItemFactory(quiz=quiz)
-    content_changed(quiz_ids=[quiz.pk])
-    quiz.refresh_from_db()
-    assert sorted(quiz_reads.quiz_item_ids(quiz=quiz)) == sorted([first.pk, second.pk])
 
 
 # --- each path, and the page after it ------------------------------------------------------------

@@ -234,10 +234,24 @@ class ScoreChangeInline(RecordInline):
     readonly_fields = fields
 
 
+class StartedStatusFilter(admin.SimpleListFilter):
+    """The statuses an attempt in this list can have: a prepared one is in no list (the default
+    manager leaves it out, grading.models.started_attempt), so it is not offered either."""
+
+    title = "status"
+    parameter_name = "status__exact"  # as the field's own filter named it: links keep working
+
+    def lookups(self, request, model_admin) -> list[tuple[str, str]]:
+        return [(v, label) for v, label in Attempt.Status.choices if v != Attempt.Status.PREPARED]
+
+    def queryset(self, request, queryset):
+        return queryset.filter(status=self.value()) if self.value() else queryset
+
+
 @admin.register(Attempt)
 class AttemptAdmin(RecordAdmin):
     list_display = ["user", "quiz", "number", "status", "score", "max_score", "late", "started_at"]
-    list_filter = ["quiz", "status", "late"]
+    list_filter = ["quiz", StartedStatusFilter, "late"]
     search_fields = ["user__username", "quiz__slug"]
     list_select_related = ["user", "quiz"]
     inlines = [ResponseInline, ScoreChangeInline]

@@ -107,6 +107,11 @@ def test_the_admin_lists_no_prepared_attempt(client, setting):
     assert shown == len(setting.learners["attempts"]["ann"]) + 3  # Ben's two, Cai's one
     page = client.get(reverse("admin:grading_attempt_change", args=[made[0].pk]))
     assert page.status_code == 302  # the admin's "doesn't exist" redirect
+    # Nor is a status offered that no listed attempt can have.
+    offered = listing.content.decode()
+    assert "status__exact=submitted" in offered
+    assert "status__exact=prepared" not in offered
+    assert "Prepared (not started)" not in offered
 
 
 def test_the_reverse_relations_hold_no_prepared_attempt(setting):

@@ -31,13 +31,7 @@
     form.addEventListener("change", function () { changed = true; });
   }
 
-  function format(seconds) {
-    var hours = Math.floor(seconds / 3600);
-    var minutes = Math.floor((seconds % 3600) / 60);
-    var rest = seconds % 60;
-    var mm = hours ? String(minutes).padStart(2, "0") : String(minutes);
-    return (hours ? hours + ":" : "") + mm + ":" + String(rest).padStart(2, "0");
-  }
+  var format = window.softgradeClockText; // static/js/clock-text.js
 
   function say(text) {
     if (live) live.textContent = text;

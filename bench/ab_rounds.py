@@ -89,12 +89,15 @@ def summary(
     return figures
 
 
-def report_lines(report: dict[str, dict], *, column: str, width: int, count: str) -> list[str]:
+def report_lines(
+    report: dict[str, dict], *, column: str, width: int, count: str, count_heading: str = ""
+) -> list[str]:
     """The table of `report` (tree -> kind -> figures): a header, then a line per tree and kind;
-    `column` heads the kinds (`width` wide), `count` is the figure counting the samples and the
-    heading of its column."""
+    `column` heads the kinds (`width` wide), `count` is the figure counting the samples, headed
+    `count_heading` (by default its own name)."""
+    heading = count_heading or count
     lines = [
-        f"{'code':<10}{column:<{width}}{count:>6}{'app CPU ms':>12}{'PG CPU ms':>11}{'SQL':>6}"
+        f"{'code':<10}{column:<{width}}{heading:>6}{'app CPU ms':>12}{'PG CPU ms':>11}{'SQL':>6}"
     ]
     for name, kinds in report.items():
         for kind, figures in kinds.items():

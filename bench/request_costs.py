@@ -132,7 +132,13 @@ def main() -> int:
     }
     load = Path("/proc/loadavg").read_text().strip()
     print(f"\nload average at the end: {load}")
-    print("\n".join(ab_rounds.report_lines(report, column="request", width=14, count="requests")))
+    print(
+        "\n".join(
+            ab_rounds.report_lines(
+                report, column="request", width=14, count="requests", count_heading="count"
+            )
+        )
+    )
     ab_rounds.write_result(__file__, {"load_average": load, "report": report})
     return 0
 

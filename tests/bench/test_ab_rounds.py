@@ -107,3 +107,25 @@ def test_a_forms_repeated_field_keeps_every_value_in_order():
 def test_a_benchs_results_are_named_after_its_script():
     assert bench_name("/repo/bench/attempt_page_profile.py") == "attempt-page-profile"
     assert bench_name("bench/request_costs.py") == "request-costs"
+
+
+def test_the_count_may_be_headed_otherwise_than_its_figure_is_named():
+    report = {
+        "here": {
+            "submit": {
+                "requests": 4,
+                "app_cpu_ms_median": 6.5,
+                "database_cpu_ms_mean": 0.0,
+                "statements": 11,
+            }
+        }
+    }
+
+    lines = report_lines(
+        report, column="request", width=14, count="requests", count_heading="count"
+    )
+
+    assert lines == [
+        "code      request        count  app CPU ms  PG CPU ms   SQL",
+        "here      submit             4         6.5        0.0    11",
+    ]

@@ -23,19 +23,16 @@ bench-results/request-costs.json.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import statistics
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench import ab_rounds  # noqa: E402
+
 PG_BENCH_DB = os.environ.get("BENCH_PG_DATABASE", "softgrade_request_costs")
-WARM_UP = 5  # learners before the measured ones: connect, prepare statements, fill caches
-COUNTED = 3  # learners whose statements are counted, apart: capturing them costs CPU too
 KINDS = ("script save", "submit", "results", "plain page")
 
 
@@ -44,33 +41,14 @@ def measure(*, quiz: str, learners: list[dict], profile: bool = False) -> dict:
     import cProfile
     import io
     import pstats
+    import time
 
-    from django.conf import settings
-    from django.contrib.auth import get_user_model
-    from django.core.management import call_command
-    from django.db import connection
     from django.test import Client
-    from django.test.utils import CaptureQueriesContext
     from django.urls import reverse
 
-    from bench.answer_profile import backend_cpu_seconds
-    from bench.exam_pages import form, sheet_fields, with_token
-    from courses.models import Quiz
-    from grading.services.attempts import attempt_start
+    from bench.exam_pages import with_token
 
-    if not (Path(settings.STATIC_ROOT) / "staticfiles.json").exists():
-        call_command("collectstatic", interactive=False, verbosity=0)
-    exam = Quiz.objects.get(slug=quiz)
-    users = get_user_model().objects.in_bulk(
-        [spec["name"] for spec in learners], field_name="username"
-    )
-
-    def script_save(client: Client, sheet, save: int, index: int) -> str:
-        fields, sent = sheet_fields(sheet, save=save, learner=index, action="save")
-        posted = client.post(sheet.action, _as_dict(fields), HTTP_ACCEPT="application/json")
-        if posted.json().get("saved") != len(sent):
-            raise SystemExit(f"the script's save was not taken: {posted.content[:300]!r}")
-        return posted.json()["token"]
+    exam, users = ab_rounds.exam_and_users(quiz, learners)
 
     def submit(client: Client, attempt_id: int) -> None:
         posted = client.post(reverse("attempt-submit", kwargs={"pk": attempt_id}))
@@ -88,53 +66,31 @@ def measure(*, quiz: str, learners: list[dict], profile: bool = False) -> dict:
             raise SystemExit(f"the home page did not show: {page.status_code}")
 
     def journey(spec: dict, index: int, step) -> None:
-        client = Client()
-        client.cookies["sessionid"] = spec["session"]
-        attempt = attempt_start(user=users[spec["name"]], quiz=exam)
-        take = reverse("attempt-take", kwargs={"pk": attempt.pk})
-        sheet = form(client.get(take).content.decode(), form_id="sheet")
-        token = step(KINDS[0], lambda: script_save(client, sheet, 0, index))
+        client, attempt, sheet = ab_rounds.opened_sheet(spec, users[spec["name"]], exam)
+        token = step(KINDS[0], lambda: ab_rounds.script_save(client, sheet, save=0, learner=index))
         sheet = with_token(sheet, token)
-        step(KINDS[0], lambda: script_save(client, sheet, 1, index))
+        step(KINDS[0], lambda: ab_rounds.script_save(client, sheet, save=1, learner=index))
         step(KINDS[1], lambda: submit(client, attempt.pk))
         step(KINDS[2], lambda: results(client, attempt.pk))
         step(KINDS[3], lambda: plain(client))
 
-    for index, spec in enumerate(learners[:WARM_UP]):
-        journey(spec, index, lambda kind, call: call())
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_backend_pid()")
-        backend = cursor.fetchone()[0]
-    cpu: dict[str, list[float]] = {kind: [] for kind in KINDS}
-    database: dict[str, list[float]] = {kind: [] for kind in KINDS}
     profiles = {kind: cProfile.Profile(time.process_time) for kind in KINDS}
-
-    def timed(kind, call):
-        database_before = backend_cpu_seconds(backend)
-        began = time.process_time()
-        result = call()
-        cpu[kind].append(time.process_time() - began)
-        database[kind].append(backend_cpu_seconds(backend) - database_before)
-        return result
 
     def profiled(kind, call):
         return profiles[kind].runcall(call)
 
-    measured = learners[WARM_UP:-COUNTED]
-    for index, spec in enumerate(measured, start=WARM_UP):
-        journey(spec, index, profiled if profile else timed)
-    statements: dict[str, list[int]] = {kind: [] for kind in KINDS}
     sql: dict[str, list[str]] = {}
 
-    def counted(kind, call):
-        with CaptureQueriesContext(connection) as captured:
-            result = call()
-        statements[kind].append(len(captured))
-        sql[kind] = [query["sql"][:300] for query in captured.captured_queries]
-        return result
+    def keep_sql(kind: str, queries: list[dict]) -> None:
+        sql[kind] = [query["sql"][:300] for query in queries]
 
-    for index, spec in enumerate(learners[-COUNTED:], start=len(learners) - COUNTED):
-        journey(spec, index, counted)
+    samples = ab_rounds.journey_samples(
+        learners,
+        journey,
+        KINDS,
+        measured_step=profiled if profile else None,
+        on_counted=keep_sql,
+    )
     printed = {}
     if profile:
         for kind, profiler in profiles.items():
@@ -143,128 +99,47 @@ def measure(*, quiz: str, learners: list[dict], profile: bool = False) -> dict:
             stats.sort_stats("cumulative").print_stats(int(os.environ.get("PROFILE_LINES", "45")))
             stats.sort_stats("tottime").print_stats(25)
             printed[kind] = out.getvalue() + "\n".join(sql.get(kind, []))
-    return {"cpu": cpu, "database": database, "statements": statements, "profiles": printed}
-
-
-def _as_dict(fields: list[tuple[str, str]]) -> dict[str, list[str]]:
-    data: dict[str, list[str]] = {}
-    for name, value in fields:
-        data.setdefault(name, []).append(value)
-    return data
-
-
-def child(stage: str, root: Path) -> int:
-    # The tree under measure first on the path: its config, apps and bench helpers.
-    sys.path.insert(0, str(root))
-    import django
-
-    django.setup()
-    arguments = json.load(sys.stdin)
-    if stage == "prepare":
-        from bench.exam_database import prepare
-
-        result = prepare(
-            learners=arguments["learners"], signins=0, signin_hasher="default", minutes=600
-        )
-    else:
-        result = measure(**arguments)
-    print(json.dumps(result))
-    return 0
+    return {**samples, "profiles": printed}
 
 
 # --- the driver --------------------------------------------------------------------------------
 
 
-def in_child(stage: str, root: Path, env: dict[str, str], arguments: dict) -> dict:
-    from bench.serving import json_child
-
-    argv = [str(ROOT / "bench" / "request_costs.py"), "--stage", stage, "--root", str(root)]
-    return json_child(argv, env=env, arguments=arguments, cwd=root, timeout=3600)
-
-
-def summary(samples: dict) -> dict:
-    """Per kind: the median of the process's CPU, the backend's mean CPU (ms), and the most
-    statements one request took."""
-    return {
-        kind: {
-            "requests": len(samples["cpu"][kind]),
-            "app_cpu_ms_median": round(statistics.median(samples["cpu"][kind]) * 1000, 1),
-            "database_cpu_ms_mean": round(statistics.mean(samples["database"][kind]) * 1000, 1),
-            "statements": max(samples["statements"][kind]),
-        }
-        for kind in KINDS
-        if samples["cpu"][kind]
-    }
-
-
-def run(args: argparse.Namespace, workdir: Path) -> dict:
-    from bench.serving import backend_env, fresh_postgres_database
-    from bench.sheet_profile import exported
-
-    env = backend_env(database=fresh_postgres_database(PG_BENCH_DB))
-    trees = {"here": ROOT}
-    if args.against:
-        trees = {args.against: exported(args.against, workdir), **trees}
-    per_child = WARM_UP + args.learners + COUNTED
-    total = per_child * len(trees) * args.rounds
-    print(f"preparing the exam and {total} learners …", flush=True)
-    setup = in_child("prepare", ROOT, env, {"learners": total})
-    learners = iter(setup["learners"])
-    samples: dict[str, dict] = {name: {} for name in trees}
-    for round_ in range(args.rounds):
-        # Alternate which tree goes first, so neither always runs on a warmer machine.
-        order = list(trees) if round_ % 2 == 0 else list(reversed(trees))
-        for name in order:
-            print(f"round {round_ + 1}/{args.rounds}: {name}", flush=True)
-            part = [next(learners) for _ in range(per_child)]
-            arguments = {"quiz": setup["quiz"], "learners": part, "profile": args.profile}
-            result = in_child("measure", trees[name], env, arguments)
-            for kind, text in result.pop("profiles").items():
-                print(f"\n===== {name}: {kind} =====\n{text}")
-            for measure_name, by_kind in result.items():
-                kept = samples[name].setdefault(measure_name, {kind: [] for kind in KINDS})
-                for kind, values in by_kind.items():
-                    kept[kind].extend(values)
-    return {name: summary(by_measure) for name, by_measure in samples.items()}
-
-
-def print_report(report: dict, load: str) -> None:
-    print(f"\nload average at the end: {load}")
-    print(f"{'code':<10}{'request':<14}{'count':>6}{'app CPU ms':>12}{'PG CPU ms':>11}{'SQL':>6}")
-    for name, kinds in report.items():
-        for kind, figures in kinds.items():
-            print(
-                f"{name:<10}{kind:<14}{figures['requests']:>6}{figures['app_cpu_ms_median']:>12}"
-                f"{figures['database_cpu_ms_mean']:>11}{figures['statements']:>6}"
-            )
-
-
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--stage", choices=["prepare", "measure"], help=argparse.SUPPRESS)
-    parser.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)
-    parser.add_argument("--learners", type=int, default=40, help="measured per round and code")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--against", default="", help="a git ref to measure in the same run")
+    parser = ab_rounds.parser(__doc__)
     parser.add_argument("--profile", action="store_true", help="print where the CPU goes")
     args = parser.parse_args()
     if args.stage:
-        return child(args.stage, args.root)
-    sys.path.insert(0, str(ROOT))
-    from bench.serving import postgres_available
+        return ab_rounds.child(args.stage, args.root, measure=measure)
 
-    if not postgres_available():
-        raise SystemExit("PostgreSQL does not answer on 127.0.0.1:5432")
-    with tempfile.TemporaryDirectory(prefix="softgrade-request-costs-") as workdir:
-        report = run(args, Path(workdir))
-    load = Path("/proc/loadavg").read_text().strip()
-    print_report(report, load)
-    out_dir = ROOT / "bench-results"
-    out_dir.mkdir(exist_ok=True)
-    (out_dir / "request-costs.json").write_text(
-        json.dumps({"load_average": load, "report": report}, indent=2) + "\n"
+    def print_profiles(name: str, result: dict) -> None:
+        for kind, text in result.pop("profiles").items():
+            print(f"\n===== {name}: {kind} =====\n{text}")
+
+    samples = ab_rounds.run_rounds(
+        __file__,
+        args,
+        database=PG_BENCH_DB,
+        kinds=KINDS,
+        measure_arguments={"profile": args.profile},
+        on_result=print_profiles,
     )
-    print(f"wrote {out_dir / 'request-costs.json'}")
+    report = {
+        name: ab_rounds.summary(
+            by_measure, KINDS, count="requests", with_mean=False, sampled_only=True
+        )
+        for name, by_measure in samples.items()
+    }
+    load = Path("/proc/loadavg").read_text().strip()
+    print(f"\nload average at the end: {load}")
+    print(
+        "\n".join(
+            ab_rounds.report_lines(
+                report, column="request", width=14, count="requests", count_heading="count"
+            )
+        )
+    )
+    ab_rounds.write_result(__file__, {"load_average": load, "report": report})
     return 0
 
 

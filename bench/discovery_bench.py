@@ -3,7 +3,7 @@
 Run as `.venv/bin/python bench/discovery_bench.py` (`make bench` does; DATABASE_URL picks the
 database, an in-memory SQLite one by default). It:
 
-1. times teaching.misconception_discovery.discover alone on 300, 3,000 and 10,000 unexplained
+1. times teaching.discovery.mistakes.discover alone on 300, 3,000 and 10,000 unexplained
    wrong answers to Var(q·k) = d_k σq² σk² (a fifth of them × σq, the rest noise), the median of
    a few runs;
 2. makes a course whose formula problem (the same answer) has ANSWERS learners' practice
@@ -49,8 +49,8 @@ from courses.models import Course, Lesson, Problem  # noqa: E402
 from grading import engine  # noqa: E402
 from grading.models import Response, Variant  # noqa: E402
 from grading.services.verdicts import verdict_fields  # noqa: E402
-from teaching.discovery_data import MAX_ANSWERS  # noqa: E402
-from teaching.misconception_discovery import WrongAnswer, discover  # noqa: E402
+from teaching.discovery.data import MAX_ANSWERS  # noqa: E402
+from teaching.discovery.mistakes import WrongAnswer, discover  # noqa: E402
 
 SIZES = {300: 5, 3_000: 3, 10_000: 1}  # answers: runs
 ANSWERS = 5_000  # learners on the pages, one wrong answer each

@@ -17,7 +17,7 @@ from grading.models import Attempt, Response
 from grading.templatetags.grading_display import choice_letter
 from teaching.access import courses_taught
 from teaching.models import CourseRole
-from teaching.results import item_times, time_taken
+from teaching.results.reads import item_times, time_taken
 
 
 def quiz_lms_link_views(*, user: AbstractBaseUser, quiz: Quiz) -> list[tuple[str, str]]:
@@ -122,7 +122,7 @@ class Try:
 class ReviewItem:
     """One item of an attempt as its learner saw it (grading.selectors.ItemRow, numbered in the
     learner's order), every response to it, its number in the quiz's order (the results grid's
-    column) and the time on it (teaching.results.item_times; None without an answer)."""
+    column) and the time on it (teaching.results.reads.item_times; None without an answer)."""
 
     row: selectors.ItemRow
     tries: list[Try]

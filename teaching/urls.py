@@ -1,13 +1,12 @@
 from django.urls import path
 
-from teaching import (
-    accommodation_views,
-    discovery_views,
-    profile_views,
-    score_views,
-    statistics_views,
-    views,
-)
+from teaching import views
+from teaching.accommodations import views as accommodation_views
+from teaching.discovery import views as discovery_views
+from teaching.profiles import views as profile_views
+from teaching.results import views as results_views
+from teaching.scores import views as score_views
+from teaching.statistics import views as statistics_views
 
 app_name = "teaching"
 
@@ -16,8 +15,8 @@ PROBLEM = "courses/<slug:slug>/problems/<slug:problem>/"
 urlpatterns = [
     path("", views.course_list, name="courses"),
     path("courses/<slug:slug>/", views.course_detail, name="course"),
-    path("quizzes/<slug:slug>/", views.quiz_results, name="quiz-results"),
-    path("quizzes/<slug:slug>/gradebook.csv", views.quiz_gradebook, name="quiz-gradebook"),
+    path("quizzes/<slug:slug>/", results_views.quiz_results, name="quiz-results"),
+    path("quizzes/<slug:slug>/gradebook.csv", results_views.quiz_gradebook, name="quiz-gradebook"),
     path(
         "quizzes/<slug:slug>/statistics/",
         statistics_views.quiz_statistics,
@@ -43,7 +42,7 @@ urlpatterns = [
         accommodation_views.accommodation_delete,
         name="accommodation-remove",
     ),
-    path("attempts/<int:pk>/", views.attempt_review, name="attempt"),
+    path("attempts/<int:pk>/", results_views.attempt_review, name="attempt"),
     path(
         "attempts/<int:pk>/items/<int:item_pk>/override/",
         score_views.item_override,

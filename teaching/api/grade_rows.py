@@ -1,6 +1,6 @@
 """The reads behind the grades API: which (learner, quiz) pairs a key's grades have, a page of
-them with each one's grade (teaching.grades.grade_of, as the gradebook CSV has it), and who each
-learner is, as much as the key's integration may know.
+them with each one's grade (teaching.results.grades.grade_of, as the gradebook CSV has it),
+and who each learner is, as much as the key's integration may know.
 
 Every learner with an attempt at a quiz of the key's courses has a grade, whichever way they came
 in: signed up on the site, provisioned through the API (by this integration or another) or sent
@@ -36,8 +36,8 @@ from api.scope import Scope
 from courses.models import Quiz
 from grading.models import Attempt
 from integrations.models import ApiKey, LtiTie
-from teaching.grades import Grade, default_rule, grade_of
-from teaching.results import AttemptRule, learner_of
+from teaching.results.grades import Grade, default_rule, grade_of
+from teaching.results.reads import AttemptRule, learner_of
 
 
 class Origin(StrEnum):
@@ -156,7 +156,7 @@ def grade_rows(
     *, pairs: Iterable[Mapping], key: ApiKey, rule: AttemptRule | None = None
 ) -> list[GradeRow]:
     """The grades of these (user_id, quiz_id) pairs (a page of grade_index), in their order,
-    each under `rule`, or under its quiz's default rule (teaching.grades.default_rule)."""
+    each under `rule`, or under its quiz's default rule (teaching.results.grades.default_rule)."""
     pairs = [(row["user_id"], row["quiz_id"]) for row in pairs]
     if not pairs:
         return []

@@ -1,6 +1,6 @@
 """The grades API's shapes: its query parameters, and one row per learner and quiz with who the
 learner is (teaching.api.grade_rows.learner_identity decides how much) and their grade under the
-attempt rule (teaching.grades, the gradebook CSV's numbers)."""
+attempt rule (teaching.results.grades, the gradebook CSV's numbers)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from rest_framework import serializers
 from api.validation import StrictSerializer
 from integrations.models import EXTERNAL_ID_PATTERN
 from teaching.api.grade_rows import Origin
-from teaching.grades import GRADE_RULES
+from teaching.results.grades import GRADE_RULES
 
 ATTEMPTS_HELP = (
     "Which submitted attempt a grade counts: first, best or last. Left out: the quiz's default, "

@@ -1,6 +1,6 @@
 """Grades over HTTP for an API key: one row per learner and quiz of the key's courses, every
 learner whatever their origin, as JSON pages or one CSV file, with the instructor gradebook's
-numbers (teaching.grades)."""
+numbers (teaching.results.grades)."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from grading.services.overdue import overdue_attempts_close
 from integrations.api.scope import ApiKeyRequired
 from teaching.api.grade_rows import grade_index, grade_rows
 from teaching.api.grade_serializers import GradeQuerySerializer, GradeSerializer
-from teaching.gradebook import line_writer, spreadsheet_safe
-from teaching.results import AttemptRule
+from teaching.results.gradebook import line_writer, spreadsheet_safe
+from teaching.results.reads import AttemptRule
 
 ORDERING = ("changed_at", "user_id", "quiz_id")
 

@@ -1,13 +1,13 @@
 """The statistics API's shapes: every figure a fraction (0 to 1) or null where it is undefined,
 items in quiz order, and each item's responses counted by status, choice, misconception and
-diagnosis (teaching.statistics_export builds the document)."""
+diagnosis (teaching.statistics.export builds the document)."""
 
 from __future__ import annotations
 
 from rest_framework import serializers
 
 from api.validation import StrictSerializer
-from teaching.statistics_data import RULE_LABELS, RULES
+from teaching.statistics.data import RULE_LABELS, RULES
 
 
 def _figure(help_text: str) -> serializers.FloatField:

@@ -17,9 +17,9 @@ from courses.models import Quiz
 from grading.services.overdue import overdue_attempts_close
 from integrations.api.scope import ApiKeyRequired
 from teaching.api.serializers import QuizStatisticsSerializer, StatisticsQuerySerializer
-from teaching.results import AttemptRule
-from teaching.statistics_data import QuizData, quiz_data
-from teaching.statistics_export import statistics_csv_lines, statistics_document
+from teaching.results.reads import AttemptRule
+from teaching.statistics.data import QuizData, quiz_data
+from teaching.statistics.export import statistics_csv_lines, statistics_document
 
 DESCRIPTION = (
     "Submitted attempts only: each learner's first by default (`attempts=first`), or every "

@@ -6,7 +6,7 @@ from django import template
 
 from grading.models import ScoreChange
 from grading.selectors import ItemRow
-from teaching.score_forms import OverrideForm
+from teaching.scores.forms import OverrideForm
 
 register = template.Library()
 
@@ -19,7 +19,7 @@ def row_points(row: ItemRow) -> float:
 
 @register.filter
 def for_item(changes: dict[int, list[ScoreChange]], item_id: int) -> list[ScoreChange]:
-    """The score changes of one item, from teaching.score_changes.attempt_score_changes."""
+    """The score changes of one item, from teaching.scores.changes.attempt_score_changes."""
     return changes.get(item_id, [])
 
 

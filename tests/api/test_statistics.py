@@ -13,12 +13,12 @@ from rest_framework.test import APIClient
 
 from integrations import services
 from integrations.models import Integration
-from teaching.statistics_export import CSV_COLUMNS, ITEM_FIGURES, STATUSES
+from teaching.statistics.export import CSV_COLUMNS, ITEM_FIGURES, STATUSES
 from tests.api.conftest import key_client, session_client
 from tests.factories import InstructorFactory, LessonFactory, UserFactory
+from tests.teaching.statistics.test_figures import HAND_ITEMS, HAND_QUIZ
 from tests.teaching.statistics_example import example_build
 from tests.teaching.test_queries import quiz_of
-from tests.teaching.test_quiz_statistics import HAND_ITEMS, HAND_QUIZ
 
 pytestmark = pytest.mark.django_db
 
@@ -35,7 +35,7 @@ QUIZ_KEYS = {
 }
 ITEM_KEYS = {
     "item",
-    "drawn",  # a pool's member; null for any other item (tests/teaching/test_pool_statistics.py)
+    "drawn",  # a pool's member; null for any other item (tests/teaching/statistics/test_pools.py)
     "position",
     "facility",
     "sd",
@@ -242,7 +242,7 @@ def test_the_csv_is_named_after_the_quiz_and_rule(worked, client):
 
 
 # The key (1), the quiz in the key's courses (1), its overdue attempts closed first (1,
-# grading/services/overdue.py), teaching.statistics_data.quiz_data (items, choices, attempts,
+# grading/services/overdue.py), teaching.statistics.data.quiz_data (items, choices, attempts,
 # responses, overrides: 5), then the responses counted by the database (1).
 STATISTICS_QUERIES = 9
 

@@ -10,8 +10,8 @@ from playwright.sync_api import expect
 from courses.models import Quiz
 from grading.services.attempts import attempt_start, attempt_submit
 from grading.services.responses import response_submit
-from teaching import results_pages
 from teaching.models import CourseRole
+from teaching.results import pages as results_pages
 from tests.browser.conftest import log_in
 from tests.browser.test_accessibility import screenshot, serious_violations
 from tests.factories import UserFactory

@@ -17,8 +17,8 @@ from django.urls import reverse
 from courses.models import QuizItem
 from grading import selectors
 from grading.models import Attempt, Regrade
-from teaching.results import AttemptRule, quiz_results
-from teaching.statistics_data import quiz_data
+from teaching.results.reads import AttemptRule, quiz_results
+from teaching.statistics.data import quiz_data
 from tests.factories import InstructorFactory, QuestionFactory, UserFactory
 from tests.grading import exam_records
 from tests.grading.exam_records import cohort_with_override, exam_build, instructor_of, sit

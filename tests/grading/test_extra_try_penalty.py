@@ -19,9 +19,9 @@ from grading.regrade_fixes import ChoiceFix, QuestionFix
 from grading.regrades import quiz_item_regrade
 from grading.services.attempts import attempt_start, attempt_submit
 from grading.services.responses import response_submit
-from teaching.gradebook import gradebook_lines
 from teaching.models import CourseRole
-from teaching.results import AttemptRule, quiz_results
+from teaching.results.gradebook import gradebook_lines
+from teaching.results.reads import AttemptRule, quiz_results
 from tests.api.conftest import session_client
 from tests.factories import (
     ChoiceFactory,

@@ -170,7 +170,7 @@ def test_an_attempt_in_progress_cannot_be_overridden(exam, instructor, hook_call
 
 
 def test_the_rule_is_the_one_settings_name_and_superusers_only_without_it(exam, settings):
-    """grading asks teaching.access.may_change_scores (tests/teaching/test_score_roles.py tries
+    """grading asks teaching.access.may_change_scores (tests/teaching/scores/test_roles.py tries
     every role) through SOFTGRADE_SCORE_CHANGE_RULE; without a rule, superusers alone."""
     attempt = sit(exam, UserFactory(), choice="C", factor=1.0)
     instructor = instructor_of(exam)

@@ -19,9 +19,9 @@ from grading.quiz_edits import (
     quiz_points_change,
     quiz_points_plan,
 )
-from teaching.gradebook import gradebook_lines
-from teaching.results import AttemptRule, quiz_results
-from teaching.statistics_data import quiz_data
+from teaching.results.gradebook import gradebook_lines
+from teaching.results.reads import AttemptRule, quiz_results
+from teaching.statistics.data import quiz_data
 from tests.factories import UserFactory
 from tests.grading.exam_records import (
     cohort_with_override,
@@ -142,7 +142,7 @@ def test_every_reader_agrees_after_a_points_change(cohort):
     }
     assert sheet == {exam.question_item.pk: 1.5, exam.problem_item.pk: 0.0}
     assert scores.best_attempt(user=attempts["ann"].user, quiz=exam.quiz).score == 7.0
-    # The gradebook CSV (and the grades API, through the same teaching.grades.grade_of).
+    # The gradebook CSV (and the grades API, through the same teaching.results.grades.grade_of).
     lines = list(csv.reader(gradebook_lines(quiz=exam.quiz, rule=AttemptRule.FIRST)))
     columns = lines[0].index("score"), lines[0].index("max_score")
     assert {line[0]: (line[columns[0]], line[columns[1]]) for line in lines[1:]} == {

@@ -88,7 +88,7 @@ def lms_contexts(settings):
 
 @pytest.fixture
 def learners(exam, people, lms_contexts):
-    """Ann, Ben, Cai and Dan and their attempts (tests/teaching/test_results.py tells the
+    """Ann, Ben, Cai and Dan and their attempts (tests/teaching/results/test_reads.py tells the
     numbers)."""
     ann = UserFactory(first_name="Ann", last_name="Archer")
     integration = Integration.objects.create(name="Campus LMS")

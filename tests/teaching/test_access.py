@@ -56,9 +56,9 @@ def pages(exam, course_a, attempt) -> dict[str, str]:
     }
 
 
-# Pages whose POST changes a score (tests/teaching/test_score_roles.py tries every role).
+# Pages whose POST changes a score (tests/teaching/scores/test_roles.py tries every role).
 CHANGE_SCORES = {"override", "regrade", "regrade, a fix previewed"}
-# Pages whose POST sets an accommodation (tests/teaching/test_accommodation_pages.py).
+# Pages whose POST sets an accommodation (tests/teaching/accommodations/test_pages.py).
 SET_ACCOMMODATIONS = {"accommodations"}
 
 

@@ -24,7 +24,7 @@ from lti.models import LtiIdentity
 from tests.api.conftest import key_client, session_client
 from tests.factories import UserFactory
 from tests.grading.exam_records import exam_build, sit
-from tests.teaching.test_gradebook import gradebook
+from tests.teaching.results.test_gradebook import gradebook
 
 pytestmark = pytest.mark.django_db
 

@@ -21,14 +21,17 @@ from django.test import Client
 from django.utils import timezone
 
 from grading.models import Attempt
-from teaching import course_problems, discovery_data, profile_data, selectors
-from teaching.course_problems import Source
+from teaching import selectors
+from teaching.discovery import data as discovery_data
+from teaching.discovery import problems as course_problems
+from teaching.discovery.problems import Source
 from teaching.models import CourseRole
-from teaching.results import AttemptRule, quiz_learners, quiz_results
-from teaching.results_pages import results_page
-from teaching.statistics_data import counted_attempts, quiz_data
+from teaching.profiles import data as profile_data
+from teaching.results.pages import results_page
+from teaching.results.reads import AttemptRule, quiz_learners, quiz_results
+from teaching.statistics.data import counted_attempts, quiz_data
 from tests.grading.exam_records import Exam, sit, sit_preview
-from tests.teaching.test_gradebook import gradebook
+from tests.teaching.results.test_gradebook import gradebook
 from tests.teaching.test_grades_api import campus, grades, registration  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.django_db

@@ -13,13 +13,13 @@ from tests.test_architecture import DRF, PACKAGES
 
 TEACHING = Path(__file__).resolve().parents[2] / "teaching"
 PURE = (
-    "quiz_statistics",
-    "misconception_discovery",
-    "response_analysis",
-    "parameter_facility",
-    "bar_charts",
-    "misconception_profiles",
-    "histogram",
+    "statistics/figures",
+    "discovery/mistakes",
+    "statistics/responses",
+    "discovery/parameters",
+    "charts/bars",
+    "profiles/summaries",
+    "charts/histogram",
 )
 FORBIDDEN = (*DRF, "django", *PACKAGES, "teaching")
 

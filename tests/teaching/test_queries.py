@@ -136,7 +136,7 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 # - learner profile: the course, the learner, their overdue attempts in the course closed first,
 #   their attempts (4), counted answers (1), misconceptions (1);
 # - statistics: the quiz (1), its overdue attempts closed first (1),
-#   teaching.statistics_data.quiz_data (items, choices, attempts, responses, overrides: 5);
+#   teaching.statistics.data.quiz_data (items, choices, attempts, responses, overrides: 5);
 # - responses: the quiz (1), its overdue attempts closed first (1), items (1), choices (1, for
 #   a question), attempts (1), the item's responses with the choices they picked (1), the
 #   misconceptions named (1);

@@ -1,0 +1,1 @@
+"""Accommodations: extra time and later deadlines for a learner, per quiz."""

@@ -1,0 +1,1 @@
+"""Server-drawn charts (bar charts and histograms) shared by the instructor pages."""

@@ -1,0 +1,1 @@
+"""Misconception profiles: a course's misconceptions over time and each learner's."""

@@ -1,0 +1,1 @@
+"""The results grid and gradebook: reads, pages, grades and the CSV export."""

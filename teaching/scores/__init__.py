@@ -1,0 +1,1 @@
+"""Score changes: overrides with reasons and regrades."""

@@ -1,0 +1,184 @@
+"""The pages under /teach/ that change scores: override one item's score in a learner's attempt,
+and regrade a quiz item after fixing it, with a preview of who gains and who loses.
+
+Each page finds its attempt or item through teaching.access (a 404 outside the user's courses)
+and shows it to every role of the course; the forms are there only for those who may change
+scores (access.may_change_scores: instructors and superusers), and a score change anyone else
+sends is a 403 that changes nothing. The changes themselves go through the audited services
+(grading/overrides.py, grading/regrades.py), which tell the LMS of the new scores. Every POST
+answers with a redirect (POST/redirect/GET) and a message, except a refused override, whose
+form is shown again with the reason.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404, render
+from django.template.defaultfilters import floatformat, pluralize
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_http_methods
+
+from grading import draws
+from grading.overrides import ScoreChangeNotAllowed, ScoreChangeRefused, item_score_override
+from grading.regrade_fixes import FixRefused
+from grading.regrades import RegradeResult, RegradeStale, quiz_item_regrade
+from grading.services.attempts import attempt_expire_if_overdue
+from grading.services.overdue import overdue_attempts_close
+from teaching import access
+from teaching.scores import changes as score_changes
+from teaching.scores.forms import OverrideForm, fix_fields, fix_form
+
+
+def _points(value: float) -> str:
+    """Points as the pages show them: 2, 1.50."""
+    return floatformat(value, -2)
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+@login_required
+def item_override(request: HttpRequest, pk: int, item_pk: int) -> HttpResponse:
+    attempt = access.attempt_for_staff_or_404(user=request.user, pk=pk)
+    # An attempt whose time ran out is closed first: then it can be overridden.
+    attempt_expire_if_overdue(attempt=attempt)
+    item = get_object_or_404(attempt.quiz.items.select_related("question", "problem"), pk=item_pk)
+    draws.items_as_drawn(attempt=attempt, items=[item])  # a pool item shows what it drew
+    may_change = access.may_change_scores(user=request.user, quiz=attempt.quiz)
+    points_now = score_changes.item_points_now(attempt=attempt, item=item)
+    form = None
+    status = 200
+    if request.method == "POST":
+        access.scores_changeable_or_403(user=request.user, quiz=attempt.quiz)
+        form = OverrideForm(request.POST, item=item)
+        if form.is_valid():
+            try:
+                change = item_score_override(
+                    attempt=attempt,
+                    item=item,
+                    score=form.cleaned_data["score"],
+                    reason=form.cleaned_data["reason"],
+                    by=request.user,
+                )
+            except (ScoreChangeRefused, ScoreChangeNotAllowed) as refusal:
+                form.add_error(None, refusal.message)
+            else:
+                messages.success(
+                    request,
+                    f"Score set: {_points(change.new_score)} of {item.points} points (was "
+                    f"{_points(change.old_score)}); the attempt now has "
+                    f"{_points(change.new_attempt_score)} of {_points(attempt.max_score)}. "
+                    "The learner's new score goes to the LMS gradebook if they came from one.",
+                )
+                url = reverse("teaching:attempt", args=[attempt.pk])
+                return HttpResponseRedirect(f"{url}#item-{item.pk}")
+        status = 400
+    elif may_change:
+        form = OverrideForm(item=item, initial={"score": round(points_now, 4)})
+    context = {
+        "attempt": attempt,
+        "quiz": attempt.quiz,
+        "course": attempt.quiz.lesson.course,
+        "learner": attempt.user,
+        "item": item,
+        "points_now": points_now,
+        "history": score_changes.attempt_score_changes(attempt=attempt).get(item.pk, []),
+        "form": form,
+        "may_change": may_change,
+    }
+    return render(request, "teaching/score_override.html", context, status=status)
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+@login_required
+def item_regrade(request: HttpRequest, pk: int) -> HttpResponse:
+    item = access.quiz_item_for_staff_or_404(user=request.user, pk=pk)
+    # An attempt whose time ran out is regraded as the submitted attempt it is (its score, its
+    # overrides, the LMS told), in the preview and in the apply alike, so their digests agree.
+    overdue_attempts_close(quiz=item.quiz)
+    if request.method == "POST":
+        return _regrade_apply(request, item)
+    may_change = access.may_change_scores(user=request.user, quiz=item.quiz)
+    question_now = score_changes.question_now(item) if item.question_id else None
+    form = preview = refusal = None
+    if may_change and item.pool_id:
+        # A pool item has no one question or problem to fix: it is regraded as it stands.
+        preview = quiz_item_regrade(item=item, by=request.user, apply=False)
+    elif may_change:
+        fixing = "fix" in request.GET
+        form = fix_form(item=item, data=request.GET if fixing else None, question_now=question_now)
+        if not fixing or form.is_valid():
+            try:
+                preview = quiz_item_regrade(
+                    item=item,
+                    by=request.user,
+                    apply=False,
+                    fix=form.fix() if fixing else None,
+                )
+            except FixRefused as refused:
+                refusal = refused.message
+    context = {
+        "item": item,
+        "quiz": item.quiz,
+        "course": item.quiz.lesson.course,
+        "number": score_changes.item_number(item),
+        "question_now": question_now,
+        "problem_now": score_changes.problem_now(item) if item.problem_id else None,
+        "other_uses": score_changes.other_uses(item),
+        "regrades": score_changes.item_regrades(item),
+        "may_change": may_change,
+        "form": form,
+        "refusal": refusal,
+        "preview": preview,
+        "apply_fields": fix_fields(form) if preview is not None and "fix" in request.GET else [],
+    }
+    return render(request, "teaching/item_regrade.html", context)
+
+
+def _regrade_apply(request: HttpRequest, item) -> HttpResponse:
+    """Apply exactly the regrade previewed: the fix and the digest the preview's apply form
+    sent; anything else changes nothing and returns to the preview with the reason."""
+    access.scores_changeable_or_403(user=request.user, quiz=item.quiz)
+    page = reverse("teaching:item-regrade", args=[item.pk])
+    fixing = "fix" in request.POST and not item.pool_id  # a pool item takes no fix
+    question_now = score_changes.question_now(item) if item.question_id else None
+    form = (
+        None if item.pool_id else fix_form(item=item, data=request.POST, question_now=question_now)
+    )
+    again = f"{page}?{urlencode(fix_fields(form))}" if fixing and form else page
+    digest = request.POST.get("digest", "")
+    if not digest or (fixing and not form.is_valid()):
+        messages.error(request, "Nothing was applied: preview the regrade, then apply it.")
+        return HttpResponseRedirect(again)
+    try:
+        result = quiz_item_regrade(
+            item=item,
+            by=request.user,
+            apply=True,
+            fix=form.fix() if fixing and form else None,
+            expected_digest=digest,
+        )
+    except (RegradeStale, FixRefused, ScoreChangeNotAllowed) as refusal:
+        messages.error(request, refusal.message)
+        return HttpResponseRedirect(again)
+    messages.success(request, _applied(result))
+    return HttpResponseRedirect(page)
+
+
+def _applied(result: RegradeResult) -> str:
+    answers, attempts, told = (
+        result.responses_changed,
+        len(result.learners),
+        len(result.passed_back),
+    )
+    return (
+        f"Regraded: {answers} answer{pluralize(answers)} in {attempts} attempt"
+        f"{pluralize(attempts)} got a new verdict; {len(result.gainers)} gained, "
+        f"{len(result.losers)} lost. New scores of {told} learner{pluralize(told)} go to the LMS "
+        "gradebook (for those who came from one)."
+    )

@@ -1,10 +1,11 @@
 """Grade passback (Assignment and Grade Services): scores go back to the LMS gradebook columns
 of the links a learner launched from.
 
-Scores owed to an LMS are rows (`ScorePassback`) before anything is sent, and the sending is a
-background task: an LMS that is slow or down never blocks a learner or loses a score. Each try's
-outcome is kept; a retryable failure is tried again later with exponential backoff, for as long
-as it takes; a refusal waits for an instructor's "resend".
+This module queues: scores owed to an LMS are rows (`ScorePassback`) before anything is sent;
+lti.tasks schedules and runs the sending (lti.passback_send) as a background task, so an LMS that
+is slow or down never blocks a learner or loses a score. Each try's outcome is kept; a retryable
+failure is tried again later with exponential backoff, for as long as it takes; a refusal waits
+for an instructor's "resend".
 
 grading reaches this module only through the hooks named in settings
 (SOFTGRADE_ATTEMPT_SUBMITTED_HOOKS, SOFTGRADE_MASTERY_CHANGED_HOOKS).
@@ -22,15 +23,10 @@ from lti_tool.models import LtiUser
 from courses.models import Lesson
 from grading import scores
 from grading.models import Attempt, PracticeStreak
-from lti import platform
-from lti.content import content_line_item
-from lti.models import LineItem, LinkLaunch, LinkTarget, PassbackOutcome, ScorePassback
+from lti.models import LinkLaunch, LinkTarget, ScorePassback
+from lti.tasks import passback_schedule
 
 logger = logging.getLogger("softgrade.lti")
-
-# Retries: 30 s, 1 min, 2 min, … doubling up to 6 hours, then every 6 hours until the LMS answers.
-RETRY_FIRST_DELAY = timedelta(seconds=30)
-RETRY_MAX_DELAY = timedelta(hours=6)
 
 
 def _launched_targets(*, user_id: int, targets) -> list[tuple[LinkTarget, LtiUser]]:
@@ -76,18 +72,6 @@ def _passback_queue(
         )
         transaction.on_commit(lambda: passback_schedule(passback=passback, when=None))
     return passback
-
-
-def passback_schedule(*, passback: ScorePassback, when: datetime | None) -> None:
-    """Put the passback's delivery on the task queue; a queue failure leaves the row queued,
-    for `manage.py lti_passback_sweep` to pick up."""
-    from lti.tasks import score_passback_deliver  # the task module imports this one
-
-    try:
-        task = score_passback_deliver.using(run_after=when) if when else score_passback_deliver
-        task.enqueue(passback.pk)
-    except Exception:
-        logger.exception("LTI passback %s could not be queued; the sweep will retry", passback.pk)
 
 
 def attempt_passback_enqueue(*, attempt: Attempt) -> list[ScorePassback]:
@@ -158,136 +142,6 @@ def mastery_passback_enqueue(*, streak: PracticeStreak) -> list[ScorePassback]:
     except Exception:
         logger.exception("LTI mastery passback for streak %s could not be queued", streak.pk)
         return []
-
-
-def retry_delay(try_count: int) -> timedelta:
-    """How long to wait after the n-th failed try: doubling from 30 s, at most 6 hours."""
-    return min(RETRY_FIRST_DELAY * (2 ** max(try_count - 1, 0)), RETRY_MAX_DELAY)
-
-
-def _line_item_url(*, target: LinkTarget) -> str:
-    """The link's line item: known, found on the LMS, or made there once.
-
-    The link's row is locked while this runs, so two learners' scores for one new link make
-    one line item, and a line item the LMS already has for the link is found, not duplicated.
-    """
-    target = LinkTarget.objects.select_for_update().get(pk=target.pk)
-    known = LineItem.objects.filter(target=target).first()
-    if known is not None:
-        return known.url
-    context = target.resource_link.context
-    registration = context.deployment.registration
-    if not context.lineitems_url:
-        raise platform.PlatformError(
-            "The LMS gave this link no gradebook column and no line items service.",
-            retryable=False,
-        )
-    proposed = content_line_item(
-        target.quiz if target.kind == LinkTarget.Kind.QUIZ else target.lesson
-    )
-    found = platform.line_item_find(
-        registration=registration,
-        lineitems_url=context.lineitems_url,
-        resource_link_id=target.resource_link.id_on_platform,
-        resource_id=proposed.resource_id,
-    )
-    created = found is None
-    if found is None:
-        found = platform.line_item_create(
-            registration=registration,
-            lineitems_url=context.lineitems_url,
-            resource_link_id=target.resource_link.id_on_platform,
-            resource_id=proposed.resource_id,
-            label=proposed.label,
-            score_maximum=proposed.score_maximum,
-        )
-    LineItem.objects.create(
-        target=target,
-        url=found.url,
-        label=found.label or proposed.label,
-        score_maximum=found.score_maximum,
-        created_by_softgrade=created,
-    )
-    return found.url
-
-
-def score_payload(passback: ScorePassback) -> dict:
-    """The AGS score body for one passback."""
-    return {
-        "userId": passback.lti_user.sub,
-        "scoreGiven": passback.score_given,
-        "scoreMaximum": passback.score_maximum,
-        "timestamp": passback.scored_at.isoformat(timespec="milliseconds"),
-        "activityProgress": passback.activity_progress,
-        "gradingProgress": "FullyGraded",
-    }
-
-
-def passback_deliver(*, passback_id: int, now: datetime | None = None) -> ScorePassback | None:
-    """Try once to send a queued score; record the outcome; schedule the next try if it failed.
-
-    A passback that is no longer queued, or whose next try is not yet due (a duplicate task),
-    is left alone.
-    """
-    now = now or timezone.now()
-    retry_at = None
-    with transaction.atomic():
-        passback = (
-            ScorePassback.objects.select_for_update()
-            .select_related("lti_user", "target__resource_link__context__deployment__registration")
-            .filter(pk=passback_id)
-            .first()
-        )
-        if passback is None or passback.status != ScorePassback.Status.QUEUED:
-            return passback
-        if passback.next_try_at and passback.next_try_at > now + timedelta(seconds=1):
-            return passback
-        registration = passback.target.resource_link.context.deployment.registration
-        passback.try_count += 1
-        try:
-            lineitem_url = _line_item_url(target=passback.target)
-            http_status = platform.score_post(
-                registration=registration, lineitem_url=lineitem_url, score=score_payload(passback)
-            )
-        except platform.PlatformError as error:
-            passback.last_error = error.message[:2000]
-            if error.retryable:
-                retry_at = now + retry_delay(passback.try_count)
-                passback.next_try_at = retry_at
-                result = PassbackOutcome.Result.WILL_RETRY
-            else:
-                passback.status = ScorePassback.Status.REFUSED
-                passback.next_try_at = None
-                result = PassbackOutcome.Result.REFUSED
-            PassbackOutcome.objects.create(
-                passback=passback,
-                result=result,
-                http_status=error.status,
-                detail=error.message[:2000],
-                created_at=now,
-            )
-            logger.warning(
-                "LTI passback %s try %s failed (%s): %s",
-                passback.pk,
-                passback.try_count,
-                result,
-                error.message,
-            )
-        else:
-            passback.status = ScorePassback.Status.SENT
-            passback.sent_at = now
-            passback.next_try_at = None
-            passback.last_error = ""
-            PassbackOutcome.objects.create(
-                passback=passback,
-                result=PassbackOutcome.Result.SENT,
-                http_status=http_status,
-                created_at=now,
-            )
-        passback.save()
-        if retry_at is not None:
-            transaction.on_commit(lambda: passback_schedule(passback=passback, when=retry_at))
-    return passback
 
 
 def passback_resend(*, passbacks, now: datetime | None = None) -> int:

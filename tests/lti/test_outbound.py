@@ -13,7 +13,7 @@ from lti_tool.models import LtiMembership
 from lti import outbound
 from lti import platform as lms_api
 from lti.models import LinkTarget, PlatformHosts, RosterSync, ScorePassback
-from lti.passback import passback_deliver
+from lti.tasks import passback_deliver
 from tests.factories import InstructorFactory
 from tests.lti.conftest import PUBLIC_ADDRESS
 from tests.lti.fake_lms import INSTRUCTOR, launch_as

@@ -25,8 +25,8 @@ from grading.services.practice import practice_answer_submit, practice_variant_n
 from grading.services.responses import response_submit
 from lti.admin import ScorePassbackAdmin, resend
 from lti.models import LineItem, LinkTarget, PassbackOutcome, ScorePassback
-from lti.passback import passback_deliver, retry_delay
-from lti.tasks import score_passback_deliver
+from lti.passback_send import retry_delay
+from lti.tasks import passback_deliver, score_passback_deliver
 from tests.factories import InstructorFactory, UserFactory
 from tests.lti.fake_lms import INSTRUCTOR, launch_as
 

@@ -14,7 +14,7 @@ from grading.models import Attempt
 from grading.services.attempts import attempt_start, attempt_submit
 from grading.services.responses import response_submit
 from lti.models import LinkLaunch, LinkTarget, ScorePassback
-from lti.passback import passback_deliver
+from lti.tasks import passback_deliver
 from tests.lti.fake_lms import launch_as
 from tests.lti.test_passback import first_problem_mastered, stub_token_endpoint
 

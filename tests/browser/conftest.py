@@ -143,10 +143,17 @@ def _watched_page(browser, watch, **options):
     return context, page
 
 
+# Every page's browser lives away from UTC (and, in December, on the next calendar day), so a
+# time shown in UTC, or a date taken from UTC, where a person reads it shows up in any test.
+BROWSER_TIME_ZONE = "Pacific/Auckland"
+
+
 @pytest.fixture
 def page(browser, watch):
     """A desktop-sized page; the test fails on any console error, CSP violation or other host."""
-    context, page = _watched_page(browser, watch, viewport={"width": 1280, "height": 900})
+    context, page = _watched_page(
+        browser, watch, viewport={"width": 1280, "height": 900}, timezone_id=BROWSER_TIME_ZONE
+    )
     yield page
     _check(context.pages, watch)
     context.close()
@@ -161,6 +168,7 @@ def phone_page(browser, watch):
         viewport={"width": 375, "height": 812},
         device_scale_factor=2,
         is_mobile=True,
+        timezone_id=BROWSER_TIME_ZONE,
     )
     yield page
     _check(context.pages, watch)

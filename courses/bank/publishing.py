@@ -10,12 +10,19 @@ included (courses.publishing keeps the same rule everywhere else).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from .schema import POOL, PROBLEM, QUESTION, QUIZ
+from .schema import POOL, PROBLEM, QUESTION, QUIZ, Entity
 
-if TYPE_CHECKING:
-    from .validate import Located
+
+class Located(Protocol):
+    """What this module reads of a located entity (bank.validate.Located): its kind, its
+    normalised values (published is filled in here) and where it is in the file."""
+
+    entity: Entity
+    values: dict
+    where: str
+
 
 PUBLISHABLE = (QUESTION, PROBLEM, QUIZ)
 

@@ -2,7 +2,7 @@
 
 A recorded answer is evidence and never changes; a score changes only here or through a regrade
 (grading/regrades.py). Each change is a ScoreChange row (who, when, old → new, why); the attempt is
-rescored through the one scoring path (grading.services.attempts.attempt_rescore, where an
+rescored through the one scoring path (grading.services.closing.attempt_rescore, where an
 override takes precedence for its item), and the LMS hears of the new score through the
 submitted-attempt hooks (LTI grade passback), once the change is committed.
 """
@@ -19,7 +19,7 @@ from django.utils.module_loading import import_string
 from courses.models import Quiz, QuizItem
 from grading.models import Attempt, Response, ScoreChange
 from grading.scores import attempt_points, item_overrides, item_scores
-from grading.services.attempts import attempt_rescore
+from grading.services.closing import attempt_rescore
 from grading.services.errors import ServiceError
 from grading.services.hooks import hooks_after_commit
 

@@ -41,7 +41,7 @@ from grading.overrides import score_change_authorize
 from grading.regrade_fixes import ItemFix, fixed_content
 from grading.regrade_graders import AnswerKey, Grader, item_grader, store_pool_tolerances
 from grading.scores import attempt_points, item_scores, quiz_item_overrides
-from grading.services.attempts import attempt_rescore
+from grading.services.closing import attempt_rescore
 from grading.services.errors import ServiceError
 from grading.services.hooks import hooks_after_commit
 from grading.services.verdicts import verdict_fields

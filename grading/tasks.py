@@ -9,6 +9,8 @@ from datetime import datetime
 from django.contrib.auth.forms import PasswordResetForm
 from django.tasks import task
 
+from grading.services.overdue import attempt_close_when_due
+
 logger = logging.getLogger(__name__)
 
 
@@ -33,10 +35,12 @@ def password_reset_mail_send(*, email: str, domain: str, use_https: bool) -> int
 
 @task()
 def attempt_close(attempt_id: int) -> str:
-    """Close an attempt whose time ran out (grading/services/overdue.py)."""
-    from grading.services.overdue import attempt_close_when_due  # the services enqueue this
-
-    return attempt_close_when_due(attempt_id=attempt_id)
+    """Close an attempt whose time ran out (grading/services/overdue.py); one whose close moment
+    moved later is queued again for the new moment."""
+    outcome, closes_at = attempt_close_when_due(attempt_id=attempt_id)
+    if closes_at is not None:
+        attempt_close_schedule(attempt_id=attempt_id, when=closes_at)
+    return outcome
 
 
 def attempt_close_schedule(*, attempt_id: int, when: datetime) -> None:

@@ -24,7 +24,7 @@ from grading import accommodations
 from grading.accommodation_models import REASON_MAX_LENGTH, QuizAccommodation
 from grading.models import Attempt
 from grading.overrides import may_change_scores
-from grading.services.attempts import attempt_closes_at, attempt_expire_if_overdue
+from grading.services.closing import attempt_closes_at, attempt_expire_if_overdue
 from grading.services.errors import ServiceError
 from grading.tasks import attempt_close_schedule
 

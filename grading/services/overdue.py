@@ -2,7 +2,7 @@
 
 A learner who leaves before the deadline would otherwise keep an attempt in progress forever,
 with no score in the results, the gradebook, the grades API or the LMS. Three ways close it,
-all through attempts.attempt_expire_if_overdue (the submit path: one row lock, so whichever
+all through closing.attempt_expire_if_overdue (the submit path: one row lock, so whichever
 comes first closes it, and it is scored and passed back once):
 
 - a task enqueued when the attempt starts, to run at its close moment (grading/tasks.py), and
@@ -23,8 +23,7 @@ from django.utils import timezone
 
 from courses.models import Quiz
 from grading.models import Attempt
-from grading.services.attempts import attempt_closes_at, attempt_expire_if_overdue
-from grading.tasks import attempt_close_schedule
+from grading.services.closing import attempt_closes_at, attempt_expire_if_overdue
 
 
 def overdue_attempts_close(
@@ -54,17 +53,20 @@ def overdue_attempts_close(
     return closed
 
 
-def attempt_close_when_due(*, attempt_id: int, now: datetime | None = None) -> str:
+def attempt_close_when_due(
+    *, attempt_id: int, now: datetime | None = None
+) -> tuple[str, datetime | None]:
     """What the task enqueued at an attempt's start does at its close moment: close it if its
-    time ran out; if its deadline moved later since (an accommodation), wait for the new one."""
+    time ran out. If its deadline moved later since (an accommodation), the new close moment
+    comes back with "rescheduled", for grading.tasks to wait for it (this module queues
+    nothing, so the task and the closing do not import each other)."""
     now = now or timezone.now()
     attempt = Attempt.objects.select_related("quiz").filter(pk=attempt_id).first()
     if attempt is None:
-        return "missing"
+        return "missing", None
     if attempt_expire_if_overdue(attempt=attempt, now=now):
-        return "closed"
+        return "closed", None
     closes_at = attempt_closes_at(attempt)
     if attempt.status != Attempt.Status.IN_PROGRESS or closes_at is None:
-        return "not open"
-    attempt_close_schedule(attempt_id=attempt.pk, when=closes_at)
-    return "rescheduled"
+        return "not open", None
+    return "rescheduled", closes_at

@@ -21,7 +21,7 @@ from django.utils import timezone
 from courses.models import Choice, Quiz, QuizItem
 from grading import draws, engine, policy, scores
 from grading.models import Attempt, Response, Variant
-from grading.services.attempts import answers_accepted, attempt_expire_if_overdue
+from grading.services.closing import answers_accepted, attempt_expire_if_overdue
 from grading.services.errors import AttemptClosed, NoTriesLeft, ServiceError
 from grading.services.replays import (
     DOUBLE_SUBMIT_WINDOW,

@@ -22,7 +22,7 @@ from grading.models import Attempt
 
 # A module name: two views share their names with its services (attempt_start, attempt_submit).
 from grading.services import attempts as attempt_services
-from grading.services import prepared
+from grading.services import closing, prepared
 from grading.services.errors import AttemptClosed, ServiceError
 from grading.services.overdue import overdue_attempts_close
 from grading.services.responses import attempt_answers_save, response_submit
@@ -121,12 +121,12 @@ def _closed(request: HttpRequest, attempt: Attempt, message: str) -> HttpRespons
 def attempt_take(request: HttpRequest, pk: int) -> HttpResponse:
     # The stored sheet comes with the attempt, in the same query (an exam's page is made of it).
     attempt = _attempt_or_404(request, pk, with_sheet=True)
-    if attempt_services.attempt_expire_if_overdue(attempt=attempt):
-        return _closed(request, attempt, attempt_services.time_up_message(attempt))
+    if closing.attempt_expire_if_overdue(attempt=attempt):
+        return _closed(request, attempt, closing.time_up_message(attempt))
     if attempt.status != Attempt.Status.IN_PROGRESS:
         return redirect("attempt-results", pk=attempt.pk)
     now = timezone.now()
-    if not attempt_services.answers_accepted(attempt=attempt, now=now):
+    if not closing.answers_accepted(attempt=attempt, now=now):
         # The quiz's grace period: the countdown's reload lands here, and the page to be on is
         # the one that submits (the attempt page would reload itself again at once).
         messages.warning(request, GRACE)
@@ -232,7 +232,7 @@ def attempt_sheet_save(request: HttpRequest, pk: int) -> HttpResponse:
             others_ignored=True,
         )
         if form.cleaned_data["action"] == "submit":
-            attempt_services.attempt_submit(attempt=attempt)
+            closing.attempt_submit(attempt=attempt)
             if autosave:
                 results = reverse("attempt-results", kwargs={"pk": attempt.pk})
                 return _autosave_reply(200, "submitted", "Submitted.", location=results)
@@ -304,7 +304,7 @@ def attempt_submit(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "GET":
         return _submit_confirmation(request, attempt)
     try:
-        attempt_services.attempt_submit(attempt=attempt)
+        closing.attempt_submit(attempt=attempt)
     except AttemptClosed as error:
         return _closed(request, attempt, error.message)
     messages.success(request, "Your attempt has been submitted.")
@@ -312,8 +312,8 @@ def attempt_submit(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _submit_confirmation(request: HttpRequest, attempt: Attempt) -> HttpResponse:
-    if attempt_services.attempt_expire_if_overdue(attempt=attempt):
-        return _closed(request, attempt, attempt_services.time_up_message(attempt))
+    if closing.attempt_expire_if_overdue(attempt=attempt):
+        return _closed(request, attempt, closing.time_up_message(attempt))
     if attempt.status != Attempt.Status.IN_PROGRESS:
         return redirect("attempt-results", pk=attempt.pk)
     rows = selectors.attempt_sheet(attempt=attempt)
@@ -330,8 +330,8 @@ def _submit_confirmation(request: HttpRequest, attempt: Attempt) -> HttpResponse
 @login_required
 def attempt_results(request: HttpRequest, pk: int) -> HttpResponse:
     attempt = _attempt_or_404(request, pk)
-    if attempt_services.attempt_expire_if_overdue(attempt=attempt):
-        messages.warning(request, attempt_services.time_up_message(attempt))
+    if closing.attempt_expire_if_overdue(attempt=attempt):
+        messages.warning(request, closing.time_up_message(attempt))
     if attempt.status == Attempt.Status.IN_PROGRESS:
         return redirect("attempt-take", pk=attempt.pk)
     rows = selectors.attempt_sheet(attempt=attempt)

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET
 
 from grading import policy
 from grading.accommodations import answers_release_at
-from grading.services.attempts import attempt_expire_if_overdue
+from grading.services.closing import attempt_expire_if_overdue
 from grading.services.overdue import overdue_attempts_close
 from teaching import access, selectors
 from teaching.results.gradebook import gradebook_lines

@@ -27,7 +27,7 @@ from grading import draws
 from grading.overrides import ScoreChangeNotAllowed, ScoreChangeRefused, item_score_override
 from grading.regrade_fixes import FixRefused
 from grading.regrades import RegradeResult, RegradeStale, quiz_item_regrade
-from grading.services.attempts import attempt_expire_if_overdue
+from grading.services.closing import attempt_expire_if_overdue
 from grading.services.overdue import overdue_attempts_close
 from teaching import access
 from teaching.scores import changes as score_changes

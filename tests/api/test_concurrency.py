@@ -16,7 +16,8 @@ from django.db import connection, connections
 from courses.models import Quiz
 from grading import engine
 from grading.models import Attempt, Response, Variant
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from integrations.models import Learner
 from tests.api.conftest import first_item, items_of_kind, key_client, start_attempt
 

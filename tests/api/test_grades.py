@@ -10,7 +10,8 @@ import pytest
 from django.utils import timezone
 
 from grading.models import Attempt
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from integrations import services as integrations
 from integrations.models import Learner
 

@@ -11,7 +11,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from courses.models import Problem, Quiz
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.practice import practice_answer_submit, practice_variant_new
 from integrations import services as integrations
 from tests.factories import KeyTermFactory, LessonFactory, ProblemFactory, QuizFactory

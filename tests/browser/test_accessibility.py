@@ -10,7 +10,8 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from courses.models import Problem, Quiz
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.practice import practice_answer_submit, practice_variant_current
 from grading.services.responses import response_submit
 from tests.browser.conftest import log_in

@@ -188,7 +188,8 @@ def test_no_learner_page_shows_raw_latex_after_any_answer(
     submit confirmations at either width."""
     from courses.models import Problem, Quiz
     from grading.models import Attempt
-    from grading.services.attempts import attempt_start, attempt_submit
+    from grading.services.attempts import attempt_start
+    from grading.services.closing import attempt_submit
     from grading.services.responses import response_submit
     from tests.browser.conftest import log_in
 

@@ -70,7 +70,7 @@ def test_the_preview_s_pages_fit_a_phone_width(
     sat,  # noqa: F811 (the fixture imported above)
     learner_account,
 ):
-    from grading.services.attempts import attempt_submit
+    from grading.services.closing import attempt_submit
     from grading.services.previews import preview_start
 
     log_in(phone_page, live_server, learner_account)

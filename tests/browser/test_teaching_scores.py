@@ -9,7 +9,8 @@ from playwright.sync_api import expect
 
 from courses.models import Misconception, Quiz
 from grading.models import Attempt, Regrade, ScoreChange
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.responses import response_submit
 from teaching.models import CourseRole
 from tests.browser.conftest import log_in

@@ -10,7 +10,8 @@ from courses.bank.importer import bank_import
 from courses.bank.issues import BankError
 from courses.models import Quiz, QuizItem
 from grading.models import Attempt, Regrade
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.responses import response_submit
 from teaching.models import CourseRole
 from tests.courses.test_bank import shipped_document, write_bank

@@ -15,7 +15,8 @@ from django.test import Client
 from django.urls import reverse
 
 from courses.models import Quiz
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.practice import practice_variant_new
 from grading.services.responses import response_submit
 from tests.api.conftest import session_client

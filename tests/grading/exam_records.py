@@ -15,7 +15,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from courses.models import Choice, Problem, Question, Quiz, QuizItem
 from grading import engine
 from grading.models import Attempt, Variant
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.previews import preview_start
 from grading.services.responses import response_submit
 from teaching.models import CourseRole

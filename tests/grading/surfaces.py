@@ -21,7 +21,8 @@ from courses.models import Choice, Quiz, QuizItem
 from grading import policy
 from grading.accommodations import answers_release_at
 from grading.models import Attempt, Variant
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.responses import response_submit
 from tests.factories import (
     ChoiceFactory,

@@ -19,7 +19,8 @@ from grading.services.accommodations import (
     accommodation_remove,
     accommodation_set,
 )
-from grading.services.attempts import attempt_expire_if_overdue, attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_expire_if_overdue, attempt_submit
 from grading.services.errors import AttemptClosed, AttemptLimitReached, QuizNotOpen
 from grading.services.practice import practice_refusal
 from grading.services.responses import response_submit

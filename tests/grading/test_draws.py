@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from courses.models import Question, QuizItem
 from grading import draws, selectors
 from grading.models import Attempt, AttemptDraw, Response, Variant
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.errors import QuizNotOpen
 from grading.services.practice import practice_refusal
 from grading.services.responses import SheetAnswer, attempt_answers_save, response_submit

@@ -17,7 +17,8 @@ from grading import selectors
 from grading.overrides import item_score_override
 from grading.regrade_fixes import ChoiceFix, QuestionFix
 from grading.regrades import quiz_item_regrade
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.responses import response_submit
 from teaching.models import CourseRole
 from teaching.results.gradebook import gradebook_lines

@@ -14,7 +14,8 @@ from courses.models import Choice, Question, Quiz
 from grading import ordering, selectors
 from grading.families import attempt_seed
 from grading.models import Attempt, Response
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from tests.api.conftest import session_client
 from tests.factories import (
     ChoiceFactory,

@@ -20,7 +20,8 @@ from grading.services.accommodations import (
     accommodation_remove,
     accommodation_set,
 )
-from grading.services.attempts import attempt_rescore, attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_rescore, attempt_submit
 from grading.services.errors import AttemptClosed
 from grading.services.overdue import attempt_close_when_due, overdue_attempts_close
 from grading.services.responses import SheetAnswer, attempt_answers_save, response_submit
@@ -267,17 +268,31 @@ def test_a_start_without_a_deadline_queues_nothing(exam, django_capture_on_commi
 
 def test_the_task_closes_when_due_and_waits_for_a_deadline_moved_later(exam):
     attempt = started(exam)
-    # An accommodation moved the deadline after the task was queued: it queues itself again.
+    # An accommodation moved the deadline after the task was queued: the new moment comes back.
     Attempt.objects.filter(pk=attempt.pk).update(deadline=minutes(90))
-    assert attempt_close_when_due(attempt_id=attempt.pk, now=minutes(60)) == "rescheduled"
-    (queued,) = default_task_backend.results
-    assert (queued.task.run_after, queued.args) == (minutes(90), [attempt.pk])
+    assert attempt_close_when_due(attempt_id=attempt.pk, now=minutes(60)) == (
+        "rescheduled",
+        minutes(90),
+    )
     assert fresh(attempt).status == Attempt.Status.IN_PROGRESS
 
-    assert attempt_close_when_due(attempt_id=attempt.pk, now=minutes(90)) == "closed"
+    assert attempt_close_when_due(attempt_id=attempt.pk, now=minutes(90)) == ("closed", None)
     assert fresh(attempt).status == Attempt.Status.SUBMITTED
-    assert attempt_close_when_due(attempt_id=attempt.pk, now=minutes(91)) == "not open"
-    assert attempt_close_when_due(attempt_id=attempt.pk + 1000, now=minutes(91)) == "missing"
+    assert attempt_close_when_due(attempt_id=attempt.pk, now=minutes(91)) == ("not open", None)
+    missing = attempt_close_when_due(attempt_id=attempt.pk + 1000, now=minutes(91))
+    assert missing == ("missing", None)
+
+
+def test_the_task_queues_itself_again_for_a_close_moment_moved_later(exam):
+    attempt = started(exam)
+    later = timezone.now() + timedelta(hours=2)
+    Attempt.objects.filter(pk=attempt.pk).update(deadline=later)
+    default_task_backend.clear()
+    assert attempt_close.call(attempt.pk) == "rescheduled"
+    (queued,) = default_task_backend.results
+    assert queued.task.module_path == attempt_close.module_path
+    assert (queued.task.run_after, queued.args) == (later, [attempt.pk])
+    assert fresh(attempt).status == Attempt.Status.IN_PROGRESS
 
 
 def test_an_accommodation_moving_the_close_earlier_queues_the_closing_again(
@@ -305,7 +320,7 @@ def test_an_accommodation_moving_the_close_earlier_queues_the_closing_again(
     (queued,) = default_task_backend.results
     assert queued.task.module_path == attempt_close.module_path
     assert (queued.task.run_after, queued.args) == (minutes(65), [attempt.pk])
-    assert attempt_close_when_due(attempt_id=attempt.pk, now=minutes(65)) == "closed"
+    assert attempt_close_when_due(attempt_id=attempt.pk, now=minutes(65)) == ("closed", None)
 
 
 def test_an_accommodation_moving_the_close_later_queues_nothing_more(

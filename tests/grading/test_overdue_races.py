@@ -11,7 +11,8 @@ from django.utils import timezone
 
 from courses.models import Quiz
 from grading.models import Attempt
-from grading.services.attempts import attempt_closes_at, attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_closes_at, attempt_submit
 from grading.services.errors import AttemptClosed
 from grading.services.overdue import overdue_attempts_close
 from grading.services.responses import response_submit

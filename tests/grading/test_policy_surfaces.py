@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from courses.models import Quiz
-from grading.services.attempts import attempt_submit
+from grading.services.closing import attempt_submit
 from tests.grading import surfaces
 
 pytestmark = pytest.mark.django_db

@@ -14,7 +14,8 @@ from django.utils import timezone
 
 from courses.models import Quiz
 from grading.models import Attempt, AttemptDraw, QuizAccommodation, Variant
-from grading.services.attempts import attempt_start, attempt_start_or_resume, attempt_submit
+from grading.services.attempts import attempt_start, attempt_start_or_resume
+from grading.services.closing import attempt_submit
 from grading.services.errors import AttemptLimitReached, QuizNotOpen
 from grading.services.prepared import (
     attempt_prepare,

@@ -14,7 +14,8 @@ from django.db import connection
 from django.utils import timezone
 
 from grading.models import Attempt, Variant
-from grading.services.attempts import attempt_start_or_resume, attempt_submit
+from grading.services.attempts import attempt_start_or_resume
+from grading.services.closing import attempt_submit
 from grading.services.prepared import attempt_prepare, prepared_attempts_sweep
 from tests.api.test_concurrency import simultaneously
 from tests.factories import UserFactory

@@ -17,7 +17,8 @@ from courses.models import Quiz
 from grading import scores, selectors
 from grading.deletions import attempt_delete
 from grading.models import Attempt
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.errors import AttemptLimitReached, QuizNotOpen
 from grading.services.practice import practice_refusal
 from grading.services.previews import PreviewNotAllowed, may_preview, preview_start

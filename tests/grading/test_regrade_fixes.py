@@ -17,7 +17,8 @@ from courses.models import Choice, Pool, Problem, Question, Quiz
 from grading.models import Attempt, Regrade, Variant
 from grading.regrade_fixes import ChoiceFix, FixRefused, QuestionFix, ToleranceFix
 from grading.regrades import RegradeStale, quiz_item_regrade
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.responses import response_submit
 from tests.factories import (
     ChoiceFactory,

@@ -12,7 +12,7 @@ from grading import regrade_graders, selectors
 from grading.models import Attempt, Regrade, Response, ScoreChange, Variant
 from grading.overrides import ScoreChangeNotAllowed, item_score_override
 from grading.regrades import quiz_item_regrade
-from grading.services.attempts import attempt_submit
+from grading.services.closing import attempt_submit
 from grading.services.verdicts import question_grade
 from tests.grading.exam_records import cohort_sits, exam_build, instructor_of, sit_preview
 

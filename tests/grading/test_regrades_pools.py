@@ -11,7 +11,8 @@ from grading import regrade_graders, selectors
 from grading.models import Attempt, Regrade, Response, ScoreChange
 from grading.regrade_fixes import FixRefused, ToleranceFix
 from grading.regrades import quiz_item_regrade
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.responses import SheetAnswer, attempt_answers_save
 from grading.services.verdicts import question_grade
 from teaching.models import CourseRole

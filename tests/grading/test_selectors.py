@@ -9,7 +9,8 @@ from courses import selectors as course_selectors
 from courses.models import Problem, Quiz
 from grading import selectors
 from grading.models import Attempt, PracticeStreak, Response
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.practice import practice_answer_submit, practice_variant_new
 from grading.services.responses import response_submit
 from tests.factories import UserFactory

@@ -16,7 +16,8 @@ from grading import engine, policy
 from grading.accommodations import answers_release_at
 from grading.models import Attempt, PracticeStreak, Response, Variant
 from grading.scores import item_scores
-from grading.services.attempts import attempt_start, attempt_start_or_resume, attempt_submit
+from grading.services.attempts import attempt_start, attempt_start_or_resume
+from grading.services.closing import attempt_submit
 from grading.services.errors import (
     AttemptClosed,
     AttemptLimitReached,

@@ -16,7 +16,8 @@ from grading import policy, selectors, sheets
 from grading.models import Attempt, AttemptSheet, Variant
 from grading.regrade_fixes import ToleranceFix
 from grading.regrades import quiz_item_regrade
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.responses import SheetAnswer, attempt_answers_save
 from teaching.models import CourseRole
 from tests.factories import (

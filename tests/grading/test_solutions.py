@@ -12,7 +12,8 @@ from django.urls import reverse
 from courses.models import Problem, Quiz
 from grading import engine
 from grading.models import PracticeStreak, Response, SolutionReveal, Variant
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.errors import ServiceError, SolutionNotAvailable, SolutionRevealed
 from grading.services.practice import practice_answer_submit, practice_variant_new
 from grading.services.responses import response_submit

@@ -11,7 +11,8 @@ from django.urls import reverse
 from courses.models import Problem
 from grading.forms import SignupForm
 from grading.models import PracticeStreak, Response, Variant
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.practice import (
     practice_answer_submit,
     practice_variant_current,

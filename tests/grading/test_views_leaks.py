@@ -23,7 +23,8 @@ from grading import engine
 from grading.engine.answers import format_number
 from grading.families import problem_errors
 from grading.models import Variant
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.practice import practice_variant_current
 from grading.services.responses import response_submit
 from tests.api.conftest import session_client

@@ -11,7 +11,8 @@ from django.utils import timezone
 
 from courses.models import Problem, Quiz
 from grading.models import Attempt, PracticeStreak, Response, Variant
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.practice import practice_variant_current
 from grading.services.responses import response_submit
 from tests.factories import ProblemFactory, QuizFactory, QuizItemFactory, UserFactory

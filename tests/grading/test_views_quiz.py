@@ -12,7 +12,8 @@ from django.utils import timezone
 
 from courses.models import Quiz
 from grading.models import Attempt, Response, Variant
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.responses import response_submit
 from tests.factories import (
     ChoiceFactory,

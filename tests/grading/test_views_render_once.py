@@ -9,7 +9,8 @@ from django.urls import reverse
 from courses.content_versions import content_changed
 from courses.models import Choice, Problem, Question, Quiz
 from grading.models import Variant
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.practice import practice_answer_submit
 from grading.services.responses import response_submit
 from tests.api.conftest import session_client

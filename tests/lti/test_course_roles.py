@@ -14,7 +14,8 @@ from django.urls import reverse
 from django.utils.module_loading import import_string
 from lti_tool.models import LtiUser
 
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from lti import selectors
 from lti.launch.roles import INSTRUCTOR as INSTRUCTOR_ROLE
 from lti.launch.roles import TEACHING_ASSISTANT, course_role

@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from grading.engine import FAMILIES
 from grading.models import Attempt, Variant
-from grading.services.attempts import attempt_submit
+from grading.services.closing import attempt_submit
 from grading.services.responses import response_submit
 from tests.grading.private_data import body, exam_of_every_family, private_leaks
 from tests.grading.test_views_leaks import (

@@ -20,7 +20,8 @@ from django.utils import timezone
 
 from grading import engine
 from grading.models import Attempt, PracticeStreak
-from grading.services.attempts import attempt_expire_if_overdue, attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_expire_if_overdue, attempt_submit
 from grading.services.practice import practice_answer_submit, practice_variant_new
 from grading.services.responses import response_submit
 from lti.admin import ScorePassbackAdmin, resend

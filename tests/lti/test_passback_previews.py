@@ -8,7 +8,8 @@ import pytest
 from django.tasks import default_task_backend
 
 from grading.models import Attempt
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.previews import preview_start
 from grading.services.responses import response_submit
 from lti.models import LinkLaunch, LinkTarget, ScorePassback

@@ -11,7 +11,8 @@ import responses
 from django.test import Client
 
 from grading.models import Attempt
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.responses import response_submit
 from lti.models import LinkLaunch, LinkTarget, ScorePassback
 from lti.tasks import passback_deliver

@@ -12,7 +12,8 @@ from django.contrib.auth.models import AbstractBaseUser
 
 from courses.models import Lesson, Problem, Quiz, QuizItem
 from grading.models import Attempt, Response, Variant
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.practice import practice_answer_submit, practice_variant_new
 from grading.services.responses import response_submit
 from tests.factories import ProblemFactory, QuizFactory, QuizItemFactory, UserFactory

@@ -28,7 +28,8 @@ from courses.models import Choice, Misconception, Question, Quiz, QuizItem
 from grading import engine
 from grading.models import Attempt, Variant
 from grading.overrides import item_score_override
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.responses import response_submit
 from tests.factories import (
     ChoiceFactory,

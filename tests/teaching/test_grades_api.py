@@ -17,7 +17,8 @@ import pytest
 from lti_tool.models import LtiRegistration
 from rest_framework.test import APIClient
 
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from integrations import services
 from integrations.models import Integration, LtiTie
 from lti.models import LtiIdentity

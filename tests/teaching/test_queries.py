@@ -15,7 +15,8 @@ from django.utils import timezone
 from courses.models import Problem, Question, Quiz
 from grading.models import Attempt, QuizAccommodation
 from grading.overrides import item_score_override
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.responses import response_submit
 from tests.factories import (
     ChoiceFactory,

@@ -25,11 +25,8 @@ from grading.api.serializers import (
     ResultSerializer,
 )
 from grading.models import Attempt
-from grading.services.attempts import (
-    attempt_expire_if_overdue,
-    attempt_start_or_resume,
-    attempt_submit,
-)
+from grading.services.attempts import attempt_start_or_resume
+from grading.services.closing import attempt_expire_if_overdue, attempt_submit
 from grading.services.overdue import overdue_attempts_close
 
 ATTEMPT_REFUSALS = {

@@ -15,7 +15,8 @@ from rest_framework.test import APIClient
 from courses.models import Quiz
 from grading.models import QuizAccommodation
 from grading.services.accommodations import AccommodationTerms, accommodation_set
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

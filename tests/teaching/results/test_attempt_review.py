@@ -11,7 +11,8 @@ from django.urls import reverse
 
 from courses.models import Quiz
 from grading.models import Variant
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.responses import response_submit
 from teaching.models import CourseRole
 from tests.factories import UserFactory

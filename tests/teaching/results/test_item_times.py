@@ -17,7 +17,8 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from grading.models import Attempt, Response
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.responses import response_submit
 from teaching.results.reads import ITEM_TIME_DEFINITION, AttemptRule, item_times, quiz_results
 from tests.factories import UserFactory

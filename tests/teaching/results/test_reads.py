@@ -23,7 +23,8 @@ from django.urls import reverse
 
 from courses.models import Quiz
 from grading.models import Attempt
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.responses import response_submit
 from teaching.results.pages import results_page
 from teaching.results.reads import NOT_FROM_AN_LMS, AttemptRule, attempts_counted, quiz_results

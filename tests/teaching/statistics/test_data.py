@@ -11,7 +11,8 @@ import pytest
 
 from courses.models import Question
 from grading.deletions import attempt_delete
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from teaching.results.reads import AttemptRule
 from teaching.statistics.data import (
     NO_ITEMS,

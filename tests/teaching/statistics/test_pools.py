@@ -13,7 +13,8 @@ from django.urls import reverse
 from courses.models import Question
 from grading import selectors
 from grading.models import Attempt, AttemptDraw, Response
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.responses import SheetAnswer, attempt_answers_save
 from teaching.models import CourseRole
 from teaching.statistics import figures as quiz_statistics

@@ -241,3 +241,88 @@ def test_domain_errors_in_the_table_are_exceptions(settings):
 
     assert domain_errors(), "SOFTGRADE_API_ERRORS maps no domain error"
     assert all(issubclass(error, Exception) for error, _ in domain_errors())
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Project module -> the project modules it imports (a package's own __init__ left out: it
+    holds no code here, so importing through it closes no loop)."""
+    known = set(imports())
+    return {
+        module: {
+            target
+            for target in _imported(module)
+            if target in known and target != module and not _within(module, target)
+        }
+        for module in known
+    }
+
+
+def tangles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other round a loop (strongly connected components
+    of more than one module), each sorted; found with Tarjan's algorithm, iteratively."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, following = work[-1]
+            step = next(following, None)
+            if step is not None:
+                if step not in index:
+                    index[step] = low[step] = len(index)
+                    stack.append(step)
+                    on_stack.add(step)
+                    work.append((step, iter(sorted(graph.get(step, ())))))
+                elif step in on_stack:
+                    low[node] = min(low[node], index[step])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    found.append(sorted(group))
+    return sorted(found)
+
+
+def test_the_tangle_finder_finds_loops():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
+    assert tangles(graph) == [["a", "b", "c"]]
+    assert tangles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_imports_round_a_loop():
+    """No two modules import each other, directly or round a longer loop, even through an
+    import inside a function (a deferred import only hides the loop)."""
+    assert tangles(module_graph()) == []
+
+
+# "Small enough to read in one sitting": about 400 lines; a module held together by one meaning
+# may run a little over, never past this.
+MODULE_LINES_MAX = 450
+
+
+def test_every_module_reads_in_one_sitting():
+    long = sorted(
+        f"{path.relative_to(ROOT)}: {lines} lines"
+        for package in PACKAGES
+        for path in (ROOT / package).rglob("*.py")
+        if "migrations" not in path.parts
+        and (lines := len(path.read_text().splitlines())) > MODULE_LINES_MAX
+    )
+    assert long == []

@@ -28,6 +28,11 @@ urlpatterns = [
         name="item-responses",
     ),
     path(
+        "quizzes/<slug:slug>/items/<int:item_id>/grade/",
+        score_views.item_grading,
+        name="item-grading",
+    ),
+    path(
         "courses/<slug:slug>/accommodations/",
         accommodation_views.course_accommodations,
         name="accommodations",

@@ -17,6 +17,7 @@ urlpatterns = [
     path("courses/<slug:slug>/", views.course_detail, name="course"),
     path("quizzes/<slug:slug>/", results_views.quiz_results, name="quiz-results"),
     path("quizzes/<slug:slug>/gradebook.csv", results_views.quiz_gradebook, name="quiz-gradebook"),
+    path("quizzes/<slug:slug>/responses.csv", results_views.quiz_responses, name="quiz-responses"),
     path(
         "quizzes/<slug:slug>/statistics/",
         statistics_views.quiz_statistics,

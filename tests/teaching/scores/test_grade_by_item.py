@@ -264,3 +264,50 @@ def test_linked_from_the_results_grid_and_the_statistics(client, exam, people, s
     assert f'href="{url}"' in grid
     stats = client.get(reverse("teaching:quiz-statistics", args=[exam.quiz.slug])).content.decode()
     assert f'href="{url}"' in stats
+
+
+def test_a_pool_item_shows_what_each_attempt_drew_and_overrides_it(client):
+    from courses.models import Question
+    from grading import selectors
+    from grading.models import AttemptDraw
+    from grading.services.attempts import attempt_start, attempt_submit
+    from grading.services.responses import SheetAnswer, attempt_answers_save
+    from tests.grading.pools import quiz_with_pool
+
+    quiz, _ = quiz_with_pool(draw=2, questions=4, mode="exam")
+    instructor = UserFactory()
+    CourseRole.objects.create(
+        course=quiz.lesson.course, user=instructor, role=CourseRole.Role.INSTRUCTOR
+    )
+    pool_item = quiz.items.filter(pool__isnull=False).order_by("order", "pk").first()
+    attempts = []
+    for name in ("ann", "ben"):
+        attempt = attempt_start(user=UserFactory(username=name), quiz=quiz)
+        answers = {}
+        for row in selectors.attempt_sheet(attempt=attempt):
+            wrong = next(c for c in row.choices if not c.is_correct)
+            answers[row.item.pk] = SheetAnswer(choice_ids=(wrong.pk,))
+        attempt_answers_save(attempt=attempt, answers=answers)
+        attempt_submit(attempt=attempt)
+        attempts.append(attempt)
+    client.force_login(instructor)
+    url = reverse("teaching:item-grading", args=[quiz.slug, pool_item.pk])
+    page = client.get(url).content.decode()
+    for attempt in attempts:
+        drawn = Question.objects.get(
+            pk=AttemptDraw.objects.get(attempt=attempt, quiz_item=pool_item).question_id
+        )
+        row = row_of(page, attempt)
+        # The question the attempt drew, its choices, the learner's wrong one marked.
+        assert drawn.prompt.split("$")[0].strip()[:20] in row
+        picked = attempt.responses.get(quiz_item=pool_item).choices.get()
+        assert f'data-choice="{picked.pk}"' in row
+        assert "0 of " in row
+    response = client.post(
+        url, {"attempt": attempts[1].pk, "score": "1", "reason": "Its draw was unfair."}
+    )
+    assert response.status_code == 302
+    page = client.get(url).content.decode()
+    assert "Its draw was unfair." in row_of(page, attempts[1])
+    assert "Its draw was unfair." not in row_of(page, attempts[0])
+    assert Attempt.objects.get(pk=attempts[1].pk).score == 1.0

@@ -56,6 +56,12 @@ class ItemGrade:
         return any(change.kind == ScoreChange.Kind.OVERRIDE for change in self.changes)
 
     @property
+    def history_label(self) -> str:
+        """What the row's table of score changes is called, unique on the page."""
+        number = self.attempt.number if self.attempt else ""
+        return f"Score changes of {self.learner.name}, attempt {number}"
+
+    @property
     def may_override(self) -> bool:
         """Only a submitted attempt's score is overridden (grading.overrides)."""
         return self.attempt is not None and self.attempt.status == Attempt.Status.SUBMITTED

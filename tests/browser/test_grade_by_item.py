@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 
 from courses.models import Quiz
 from grading.models import Attempt, ScoreChange
+from grading.overrides import item_score_override
 from grading.services.attempts import attempt_start, attempt_submit
 from grading.services.responses import response_submit
 from teaching.models import CourseRole
@@ -96,6 +97,14 @@ def test_an_instructor_grades_an_item_for_two_learners_in_place(
 
 def test_the_grade_by_item_page_fits_a_phone(phone_page, live_server, taught, learner_account):
     first = taught.items.order_by("order", "pk").first()
+    # A row with a score change, so its history is on the page too.
+    item_score_override(
+        attempt=Attempt.objects.get(user__first_name="Grace"),
+        item=first,
+        score=0.5,
+        reason="Half marks: the reasoning was right.",
+        by=learner_account,
+    )
     problem = taught.items.filter(problem__isnull=False).order_by("order", "pk").first()
     log_in(phone_page, live_server, learner_account)
     pages = {

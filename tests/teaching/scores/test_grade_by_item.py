@@ -109,6 +109,7 @@ def test_saving_one_row_overrides_with_the_reason_and_returns_to_the_same_place(
     assert "1.50 of 2 points" in ann
     assert 'badge badge-warn">override' in ann
     assert f'data-score-change="{change.pk}"' in ann
+    assert 'role="region" aria-label="Score changes of Ann, attempt 1"' in ann
     assert "B is defensible." in ann
     assert 'value="1.5"' in ann  # the form starts from the new score
     # Ben's row is untouched.

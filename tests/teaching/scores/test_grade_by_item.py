@@ -312,3 +312,17 @@ def test_a_pool_item_shows_what_each_attempt_drew_and_overrides_it(client):
     assert "Its draw was unfair." in row_of(page, attempts[1])
     assert "Its draw was unfair." not in row_of(page, attempts[0])
     assert Attempt.objects.get(pk=attempts[1].pk).score == 1.0
+
+
+def test_a_refusal_for_an_attempt_not_on_the_page_is_said_at_the_top(client, exam, people, sat):
+    second = sit(exam, sat["ann"].user, choice="A", factor=1.0)
+    client.force_login(people.instructor)
+    # First attempts only: Ann's second is not on the page, so its refusal cannot be in a row.
+    url = grading_url(exam, exam.question_item, "attempts=first")
+    response = client.post(url, {"attempt": second.pk, "score": "9", "reason": "Bonus."})
+    assert response.status_code == 400
+    page = response.content.decode()
+    alert = page[page.index('<div class="form-errors" role="alert"><p>Nothing was saved') :]
+    assert "The score must be a number from 0 to 2" in alert[: alert.index("</div>")]
+    assert f'id="grade-{second.pk}"' not in page
+    assert not ScoreChange.objects.exists()

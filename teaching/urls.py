@@ -17,6 +17,7 @@ urlpatterns = [
     path("courses/<slug:slug>/", views.course_detail, name="course"),
     path("quizzes/<slug:slug>/", results_views.quiz_results, name="quiz-results"),
     path("quizzes/<slug:slug>/gradebook.csv", results_views.quiz_gradebook, name="quiz-gradebook"),
+    path("quizzes/<slug:slug>/responses.csv", results_views.quiz_responses, name="quiz-responses"),
     path(
         "quizzes/<slug:slug>/statistics/",
         statistics_views.quiz_statistics,
@@ -26,6 +27,11 @@ urlpatterns = [
         "quizzes/<slug:slug>/items/<int:item_id>/responses/",
         statistics_views.item_responses,
         name="item-responses",
+    ),
+    path(
+        "quizzes/<slug:slug>/items/<int:item_id>/grade/",
+        score_views.item_grading,
+        name="item-grading",
     ),
     path(
         "courses/<slug:slug>/accommodations/",

@@ -1,5 +1,5 @@
-"""A quiz's results grid and gradebook export, and one attempt as its learner saw it with what
-staff see besides.
+"""A quiz's results grid, its gradebook and responses exports, and one attempt as its learner
+saw it with what staff see besides.
 
 Each view finds its quiz or attempt through teaching.access (a 404 outside the user's courses),
 reads through teaching's selectors, and renders. Nothing here changes a record but attempts whose
@@ -26,6 +26,7 @@ from teaching.results.gradebook import gradebook_lines
 from teaching.results.grades import GRADE_RULES, default_rule
 from teaching.results.pages import SEARCH_MAX_LENGTH, results_page
 from teaching.results.reads import ITEM_TIME_DEFINITION, AttemptRule
+from teaching.results.responses_export import response_lines
 from teaching.scores import changes as score_changes
 
 GROUPS = ("", "lms")
@@ -95,6 +96,22 @@ def quiz_gradebook(request: HttpRequest, slug: str) -> StreamingHttpResponse:
     lines = gradebook_lines(quiz=quiz, rule=rule)
     response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
     filename = f"softgrade-{quiz.slug}-{rule.value}.csv"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@never_cache
+@require_GET
+@login_required
+def quiz_responses(request: HttpRequest, slug: str) -> StreamingHttpResponse:
+    """What each learner answered at each item, in the attempt the rule counts (as the
+    gradebook counts it), as CSV."""
+    quiz = access.quiz_for_staff_or_404(user=request.user, slug=slug)
+    rule = _rule(request, allowed=GRADE_RULES, default=default_rule(quiz))
+    overdue_attempts_close(quiz=quiz)
+    lines = response_lines(quiz=quiz, rule=rule)
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
+    filename = f"softgrade-{quiz.slug}-responses-{rule.value}.csv"
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
 

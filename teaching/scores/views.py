@@ -1,5 +1,6 @@
 """The pages under /teach/ that change scores: override one item's score in a learner's attempt,
-and regrade a quiz item after fixing it, with a preview of who gains and who loses.
+grade one item across every learner's attempts on one page (each row with its own override
+form), and regrade a quiz item after fixing it, with a preview of who gains and who loses.
 
 Each page finds its attempt or item through teaching.access (a 404 outside the user's courses)
 and shows it to every role of the course; the forms are there only for those who may change
@@ -7,7 +8,8 @@ scores (access.may_change_scores: instructors and superusers), and a score chang
 sends is a 403 that changes nothing. The changes themselves go through the audited services
 (grading/overrides.py, grading/regrades.py), which tell the LMS of the new scores. Every POST
 answers with a redirect (POST/redirect/GET) and a message, except a refused override, whose
-form is shown again with the reason.
+form is shown again with the reason (on the grade-by-item page, in its row, the other rows as
+they were).
 """
 
 from __future__ import annotations
@@ -16,21 +18,27 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.core.exceptions import BadRequest
+from django.core.paginator import InvalidPage
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
 from django.template.defaultfilters import floatformat, pluralize
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from grading import draws
+from grading import draws, policy
+from grading.models import Attempt
 from grading.overrides import ScoreChangeNotAllowed, ScoreChangeRefused, item_score_override
 from grading.regrade_fixes import FixRefused
 from grading.regrades import RegradeResult, RegradeStale, quiz_item_regrade
 from grading.services.closing import attempt_expire_if_overdue
 from grading.services.overdue import overdue_attempts_close
 from teaching import access
+from teaching.results.pages import SEARCH_MAX_LENGTH
+from teaching.results.reads import AttemptRule
 from teaching.scores import changes as score_changes
+from teaching.scores.by_item import item_grading_page
 from teaching.scores.forms import OverrideForm, fix_fields, fix_form
 
 
@@ -67,13 +75,7 @@ def item_override(request: HttpRequest, pk: int, item_pk: int) -> HttpResponse:
             except (ScoreChangeRefused, ScoreChangeNotAllowed) as refusal:
                 form.add_error(None, refusal.message)
             else:
-                messages.success(
-                    request,
-                    f"Score set: {_points(change.new_score)} of {item.points} points (was "
-                    f"{_points(change.old_score)}); the attempt now has "
-                    f"{_points(change.new_attempt_score)} of {_points(attempt.max_score)}. "
-                    "The learner's new score goes to the LMS gradebook if they came from one.",
-                )
+                messages.success(request, _score_set(change, item, attempt))
                 url = reverse("teaching:attempt", args=[attempt.pk])
                 return HttpResponseRedirect(f"{url}#item-{item.pk}")
         status = 400
@@ -91,6 +93,133 @@ def item_override(request: HttpRequest, pk: int, item_pk: int) -> HttpResponse:
         "may_change": may_change,
     }
     return render(request, "teaching/score_override.html", context, status=status)
+
+
+def _score_set(change, item, attempt) -> str:
+    return (
+        f"Score set: {_points(change.new_score)} of {item.points} points (was "
+        f"{_points(change.old_score)}); the attempt now has "
+        f"{_points(change.new_attempt_score)} of {_points(attempt.max_score)}. "
+        "The learner's new score goes to the LMS gradebook if they came from one."
+    )
+
+
+# Grade by item lists every attempt by default: under first, best or last an override can
+# change which attempt counts, and the row just saved would then show another attempt.
+GRADING_RULE = AttemptRule.ALL
+
+
+def _grading_query(request: HttpRequest) -> tuple[AttemptRule, str, int]:
+    """The grade-by-item page's attempt rule, search and page number from its query string;
+    a rule or search it cannot take is a 400, a page that is no number a 404."""
+    value = request.GET.get("attempts", GRADING_RULE.value)
+    if value not in tuple(AttemptRule):
+        choices = ", ".join(rule.value for rule in AttemptRule)
+        raise BadRequest(f"attempts must be one of {choices}.")
+    search = request.GET.get("q", "").strip()
+    if len(search) > SEARCH_MAX_LENGTH:
+        raise BadRequest(f"A search is at most {SEARCH_MAX_LENGTH} characters.")
+    try:
+        number = int(request.GET.get("page", 1))
+    except ValueError:
+        raise Http404("No such page of learners.") from None
+    return AttemptRule(value), search, number
+
+
+def _grading_form(attempt_id: int, item, data=None, score: float | None = None) -> OverrideForm:
+    """A row's override form, its ids unique to the row, bound to `data` when sent, else
+    starting from the score now. The page says once what the single override page says in each
+    field's help, so a row keeps to the range and the reason's use."""
+    form = OverrideForm(
+        data, item=item, auto_id=f"grade-{attempt_id}-%s", initial={"score": round(score or 0, 4)}
+    )
+    form.fields["score"].help_text = f"From 0 to {item.points}."
+    form.fields["reason"].help_text = "Kept with the learner's record."
+    form.fields["reason"].widget.attrs["rows"] = 2
+    return form
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+@login_required
+def item_grading(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+    """One item across the learners' attempts, each row with its score, its history and, for
+    those who may change scores, an override form that posts back to the same page and place."""
+    quiz = access.quiz_for_staff_or_404(user=request.user, slug=slug)
+    item = get_object_or_404(quiz.items.select_related("question", "problem", "pool"), pk=item_id)
+    # No attempt shows as open once its time ran out; a closed one can be overridden.
+    overdue_attempts_close(quiz=quiz)
+    rule, search, number = _grading_query(request)
+    may_change = access.may_change_scores(user=request.user, quiz=quiz)
+    sent: tuple[int, OverrideForm] | None = None
+    if request.method == "POST":
+        access.scores_changeable_or_403(user=request.user, quiz=quiz)
+        attempt = (
+            Attempt.objects.counted()
+            .select_related("user")
+            .filter(quiz=quiz, pk=_attempt_id(request.POST.get("attempt", "")))
+            .first()
+        )
+        if attempt is None:
+            raise Http404("No such attempt at this quiz.")
+        form = _grading_form(attempt.pk, item, data=request.POST)
+        if form.is_valid():
+            try:
+                change = item_score_override(
+                    attempt=attempt,
+                    item=item,
+                    score=form.cleaned_data["score"],
+                    reason=form.cleaned_data["reason"],
+                    by=request.user,
+                )
+            except (ScoreChangeRefused, ScoreChangeNotAllowed) as refusal:
+                form.add_error(None, refusal.message)
+            else:
+                name = attempt.user.get_full_name() or attempt.user.get_username()
+                messages.success(request, f"{name}: {_score_set(change, item, attempt)}")
+                return HttpResponseRedirect(f"{request.get_full_path()}#grade-{attempt.pk}")
+        sent = (attempt.pk, form)
+    try:
+        found = item_grading_page(quiz=quiz, item=item, rule=rule, search=search, number=number)
+    except InvalidPage:
+        raise Http404("No such page of learners.") from None
+    rows = []
+    for grade in found.rows:
+        form = None
+        if may_change and grade.may_override:
+            if sent is not None and sent[0] == grade.attempt.pk:
+                form = sent[1]
+            else:
+                form = _grading_form(grade.attempt.pk, item, score=grade.points)
+        rows.append((grade, form))
+    kept = request.GET.copy()
+    kept.pop("page", None)
+    context = {
+        "quiz": quiz,
+        "course": quiz.lesson.course,
+        "item": item,
+        "grading": found,
+        "rows": rows,
+        "rules": list(AttemptRule),
+        "page_query": kept.urlencode(),
+        "may_change": may_change,
+        "staff": policy.staff_visibility(),
+        # A refused row's form names the attempt; when that row is not on the page (another
+        # page, a search), the refusal is said at the top so nothing is lost silently.
+        "sent_elsewhere": sent is not None
+        and all(grade.attempt is None or grade.attempt.pk != sent[0] for grade in found.rows),
+        "sent": sent[1] if sent else None,
+    }
+    return render(
+        request, "teaching/item_grading.html", context, status=200 if sent is None else 400
+    )
+
+
+def _attempt_id(value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise Http404("No such attempt at this quiz.") from None
 
 
 @never_cache

@@ -51,13 +51,16 @@ from teaching.statistics.reads import (
     grouped_counts,
     response_rows,
     scored_rows,
+    typed_answers,
 )
 from teaching.statistics.responses import (
     ItemCounts,
     ItemResponses,
     ItemSpec,
+    ValueTally,
     analyse_responses,
     count_responses,
+    typed_values,
 )
 
 __all__ = ["RULES", "entry_key"]  # read from here by the views and the export
@@ -262,12 +265,14 @@ class ItemData:
     attempts: dict[int, Attempt]  # the counted attempts by id, each with its learner
     analysis: ItemResponses
     attempt_of_response: dict[int, int]
+    # For a problem: the values typed, most frequent first (responses.typed_values); else none.
+    values: tuple[ValueTally, ...] = ()
 
 
 def item_data(*, quiz: Quiz, rule: AttemptRule, item_id: int, drawn: str = "") -> ItemData | None:
     """An item of the quiz (for a pool, the member whose entry_key is `drawn`) with the
-    response analysis of the counted attempts; None when the quiz has no such item. Four
-    queries at most, three more with a pool."""
+    response analysis of the counted attempts and, for a problem, the values typed; None when
+    the quiz has no such item. Five queries at most, three more with a pool."""
     items, choices, slots = quiz_items(quiz=quiz)
     wanted = drawn or item_id
     position, item = next(
@@ -295,4 +300,7 @@ def item_data(*, quiz: Quiz, rule: AttemptRule, item_id: int, drawn: str = "") -
         attempts=attempts,
         analysis=analysis,
         attempt_of_response={row.response: attempt for row, attempt in rows},
+        values=typed_values(typed_answers(quiz=quiz, rule=rule, item=item, counted=set(attempts)))
+        if item.problem_id
+        else (),
     )

@@ -22,15 +22,15 @@ from django.db.models import (
     TextField,
     Value,
 )
-from django.db.models.fields.json import KT
+from django.db.models.fields.json import KT, KeyTransform
 from django.db.models.functions import NullIf
 
 from courses.models import Quiz, QuizItem
 from grading import scores
 from grading.models import Attempt, Response
 from teaching.results.reads import AttemptRule
-from teaching.statistics.pools import ANSWERED_FIELDS, answer_entry, answered
-from teaching.statistics.responses import ResponseGroup, ResponseRow
+from teaching.statistics.pools import ANSWERED_FIELDS, answer_entry, answered, entry_key
+from teaching.statistics.responses import ResponseGroup, ResponseRow, TypedAnswer
 
 # The attempts statistics count: one per learner (the first submitted), or every submitted one.
 RULES = (AttemptRule.FIRST, AttemptRule.ALL)
@@ -123,6 +123,31 @@ def response_rows(
             row[2],  # attempt
         )
         for response, (row, choices) in by_response.items()
+    ]
+
+
+def typed_answers(
+    *, quiz: Quiz, rule: AttemptRule, item: QuizItem, counted: set[int]
+) -> list[TypedAnswer]:
+    """Every response to one problem entry (as `of_counted` selects it) in the attempts `rule`
+    counts whose attempt is in `counted`, oldest first, with the text typed and the value
+    grading read (detail["parsed"], decoded by the database's JSON: no row's whole detail is
+    read). One query."""
+    found = of_counted(quiz=quiz, rule=rule, item=item).annotate(
+        diagnosis=_diagnosis(), parsed=KeyTransform("parsed", "detail")
+    )
+    rows = found.values_list(*_ANALYSED_FIELDS, "diagnosis", "text", "parsed", "created_at")
+    key = entry_key(item)
+    return [
+        TypedAnswer(
+            ResponseRow(pk, learner, key, status, misconception, diagnosis or None),
+            text,
+            parsed,
+        )
+        for pk, learner, attempt, _, status, misconception, diagnosis, text, parsed, _ in (
+            sorted(rows, key=lambda row: (row[-1], row[0]))
+        )
+        if attempt in counted
     ]
 
 

@@ -250,3 +250,101 @@ def counts_of(analysis: ItemResponses) -> ItemCounts:
         misconceptions=tuple((str(t.key), t.count) for t in analysis.misconceptions),
         diagnoses=tuple((str(t.key), t.count) for t in analysis.diagnoses),
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# The values typed at a numeric item (a problem): what learners typed, most frequent first
+# ---------------------------------------------------------------------------------------------
+
+# Values equal to this many significant digits are one value: "0.50", ".5" and "1/2" are 0.5;
+# "0.1+0.2" is 0.3 although the floats differ in their last bit.
+SIGNIFICANT_DIGITS = 12
+
+
+@dataclass(frozen=True, slots=True)
+class TypedAnswer:
+    """One response to a problem: its row, what the learner typed (Response.text) and the
+    value grading read (Response.detail["parsed"]: a number, a list, a list of rows; None when
+    the text could not be read)."""
+
+    row: ResponseRow
+    text: str
+    parsed: object = None
+
+
+@dataclass(frozen=True, slots=True)
+class ValueTally:
+    """One value learners typed and what it was taken for: its count, share and learners."""
+
+    typed: str  # the most frequent spelling of the value (the first typed among equals)
+    spellings: int  # how many different spellings were grouped ("0.50", ".5": 2)
+    status: str  # correct, incorrect or invalid
+    misconception: str  # the named misconception's code; "" when none
+    diagnosis: str | None  # the generic slip's code; None when none
+    tally: Tally
+
+    @property
+    def correct(self) -> bool:
+        return self.status == CORRECT
+
+
+def _number(value: float) -> float:
+    rounded = float(f"{value:.{SIGNIFICANT_DIGITS}g}")
+    return 0.0 if rounded == 0 else rounded  # -0.0 is 0
+
+
+def value_key(answer: TypedAnswer) -> tuple:
+    """What makes two answers the same value: the numbers grading read, each to
+    SIGNIFICANT_DIGITS, in their shape; for text grading could not read, the text with its
+    spacing ignored.
+
+    >>> row = ResponseRow(1, 1, 1, "correct")
+    >>> value_key(TypedAnswer(row, "0.50", 0.5)) == value_key(TypedAnswer(row, ".5", 0.5))
+    True
+    """
+
+    def normal(value: object) -> object:
+        if isinstance(value, list):
+            return tuple(normal(entry) for entry in value)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return _number(float(value))
+        raise TypeError(value)
+
+    if answer.row.status != INVALID and answer.parsed is not None:
+        try:
+            return ("value", normal(answer.parsed))
+        except TypeError:
+            pass  # a stored value of another shape: the text says what was typed
+    return ("text", " ".join(answer.text.split()))
+
+
+def typed_values(answers: Iterable[TypedAnswer]) -> tuple[ValueTally, ...]:
+    """The values of one problem's responses, one row per value and outcome (learners have
+    their own numbers, so one value can be right for one and a misconception for another),
+    most frequent first; then right answers first, then by the value as typed."""
+    groups: dict[tuple, list[TypedAnswer]] = defaultdict(list)
+    total = 0
+    for answer in answers:
+        row = answer.row
+        if row.status not in STATUSES:
+            raise ValueError(f"response {row.response} has status {row.status!r}")
+        total += 1
+        groups[(value_key(answer), row.status, row.misconception, row.diagnosis)].append(answer)
+    found = []
+    for (_, status, misconception, diagnosis), group in groups.items():
+        spellings: dict[str, int] = defaultdict(int)
+        for answer in group:
+            spellings[answer.text.strip()] += 1
+        typed = max(spellings, key=spellings.__getitem__)  # the first of equals: dicts keep order
+        found.append(
+            ValueTally(
+                typed=typed,
+                spellings=len(spellings),
+                status=status,
+                misconception=misconception,
+                diagnosis=diagnosis,
+                tally=_tally(typed, [answer.row for answer in group], total),
+            )
+        )
+    found.sort(key=lambda value: (-value.tally.count, not value.correct, value.typed))
+    return tuple(found)

@@ -29,7 +29,7 @@ from teaching.charts.bars import Bar, bar_chart
 from teaching.charts.histogram import count_ticks, histogram
 from teaching.results.reads import AttemptRule, Learner, learner_of
 from teaching.statistics.data import RULE_LABELS, RULES, ItemData, item_data, quiz_data
-from teaching.statistics.responses import Tally
+from teaching.statistics.responses import Tally, ValueTally
 
 # The quiz level's figures as the page lists them: the name in QuizStatistics, its label, and
 # whether it is also shown in points (the figures on the totals' scale).
@@ -133,6 +133,21 @@ class TallyRow:
     misconception: Misconception | None = None
 
 
+# A problem's values typed: the most frequent ones, so a page of thousands of distinct values
+# stays a page; the rest are counted in a sentence.
+VALUES_SHOWN = 50
+
+
+@dataclass(frozen=True)
+class ValueRow:
+    """One line of a problem's values typed: the value, the learners behind it and the named
+    misconception it was taken for."""
+
+    value: ValueTally
+    learners: list[LearnerLink]
+    misconception: Misconception | None = None
+
+
 def _links(data: ItemData) -> dict[int, LearnerLink]:
     """Each counted attempt's link, by attempt id: made once, for every table that lists it."""
     return {
@@ -203,5 +218,10 @@ def item_responses(request: HttpRequest, slug: str, item_id: int) -> HttpRespons
             for tally in analysis.misconceptions
         ],
         "diagnoses": [row(str(tally.key), tally) for tally in analysis.diagnoses],
+        "values": [
+            ValueRow(value, _learners(data, links, value.tally), named.get(value.misconception))
+            for value in data.values[:VALUES_SHOWN]
+        ],
+        "values_left": data.values[VALUES_SHOWN:],
     }
     return render(request, "teaching/item_responses.html", context)

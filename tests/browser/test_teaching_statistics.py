@@ -66,8 +66,11 @@ def test_an_instructor_reads_the_statistics_and_a_response_analysis(
     expect(page.locator("tr[data-item]")).to_have_count(sat.items.count())
 
     problem = sat.items.filter(problem__isnull=False).order_by("order", "id").first()
-    page.locator(f'tr[data-item="{problem.pk}"]').get_by_role("link").click()
+    # The item's first link is its response analysis (the second grades it by item).
+    page.locator(f'tr[data-item="{problem.pk}"]').get_by_role("link").first.click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("Responses to item")
+    # A problem's values typed, most frequent first, each with what it was taken for.
+    expect(page.locator("table.value-table tbody tr").first).to_be_visible()
     invalid = page.locator('tr[data-key="invalid"]')
     expect(invalid.locator("td[data-count]")).to_have_text("1")
     assert serious_violations(page) == [], "responses"

@@ -36,6 +36,8 @@ def pages(exam, course_a, attempt) -> dict[str, str]:
         + "?attempts=all&group=lms",
         "gradebook": reverse("teaching:quiz-gradebook", args=[quiz]),
         "gradebook, first": reverse("teaching:quiz-gradebook", args=[quiz]) + "?attempts=first",
+        "responses CSV": reverse("teaching:quiz-responses", args=[quiz]) + "?attempts=last",
+        "grade by item": reverse("teaching:item-grading", args=[quiz, exam.problem_item.pk]),
         "attempt": reverse("teaching:attempt", args=[attempt.pk]),
         "override": reverse("teaching:item-override", args=[attempt.pk, exam.question_item.pk]),
         "regrade": reverse("teaching:item-regrade", args=[exam.question_item.pk]),
@@ -57,7 +59,7 @@ def pages(exam, course_a, attempt) -> dict[str, str]:
 
 
 # Pages whose POST changes a score (tests/teaching/scores/test_roles.py tries every role).
-CHANGE_SCORES = {"override", "regrade", "regrade, a fix previewed"}
+CHANGE_SCORES = {"override", "regrade", "regrade, a fix previewed", "grade by item"}
 # Pages whose POST sets an accommodation (tests/teaching/accommodations/test_pages.py).
 SET_ACCOMMODATIONS = {"accommodations"}
 
@@ -173,6 +175,7 @@ def test_the_pages_only_read(client, people, pages, method):
         ("teaching:quiz-results", "?group=nation"),
         ("teaching:quiz-gradebook", "?attempts=all"),  # one attempt per learner in a gradebook
         ("teaching:quiz-gradebook", "?attempts="),
+        ("teaching:quiz-responses", "?attempts=all"),  # one attempt per learner, as a gradebook
         ("teaching:quiz-statistics", "?attempts=best"),  # statistics: first or all
     ],
 )
@@ -189,6 +192,8 @@ def test_every_page_is_in_the_matrix():
         "course": "course",
         "quiz-results": "results",
         "quiz-gradebook": "gradebook",
+        "quiz-responses": "responses CSV",
+        "item-grading": "grade by item",
         "attempt": "attempt",
         "item-override": "override",
         "item-regrade": "regrade",

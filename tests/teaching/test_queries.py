@@ -140,7 +140,13 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 #   teaching.statistics.data.quiz_data (items, choices, attempts, responses, overrides: 5);
 # - responses: the quiz (1), its overdue attempts closed first (1), items (1), choices (1, for
 #   a question), attempts (1), the item's responses with the choices they picked (1), the
-#   misconceptions named (1);
+#   misconceptions named (1); for a problem, the values typed (1);
+# - responses CSV: the gradebook's, the items (1), then per 500 learners their answers and the
+#   choices picked (2);
+# - grade by item: the quiz and the item (2), its overdue attempts closed first (1), whether
+#   the user may change scores (1), the learners (as results), the quiz's items and the page's
+#   attempts (2), the item's choices (1, a question), its variants, answers and the choices
+#   they picked, its score changes (4) and the misconceptions named (1);
 # - accommodations: the course (1), whether the user may set them (1), the accommodations with
 #   their quiz and learner (1), the latest own due date per quiz that releases answers after
 #   it closes (1), the course's quizzes for the form (1).
@@ -150,6 +156,9 @@ PAGES = {
     "results": 14,
     "results, every attempt grouped": 14,
     "gradebook": 9,
+    "responses CSV": 12,
+    "grade by item": 16,
+    "grade by item, a question": 17,
     "attempt": 13,
     "override": 8,
     "regrade": 16,
@@ -163,7 +172,7 @@ PAGES = {
     "statistics": 9,
     "statistics, every attempt": 9,
     "responses to a question": 9,
-    "responses to a problem": 9,
+    "responses to a problem": 10,
     "accommodations": 7,
 }
 
@@ -171,7 +180,7 @@ PAGES = {
 def navigation_queries(who: str, name: str) -> int:
     """The query the site's navigation asks on an HTML page (does the user teach a course, for
     the "Teaching" link: teaching/context_processors.py): one EXISTS, none for a superuser."""
-    return 0 if who == "superuser" or name == "gradebook" else 1
+    return 0 if who == "superuser" or name in ("gradebook", "responses CSV") else 1
 
 
 def problem_pages(course, problem, learner) -> dict[str, str]:
@@ -198,6 +207,9 @@ def urls(built: Built, course) -> dict[str, str]:
         "results, every attempt grouped": reverse("teaching:quiz-results", args=[quiz])
         + "?attempts=all&group=lms",
         "gradebook": reverse("teaching:quiz-gradebook", args=[quiz]) + "?attempts=last",
+        "responses CSV": reverse("teaching:quiz-responses", args=[quiz]) + "?attempts=last",
+        "grade by item": reverse("teaching:item-grading", args=[quiz, problem.pk]),
+        "grade by item, a question": reverse("teaching:item-grading", args=[quiz, question.pk]),
         "attempt": reverse("teaching:attempt", args=[built.attempt.pk]),
         "override": reverse("teaching:item-override", args=[built.attempt.pk, question.pk]),
         "regrade": reverse("teaching:item-regrade", args=[question.pk]),
@@ -242,7 +254,7 @@ def test_every_page_costs_a_fixed_number_of_queries(
                 body = b"".join(response.streaming_content).decode()
             else:
                 body = response.content.decode()
-        if name == "gradebook":
+        if name in ("gradebook", "responses CSV"):
             # One line per learner: those with an attempt and those the LMS sent without one.
             assert body.count("\n") == 1 + learners + learners // 2
         if name == "results":

@@ -112,6 +112,26 @@ def test_an_override_is_for_instructors_only(
 
 
 @pytest.mark.parametrize(("name", "expected"), POSTS)
+def test_grading_by_item_is_for_instructors_only(
+    client, exam, people, other_instructor, attempt, name, expected
+):
+    user = who_is(name, people, other_instructor)
+    if user.is_authenticated:
+        client.force_login(user)
+    url = reverse("teaching:item-grading", args=[exam.quiz.slug, exam.question_item.pk])
+    response = client.post(url, {"attempt": attempt.pk, "score": "2", "reason": "Fair."})
+    assert response.status_code == expected
+    if name == "anonymous":
+        assert response["Location"].startswith(reverse("login") + "?next=/teach/")
+    if name in MAY:
+        assert response["Location"] == f"{url}#grade-{attempt.pk}"
+        assert Attempt.objects.get(pk=attempt.pk).score == 2.0
+        assert ScoreChange.objects.get().by == user
+    else:
+        assert unchanged(attempt)
+
+
+@pytest.mark.parametrize(("name", "expected"), POSTS)
 def test_a_regrade_is_for_instructors_only(
     client, exam, people, other_instructor, attempt, name, expected
 ):

@@ -11,7 +11,8 @@ from playwright.sync_api import expect
 from courses.models import Quiz
 from grading.models import Attempt, ScoreChange
 from grading.overrides import item_score_override
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.responses import response_submit
 from teaching.models import CourseRole
 from tests.browser.conftest import log_in

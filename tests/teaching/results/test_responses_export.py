@@ -18,7 +18,8 @@ from django.urls import reverse
 
 from courses.models import Question
 from grading.models import Response
-from grading.services.attempts import attempt_start, attempt_submit
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from grading.services.responses import response_submit
 from teaching.models import CourseRole
 from teaching.results import responses_export

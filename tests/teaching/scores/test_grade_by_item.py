@@ -271,7 +271,8 @@ def test_a_pool_item_shows_what_each_attempt_drew_and_overrides_it(client):
     from courses.models import Question
     from grading import selectors
     from grading.models import AttemptDraw
-    from grading.services.attempts import attempt_start, attempt_submit
+    from grading.services.attempts import attempt_start
+    from grading.services.closing import attempt_submit
     from grading.services.responses import SheetAnswer, attempt_answers_save
     from tests.grading.pools import quiz_with_pool
 

@@ -143,8 +143,9 @@ def test_without_the_script_the_page_searches_and_links_each_learner(course_a, l
 
 def test_the_form_takes_a_name_and_saves_for_that_learner(exam, course_a, learners, people):
     ada, _, bea = learners
+    Quiz.objects.filter(pk=exam.quiz.pk).update(time_limit_minutes=60)
     page = reverse("teaching:accommodations", args=[course_a.slug])
-    data = {"quiz": exam.quiz.pk, "extra_minutes": 0, "extra_attempts": 1, "reason": ""}
+    data = {"quiz": exam.quiz.pk, "extra_minutes": 10, "extra_attempts": 0, "reason": ""}
     refused = _client(people.instructor).post(page, {**data, "learner": "bea"})
     assert refused.status_code == 400
     assert "No learner of this course matches" in refused.context["form"].errors["learner"][0]

@@ -13,7 +13,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from . import admin_questions  # noqa: F401 (registers Question with its choices)
-from .admin_markup import MarkupFieldsForm, markup_preview
+from .admin_markup import LabelledRowsMixin, MarkupFieldsForm, markup_preview
 from .admin_publishing import PUBLISHING_ACTIONS
 from .attempted_quizzes import prepared_attempts_discard
 from .bank.rules import quiz_policy_problems
@@ -165,7 +165,7 @@ class MisconceptionAdmin(admin.ModelAdmin):
         return markup_preview(obj.explanation) if obj.pk else "-"
 
 
-class QuizItemInlineFormSet(NextOrderFormSetMixin, forms.BaseInlineFormSet):
+class QuizItemInlineFormSet(LabelledRowsMixin, NextOrderFormSetMixin, forms.BaseInlineFormSet):
     # Who saves (QuizItemInline.get_formset): a points change on an attempted quiz is theirs.
     user = None
 

@@ -16,7 +16,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 
-from .admin_markup import MarkupFieldsForm
+from .admin_markup import LabelledRowsMixin, MarkupFieldsForm
 from .admin_publishing import PUBLISHING_ACTIONS, unpublishing_problems
 from .bank.rules import choice_set_problems
 from .content_versions import content_changed
@@ -187,7 +187,7 @@ def _ids(raw) -> list[int]:
 # --- the admin -------------------------------------------------------------------------------
 
 
-class ChoiceInlineFormSet(forms.BaseInlineFormSet):
+class ChoiceInlineFormSet(LabelledRowsMixin, forms.BaseInlineFormSet):
     """Checks the choices as a set: each wrong one explained, the right number correct."""
 
     def clean(self):

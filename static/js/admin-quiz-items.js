@@ -4,9 +4,32 @@
  * (courses/quiz_items_admin.py); each further copy here takes one more than the highest order in
  * the table, so rows added in a row count up. Without the script every copy has the server's
  * next order, and the author numbers them.
+ *
+ * The pickers of a question, problem or pool are drawn by the admin's autocomplete (a box of its
+ * own in place of the <select>): the box gets the <select>'s accessible name, the column's label.
  */
 (function () {
   "use strict";
+
+  function nameThePickers() {
+    var selects = document.querySelectorAll("#items-group select.admin-autocomplete");
+    Array.prototype.forEach.call(selects, function (select) {
+      var label = select.getAttribute("aria-label");
+      var container = select.nextElementSibling;
+      if (!label || !container) return;
+      // The box itself and the text it shows (select2 gives that one a role of its own).
+      var parts = container.querySelectorAll('[role="combobox"], [role="textbox"]');
+      Array.prototype.forEach.call(parts, function (part) {
+        part.setAttribute("aria-label", label);
+      });
+    });
+  }
+
+  // After the admin's own scripts have drawn the pickers (on DOMContentLoaded).
+  window.addEventListener("load", nameThePickers);
+  document.addEventListener("formset:added", function () {
+    window.setTimeout(nameThePickers, 0);
+  });
 
   document.addEventListener("formset:added", function (event) {
     if (!event.detail || event.detail.formsetName !== "items") return;

@@ -13,7 +13,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from . import admin_questions  # noqa: F401 (registers Question with its choices)
-from .admin_markup import MarkupFieldsForm, markup_preview
+from .admin_markup import LabelledRowsMixin, MarkupFieldsForm, markup_preview
 from .admin_publishing import PUBLISHING_ACTIONS
 from .attempted_quizzes import prepared_attempts_discard
 from .bank.rules import quiz_policy_problems
@@ -30,6 +30,7 @@ from .publishing import unpublished_in
 from .quiz_items_admin import (
     CONFIRM_FIELD,
     DIGEST_FIELD,
+    NextOrderFormSetMixin,
     attempted_items_clean,
     attempts_notice,
     confirm_field,
@@ -152,8 +153,10 @@ class MisconceptionForm(MarkupFieldsForm):
 @admin.register(Misconception)
 class MisconceptionAdmin(admin.ModelAdmin):
     form = MisconceptionForm
-    list_display = ["code", "title", "lesson"]
-    list_filter = ["lesson"]
+    # Placeholders an import made are marked, filtered and listed after the lesson's own.
+    list_display = ["code", "title", "lesson", "imported"]
+    list_filter = ["imported", "lesson"]
+    ordering = ["lesson", "imported", "code"]
     search_fields = ["code", "title", "explanation"]
     readonly_fields = ["explanation_preview"]
 
@@ -162,7 +165,7 @@ class MisconceptionAdmin(admin.ModelAdmin):
         return markup_preview(obj.explanation) if obj.pk else "-"
 
 
-class QuizItemInlineFormSet(forms.BaseInlineFormSet):
+class QuizItemInlineFormSet(LabelledRowsMixin, NextOrderFormSetMixin, forms.BaseInlineFormSet):
     # Who saves (QuizItemInline.get_formset): a points change on an attempted quiz is theirs.
     user = None
 
@@ -318,6 +321,11 @@ class QuizAdmin(admin.ModelAdmin):
             },
         ),
     ]
+
+    class Media:
+        # The items table fits a 1280 px screen; a row added counts its order up.
+        css = {"all": ["css/admin-quiz.css"]}
+        js = ["js/admin-quiz-items.js"]
 
     def get_urls(self):
         view = self.admin_site.admin_view(

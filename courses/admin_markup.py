@@ -29,3 +29,18 @@ class MarkupFieldsForm(forms.ModelForm):
             for problem in check_markup(cleaned.get(name) or ""):
                 self.add_error(name, problem)
         return cleaned
+
+
+class LabelledRowsMixin:
+    """For a tabular inline's formset: a row shows each field's label only once, in the column's
+    head, so each field (and the row's Delete box) also carries it as its aria-label, and a
+    screen reader names every box it reaches."""
+
+    def add_fields(self, form, index):
+        super().add_fields(form, index)
+        for name, field in form.fields.items():
+            if not field.widget.is_hidden:
+                label = "Delete" if name == "DELETE" else str(field.label or name)
+                # A related field's wrapper keeps the attributes of the widget it wraps.
+                widget = getattr(field.widget, "widget", field.widget)
+                widget.attrs.setdefault("aria-label", label)

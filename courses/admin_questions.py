@@ -4,6 +4,7 @@ choices table fits a 1280 px screen, and a preview shows the question as a learn
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from django import forms
@@ -15,11 +16,12 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 
-from .admin_markup import MarkupFieldsForm
+from .admin_markup import LabelledRowsMixin, MarkupFieldsForm
 from .admin_publishing import PUBLISHING_ACTIONS, unpublishing_problems
 from .bank.rules import choice_set_problems
 from .content_versions import content_changed
 from .markup import MarkupError, render_markup, render_title
+from .misconception_labels import misconception_label
 from .models import Choice, Lesson, Misconception, Question
 from .plain_math import plain_math
 from .pool_admin import MemberMoveForm
@@ -37,17 +39,16 @@ def lesson_label(lesson: Lesson) -> str:
 
 def misconception_options(lesson_id: int | None) -> list[tuple[str, list[tuple[int, str]]]]:
     """The picker's option groups: the misconceptions of lesson `lesson_id` first, headed "This
-    lesson", then every other lesson's under "Other lessons"; labels are plain text (an option
-    cannot hold MathML). Without a lesson (a new question whose lesson is not chosen yet), one
-    group per lesson in course order, so a misconception is still found by its lesson."""
+    lesson", then every other lesson's under "Other lessons"; in each group the lesson's own
+    before the placeholders an import made (marked). Without a lesson (a new question whose
+    lesson is not chosen yet), one group per lesson in course order, so a misconception is
+    still found by its lesson."""
     misconceptions = Misconception.objects.select_related("lesson__course").order_by(
-        "lesson__course__title", "lesson__order", "code"
+        "lesson__course__title", "lesson__order", "lesson_id", "imported", "code"
     )
     groups: dict[int, tuple[Lesson, list[tuple[int, str]]]] = {}
     for m in misconceptions:
-        groups.setdefault(m.lesson_id, (m.lesson, []))[1].append(
-            (m.pk, f"{m.code}: {plain_math(m.title)}")
-        )
+        groups.setdefault(m.lesson_id, (m.lesson, []))[1].append((m.pk, misconception_label(m)))
     own = groups.pop(lesson_id, None) if lesson_id is not None else None
     if lesson_id is None:
         return [(lesson_label(lesson), options) for lesson, options in groups.values()]
@@ -186,7 +187,7 @@ def _ids(raw) -> list[int]:
 # --- the admin -------------------------------------------------------------------------------
 
 
-class ChoiceInlineFormSet(forms.BaseInlineFormSet):
+class ChoiceInlineFormSet(LabelledRowsMixin, forms.BaseInlineFormSet):
     """Checks the choices as a set: each wrong one explained, the right number correct."""
 
     def clean(self):
@@ -207,8 +208,40 @@ class ChoiceInlineFormSet(forms.BaseInlineFormSet):
             raise forms.ValidationError([p[0].upper() + p[1:] + "." for p in problems])
 
 
+# Feedback that tells the learner they are right: "Right: …", "Correct!", "Right, because …".
+SAYS_RIGHT = re.compile(r"^\s*(?:right|correct)\s*(?:[:!.,;—–]|$)", re.IGNORECASE)
+
+
+def says_right(feedback: str) -> bool:
+    return bool(SAYS_RIGHT.match(feedback or ""))
+
+
+def right_feedback_problem(*, is_correct: bool, was_correct: bool, feedback: str) -> str:
+    """Why a wrong choice's feedback cannot stand, or "": it would tell a learner who picked a
+    wrong answer that they are right. Flagged, not cleared: the text is the author's, often
+    worth rewording rather than losing (the choice may even be made right again)."""
+    if is_correct or not says_right(feedback):
+        return ""
+    now = "is now marked wrong" if was_correct else "is wrong"
+    return (
+        f"This choice {now}, but its feedback still tells the learner they are right. "
+        "Rewrite it for a learner who picked a wrong answer, or leave it empty."
+    )
+
+
 class ChoiceForm(MarkupFieldsForm):
     markup_fields = ("text", "feedback")
+
+    def clean(self):
+        cleaned = super().clean()
+        problem = right_feedback_problem(
+            is_correct=bool(cleaned.get("is_correct")),
+            was_correct=bool(self.initial.get("is_correct")),
+            feedback=cleaned.get("feedback") or "",
+        )
+        if problem:
+            self.add_error("feedback", problem)
+        return cleaned
 
     class Meta:
         model = Choice
@@ -260,12 +293,12 @@ class QuestionForm(MemberMoveForm, MarkupFieldsForm):
 @admin.register(Question)
 class QuestionAdmin(admin.ModelAdmin):
     form = QuestionForm
-    list_display = ["slug", "kind", "lesson", "choice_count", "published"]
+    list_display = ["slug", "title", "kind", "lesson", "choice_count", "published"]
     list_filter = ["published", "lesson", "kind"]
-    search_fields = ["slug", "prompt", "choices__text"]
+    search_fields = ["slug", "title", "prompt", "choices__text"]
     inlines = [ChoiceInline]
     actions = PUBLISHING_ACTIONS
-    fields = ["lesson", "slug", "kind", "order", "published", "prompt", "explanation"]
+    fields = ["lesson", "title", "slug", "kind", "order", "published", "prompt", "explanation"]
 
     class Media:
         css = {"all": ["css/admin-questions.css"]}

@@ -86,9 +86,15 @@ class Misconception(models.Model):
         help_text="What a learner reads with a wrong answer, in a practice quiz while they may "
         "still try again: why the idea is wrong, never what the right answer is."
     )
+    # A placeholder an import made (one per imported question's wrong choices, one per imported
+    # problem's mistake) until an instructor names the real idea: listed after the lesson's own.
+    imported = models.BooleanField(
+        default=False,
+        help_text="Made by an import as a placeholder: untick once it names a real idea.",
+    )
 
     class Meta:
-        ordering = ["code"]
+        ordering = ["imported", "code"]
 
     def __str__(self) -> str:
         return f"{self.code}: {self.title}"
@@ -102,6 +108,9 @@ class Question(models.Model):
 
     lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="questions")
     slug = models.SlugField(max_length=80, unique=True)
+    # What authors call the question in lists and pickers (an import keeps the name it had);
+    # learners never see it.
+    title = models.CharField(max_length=200, blank=True)
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.SINGLE)
     prompt = models.TextField(help_text="Markdown with $…$ math.")
     explanation = models.TextField(blank=True, help_text="Shown once the answer may be released.")
@@ -114,7 +123,8 @@ class Question(models.Model):
         ordering = ["lesson", "order", "id"]
 
     def __str__(self) -> str:
-        return f"{self.slug} ({self.get_kind_display()})"
+        named = f"{self.title} · {self.slug}" if self.title else self.slug
+        return f"{named} ({self.get_kind_display()})"
 
 
 class Choice(models.Model):

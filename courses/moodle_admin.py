@@ -26,6 +26,10 @@ from .moodle_xml.issues import MoodleXmlError
 from .moodle_xml.reader import read_source
 from .moodle_xml.writer import moodle_export
 
+# How an import is recorded in the admin's log (on the lesson, by whoever imported), so the
+# admin's start page can list a user's recent imports (teaching/start/).
+IMPORT_LOG_PREFIX = "Imported from Moodle XML"
+
 IMPORT_PERMISSIONS = (
     "courses.add_question",
     "courses.add_choice",
@@ -108,6 +112,12 @@ def moodle_import_view(model_admin: admin.ModelAdmin, request):
             except MoodleXmlError as exc:
                 context["issues"] = exc.issues
             else:
+                model_admin.log_change(
+                    request,
+                    lesson,
+                    f"{IMPORT_LOG_PREFIX} ({confirm.cleaned_data['file_name']}): "
+                    f"{len(report.imported)} item(s), {len(report.reported)} left out.",
+                )
                 messages.success(
                     request,
                     f"Imported {len(report.imported)} item(s) into {lesson}; "

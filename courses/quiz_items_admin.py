@@ -12,17 +12,43 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import messages
+from django.db.models import Max
 from django.http import HttpRequest
 from django.utils.text import capfirst
 
 from .attempted_quizzes import ITEMS_KEPT, attempted, items_kept, points_change, points_plan
-from .models import Quiz
+from .models import Quiz, QuizItem
 
 # The quiz form's tick box that confirms a points change on an attempted quiz, and the hidden
 # digest of what the change was shown to do: the save applies only that.
 CONFIRM_FIELD = "regrade_attempts"
 DIGEST_FIELD = "regrade_digest"
 CONTENT_FIELDS = ("order", "question", "problem", "pool")
+
+
+def next_item_order(quiz: Quiz | None) -> int:
+    """Where a new item of the quiz goes: after its last (1 for a quiz without items)."""
+    if quiz is None or quiz.pk is None:
+        return 1
+    last = QuizItem.objects.filter(quiz=quiz).aggregate(n=Max("order"))["n"]
+    return 1 if last is None else last + 1
+
+
+class NextOrderFormSetMixin:
+    """New item rows start at the next order, counting up: the extra rows the page shows, and
+    the blank row "Add another" copies (static/js/admin-quiz-items.js counts the copies up)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        first = next_item_order(self.instance)
+        self.next_order = first + self.extra
+        self.initial_extra = [{"order": first + n} for n in range(self.extra)]
+
+    def get_form_kwargs(self, index):
+        kwargs = super().get_form_kwargs(index)
+        if index is None:  # the blank row "Add another" copies
+            kwargs = {**kwargs, "initial": {"order": self.next_order}}
+        return kwargs
 
 
 def confirm_field() -> forms.BooleanField:

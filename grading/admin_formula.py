@@ -22,7 +22,12 @@ from courses.models import Problem
 from grading import engine
 from grading.families import formula_report
 from grading.formula_form import FormulaEditor
-from grading.formula_preview import PREVIEW_SEEDS, formula_preview
+from grading.formula_preview import (
+    PREVIEW_SEEDS,
+    FieldProblem,
+    field_problems,
+    formula_preview,
+)
 
 STARTER_PARAMS = {
     "variables": {"x": {"min": 1, "max": 9, "step": 1}},
@@ -124,12 +129,27 @@ class FormulaEditorMixin:
         return TemplateResponse(request, "admin/grading/formula_editor.html", context)
 
 
+def _named_forms(editor: FormulaEditor) -> list[tuple[str, object]]:
+    """The editor's forms with how the preview names them: the problem's fields by their label,
+    a variable's or mistake's by its row."""
+    rows = [("", editor.form)]
+    for heading, formset in (("Variable", editor.variables), ("Mistake", editor.mistakes)):
+        for number, form in enumerate(formset.forms, start=1):
+            rows.append((f"{heading} {number}", form))
+    return rows
+
+
 def _preview_context(editor: FormulaEditor, valid: bool, seed_text: str = "") -> dict:
     """The preview of what the editor holds: variants and the 50-seed report, or the note that
     the errors on the form come first."""
     if editor.form.is_bound:
         if not valid:
-            return {"preview_errors": True}
+            problems = field_problems(_named_forms(editor))
+            problems += [
+                FieldProblem("", "Random variables", str(e))
+                for e in editor.variables.non_form_errors()
+            ]
+            return {"preview_errors": True, "problems": problems}
         data = editor.form.cleaned_data
         params, report, seed = editor.params, editor.report, data.get("seed")
         atol, rtol = data.get("atol"), data.get("rtol")

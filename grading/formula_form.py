@@ -14,6 +14,7 @@ from typing import Any
 from django import forms
 from django.db.models import Case, IntegerField, Value, When
 
+from courses.misconception_labels import misconception_label
 from courses.models import Misconception, Problem
 from grading import engine
 from grading.engine.problems.formula_shape import SHAPES, read_shaped, written
@@ -150,6 +151,7 @@ class MistakeForm(forms.Form):
         super().__init__(*args, **kwargs)
         if misconceptions is not None:
             self.fields["misconception"].queryset = misconceptions
+        self.fields["misconception"].label_from_instance = misconception_label
 
 
 VariableFormSet = forms.formset_factory(VariableForm, extra=2, can_delete=True, max_num=20)
@@ -157,13 +159,15 @@ MistakeFormSet = forms.formset_factory(MistakeForm, extra=2, can_delete=True, ma
 
 
 def misconceptions_for(problem: Problem):
-    """Every misconception, the problem's own lesson's first."""
+    """Every misconception, the problem's own lesson's first; in each part the named ideas
+    before the placeholders an import made."""
     return Misconception.objects.select_related("lesson").order_by(
         Case(
             When(lesson_id=problem.lesson_id, then=Value(0)),
             default=Value(1),
             output_field=IntegerField(),
         ),
+        "imported",
         "code",
     )
 

@@ -16,6 +16,31 @@ PREVIEW_SEEDS = (1, 2, 3)
 
 
 @dataclass(frozen=True, slots=True)
+class FieldProblem:
+    """An error of the form the live preview names, tied to its field by the field's id: the
+    script marks that field (aria-invalid, a visible marker, the message by aria-describedby)."""
+
+    field_id: str
+    label: str
+    message: str
+
+
+def field_problems(forms_: list[tuple[str, Any]]) -> list[FieldProblem]:
+    """Every field error of the given (heading, form) pairs, in the order of the page; a form's
+    errors not about one field are named by the heading alone (no field to mark)."""
+    found = []
+    for heading, form in forms_:
+        for name, errors in form.errors.items():
+            if name == "__all__" or name not in form.fields:
+                found += [FieldProblem("", heading, str(e)) for e in errors]
+                continue
+            bound = form[name]
+            label = f"{heading}: {bound.label}" if heading else str(bound.label)
+            found += [FieldProblem(bound.auto_id, label, str(e)) for e in errors]
+    return found
+
+
+@dataclass(frozen=True, slots=True)
 class PreviewMistake:
     code: str
     value: str

@@ -80,8 +80,10 @@ class FixedContent:
 
 
 def misconception_choices(question: Question) -> list[Misconception]:
-    """The misconceptions a wrong choice of the question may name in a fix: its lesson's."""
-    return list(Misconception.objects.filter(lesson_id=question.lesson_id).order_by("title", "pk"))
+    """The misconceptions a wrong choice of the question may name in a fix: its lesson's, the
+    placeholders an import made last."""
+    found = Misconception.objects.filter(lesson_id=question.lesson_id)
+    return list(found.order_by("imported", "title", "pk"))
 
 
 def fixed_content(

@@ -43,3 +43,8 @@ class MisconceptionNoteAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request) -> bool:
         return False
+
+
+# The admin's start page leads somewhere: the user's courses and their /teach/ pages, buttons to
+# add content and recent imports (teaching/start/), above the admin's own list of models.
+admin.site.index_template = "admin/softgrade_index.html"

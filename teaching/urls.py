@@ -39,6 +39,11 @@ urlpatterns = [
         name="accommodations",
     ),
     path(
+        "courses/<slug:slug>/accommodations/learners/",
+        accommodation_views.course_learner_search,
+        name="accommodation-learners",
+    ),
+    path(
         "accommodations/<int:pk>/",
         accommodation_views.accommodation_edit,
         name="accommodation-edit",

@@ -1,9 +1,10 @@
 """Import a Moodle XML file into a lesson: read, map, name and check everything, then write it
 all in one transaction. Any error raises MoodleXmlError before a row is written.
 
-Imported questions are always new rows, as in Moodle's own import: a slug comes from the
-question's name, and a slug already taken (by any lesson, or earlier in the file) gets the next
-free suffix (`-2`, `-3`…), so an import never overwrites an existing question or problem.
+Imported questions are always new rows, as in Moodle's own import: the question's name becomes
+its title (cut to the title's length) and its slug is made from it; a slug already taken (by any
+lesson, or earlier in the file) gets the next free suffix (`-2`, `-3`…), so an import never
+overwrites an existing question or problem.
 Every rename, note and left-out question is in the report. What is imported starts unpublished
 (the model's default; the report says so): an instructor publishes it once it is checked.
 
@@ -143,7 +144,8 @@ def moodle_import(
 
 
 # The explanation of the one misconception an imported question's wrong choices share, until an
-# instructor names the real ones: it says what it is, and nothing about the right answer.
+# instructor names the real ones: it says what it is, and nothing about the right answer. Such
+# placeholders are marked `imported`, so every picker lists them after the lesson's own.
 UNNAMED_EXPLANATION = (
     "This choice is not the right one. Its own feedback, if any, says more; the idea behind it "
     "has not been named yet."
@@ -165,7 +167,7 @@ def _check(item: Imported, issues: list[MoodleIssue]) -> None:
     def add(what: str, message: str) -> None:
         issues.append(MoodleIssue(f"{record.label} › {what}", None, message))
 
-    # The name becomes a problem's title or a misconception's title: its math must render.
+    # The name becomes a question's or problem's title and a misconception's: its math must render.
     texts = {"name": record.name, "question text": plan.prompt}
     if isinstance(plan, QuestionPlan):
         texts["general feedback"] = plan.explanation
@@ -223,10 +225,12 @@ def _write(lesson: Lesson, report: MoodleImportReport, pool: Pool | None) -> Non
                     # Shown with a wrong pick while the learner may still try again, so never
                     # the question's general feedback: that often states the right answer.
                     explanation=UNNAMED_EXPLANATION,
+                    imported=True,
                 )
             question = Question.objects.create(
                 lesson=lesson,
                 slug=item.slug,
+                title=name[:TITLE_LENGTH],
                 kind=plan.kind,
                 prompt=plan.prompt,
                 explanation=plan.explanation,
@@ -254,6 +258,7 @@ def _write(lesson: Lesson, report: MoodleImportReport, pool: Pool | None) -> Non
                     lesson=lesson,
                     title=f"A common wrong answer: {mistake.value:g}",
                     explanation=mistake.feedback,
+                    imported=True,
                 )
             problem = Problem.objects.create(
                 lesson=lesson,

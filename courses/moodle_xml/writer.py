@@ -74,7 +74,9 @@ def _as_truefalse(question: Question, choices: list) -> bool:
 def _question(question: Question) -> str:
     choices = list(question.choices.all())
     if _as_truefalse(question, choices):
-        out = _header("truefalse", question.slug, question.prompt, question.explanation)
+        out = _header(
+            "truefalse", question.title or question.slug, question.prompt, question.explanation
+        )
         for choice in choices:
             fraction = 100 if choice.is_correct else 0
             value = choice.text.strip().lower()
@@ -82,7 +84,9 @@ def _question(question: Question) -> str:
         return out + "  </question>\n"
     single = question.kind != Question.Kind.MULTIPLE
     n_right = sum(c.is_correct for c in choices) or 1
-    out = _header("multichoice", question.slug, question.prompt, question.explanation)
+    out = _header(
+        "multichoice", question.title or question.slug, question.prompt, question.explanation
+    )
     out += f"    <single>{'true' if single else 'false'}</single>\n"
     # Every choice pinned is a question whose choices keep their order: Moodle's shuffling off.
     shuffle = "false" if all(c.pinned for c in choices) else "true"

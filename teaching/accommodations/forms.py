@@ -7,12 +7,12 @@ from __future__ import annotations
 from datetime import UTC
 
 from django import forms
-from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from courses.models import Course, Quiz
 from grading.accommodation_models import REASON_MAX_LENGTH, QuizAccommodation
 from grading.services.accommodations import AccommodationTerms
+from teaching.accommodations.learners import LearnerNotFound, course_learner
 
 
 class UtcDateTimeField(forms.DateTimeField):
@@ -32,10 +32,17 @@ class UtcDateTimeField(forms.DateTimeField):
 
 
 class AccommodationForm(forms.Form):
-    """A quiz of the course, a learner by username, and what they get."""
+    """A quiz of the course, one of its learners (by name or username), and what they get."""
 
     quiz = forms.ModelChoiceField(queryset=Quiz.objects.none(), label="Quiz")
-    learner = forms.CharField(label="Learner's username", max_length=150)
+    learner = forms.CharField(
+        label="Learner",
+        max_length=300,
+        help_text="A learner of the course: their username, or their name or part of it "
+        "(any case). Pick from the suggestions, or find them with the search above.",
+        # The suggestions list (static/js/learner-search.js fills it from the course's learners).
+        widget=forms.TextInput(attrs={"list": "learner-options", "autocomplete": "off"}),
+    )
     extra_minutes = forms.IntegerField(
         label="Extra minutes", min_value=0, initial=0, help_text="Added to the time limit."
     )
@@ -57,6 +64,7 @@ class AccommodationForm(forms.Form):
 
     def __init__(self, *args, course: Course, editing: QuizAccommodation | None = None, **kwargs):
         super().__init__(*args, label_suffix="", **kwargs)
+        self.course, self.editing = course, editing
         self.fields["quiz"].queryset = Quiz.objects.filter(lesson__course=course).order_by(
             "lesson__order", "title"
         )
@@ -76,14 +84,12 @@ class AccommodationForm(forms.Form):
             )
 
     def clean_learner(self):
-        username = self.cleaned_data["learner"].strip()
-        user_model = get_user_model()
-        learner = user_model.objects.filter(
-            **{user_model.USERNAME_FIELD: username}, is_active=True
-        ).first()
-        if learner is None:
-            raise forms.ValidationError(f"No active learner with the username “{username}”.")
-        return learner
+        if self.editing is not None:
+            return self.editing.learner
+        try:
+            return course_learner(course=self.course, text=self.cleaned_data["learner"])
+        except LearnerNotFound as problem:
+            raise forms.ValidationError(str(problem)) from None
 
     def terms(self) -> AccommodationTerms:
         data = self.cleaned_data

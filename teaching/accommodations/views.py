@@ -14,11 +14,11 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courses.models import Course
 from grading.accommodations import answers_release_times
@@ -31,6 +31,7 @@ from grading.services.accommodations import (
 )
 from teaching import access
 from teaching.accommodations.forms import AccommodationForm
+from teaching.accommodations.learners import learners_matching
 
 ONLY_INSTRUCTORS = "Only the course's instructors may set a learner's accommodations."
 
@@ -88,7 +89,11 @@ def _listing(course: Course) -> list[dict]:
 def course_accommodations(request: HttpRequest, slug: str) -> HttpResponse:
     course = access.course_for_staff_or_404(user=request.user, slug=slug)
     may_set = access.may_set_accommodations(user=request.user, course=course)
-    form = AccommodationForm(course=course) if may_set else None
+    # Without the script: a search of the course's learners, each found one a link that puts
+    # them in the form (?learner=username).
+    find = request.GET.get("find", "").strip()[:150]
+    picked = request.GET.get("learner", "").strip()[:150]
+    form = AccommodationForm(course=course, initial={"learner": picked}) if may_set else None
     status = 200
     if request.method == "POST":
         _allowed_or_403(request, course)
@@ -101,8 +106,23 @@ def course_accommodations(request: HttpRequest, slug: str) -> HttpResponse:
         "rows": _listing(course),
         "form": form,
         "may_set": may_set,
+        "find": find,
+        "found": learners_matching(course=course, text=find) if may_set and find else [],
     }
     return render(request, "teaching/accommodations.html", context, status=status)
+
+
+@never_cache
+@require_GET
+@login_required
+def course_learner_search(request: HttpRequest, slug: str) -> JsonResponse:
+    """The course's learners matching ?q= (name or username, any case), for the form's
+    suggestions: for those who may set accommodations in the course only (else 403; outside the
+    user's courses, 404)."""
+    course = access.course_for_staff_or_404(user=request.user, slug=slug)
+    _allowed_or_403(request, course)
+    found = learners_matching(course=course, text=request.GET.get("q", "")[:150])
+    return JsonResponse({"learners": [{"username": o.username, "label": o.label} for o in found]})
 
 
 @never_cache

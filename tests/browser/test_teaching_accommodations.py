@@ -11,6 +11,8 @@ from playwright.sync_api import expect
 
 from courses.models import Quiz
 from grading.models import QuizAccommodation
+from grading.services.attempts import attempt_start
+from grading.services.closing import attempt_submit
 from teaching.models import CourseRole
 from tests.browser.conftest import PASSWORD, log_in
 from tests.browser.test_accessibility import fit_a_phone, serious_violations
@@ -28,13 +30,17 @@ def test_extra_time_set_by_the_instructor_shows_in_the_learner_rules(
     grace = UserFactory(username="grace", first_name="Grace")
     grace.set_password(PASSWORD)
     grace.save()
+    # A learner of the course: she has practised (only the course's learners may be picked).
+    attempt_submit(
+        attempt=attempt_start(user=grace, quiz=Quiz.objects.get(slug="attention-practice"))
+    )
 
     log_in(page, live_server, learner_account)
     page.goto(f"{live_server.url}/teach/courses/{course.slug}/")
     page.get_by_role("link", name="Accommodations", exact=False).click()
     expect(page.get_by_role("heading", level=1)).to_contain_text("Accommodations")
     page.get_by_label("Quiz").select_option(label=str(exam))
-    page.get_by_label("Learner's username").fill("grace")
+    page.get_by_label("Learner", exact=True).fill("grace")
     page.get_by_label("Extra minutes").fill("30")
     page.get_by_label("Reason").fill("Extra time on the learning-support letter.")
     page.get_by_role("button", name="Save the accommodation").click()

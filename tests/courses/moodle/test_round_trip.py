@@ -89,7 +89,7 @@ def test_multiple_choice_export_shares_the_mark_and_penalises_wrong_choices():
     lesson = LessonFactory()
     moodle_import(source=(FILES / "questions.xml").read_bytes(), file_name="q", lesson=lesson)
     xml = moodle_export(lesson=lesson).xml
-    block = xml[xml.index("<name><text>softmax-properties") :]
+    block = xml[xml.index("<name><text>Softmax properties") :]  # the title an import kept
     block = block[: block.index("</question>")]
     assert "<single>false</single>" in block
     assert block.count('fraction="50"') == 2

@@ -13,11 +13,11 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from courses.models import Quiz
-from grading.models import QuizAccommodation
+from grading.models import Attempt, QuizAccommodation
 from grading.services.accommodations import AccommodationTerms, accommodation_set
 from grading.services.attempts import attempt_start
 from grading.services.closing import attempt_submit
-from tests.factories import UserFactory
+from tests.factories import QuizFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -27,6 +27,23 @@ def quiz(exam):
     Quiz.objects.filter(pk=exam.quiz.pk).update(time_limit_minutes=60, attempts_allowed=2)
     exam.quiz.refresh_from_db()
     return exam.quiz
+
+
+def enrol(user, course) -> None:
+    """Make `user` a learner of the course: a submitted attempt at a practice quiz of it."""
+    practice = QuizFactory(lesson=course.lessons.first(), mode=Quiz.Mode.PRACTICE)
+    Attempt.objects.create(
+        user=user,
+        quiz=practice,
+        number=1,
+        status=Attempt.Status.SUBMITTED,
+        submitted_at=timezone.now(),
+    )
+
+
+@pytest.fixture(autouse=True)
+def learner_of_course(course_a, people):
+    enrol(people.learner, course_a)
 
 
 def page(course) -> str:
@@ -126,7 +143,7 @@ def test_the_form_needs_the_csrf_token(quiz, course_a, people):
     [
         ({"extra_minutes": -5}, "extra_minutes", "greater than or equal to 0"),
         ({"extra_attempts": -1}, "extra_attempts", "greater than or equal to 0"),
-        ({"who": "nobody-here"}, "learner", "No active learner with the username"),
+        ({"who": "nobody-here"}, "learner", "No learner of this course matches “nobody-here”"),
         ({}, None, "Give extra minutes, extra attempts or a due date"),
         ({"closes_at": "2020-01-01T10:00"}, "closes_at", "after the quiz opens"),
         ({"closes_at": "not a date"}, "closes_at", "Enter a valid date/time"),

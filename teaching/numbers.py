@@ -3,8 +3,8 @@
 - A score is in points, as "3.5 / 5" (the points, then the most there are), to two decimals at
   most with no trailing zeros: 3.5, 2, 0.33. A column of scores says so in its header, with the
   maximum when every row shares it: "Total (points of 10)".
-- A share (a part of a whole: a facility, a weight) is a percentage, "60 %", whole numbers; its
-  header says "%".
+- A share (a part of a whole: a mean score of the maximum, a facility, a weight) is a
+  percentage to one decimal at most, "60 %", "4.9 %"; its header says "%".
 - A statistical coefficient that is no share (a correlation, a skewness) stays a plain decimal.
 - CSV files and the API carry plain numbers (points, fractions 0 to 1) for programs to read;
   their headers name the unit, as the page's do (POINTS_UNIT, FRACTION_UNIT).
@@ -42,14 +42,17 @@ def points_of(value: float | None, maximum: float | None) -> str:
 
 
 def percent(fraction: float | None) -> str:
-    """A share (0 to 1) as a whole percentage: "60 %"; "" for None.
+    """A share (0 to 1) as a percentage to one decimal at most: "60 %"; "" for None.
 
-    >>> percent(0.6), percent(1 / 3)
-    ('60 %', '33 %')
+    >>> percent(0.6), percent(1 / 3), percent(-0.0491)
+    ('60 %', '33.3 %', '−4.9 %')
     """
     if fraction is None:
         return ""
-    return f"{round(100 * fraction)} %"
+    text = f"{100 * fraction:.1f}".rstrip("0").rstrip(".")
+    if text in ("-0", ""):
+        text = "0"
+    return f"{text.replace('-', '−')} %"
 
 
 def points_header(label: str, maximum: float | None = None) -> str:

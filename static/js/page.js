@@ -3,8 +3,8 @@
  * A form marked data-submit-once ignores a second submission while the first is on its way,
  * so a double click sends one request (the server also recognises a repeated submission token).
  * Buttons are not disabled: a disabled submit button would drop its name=value from the request.
- * Block formulas and worked-solution steps wider than the page scroll in their own box and
- * become keyboard-focusable.
+ * Block formulas, worked-solution steps and tables wider than the page scroll in their own box
+ * and become keyboard-focusable.
  */
 (function () {
   "use strict";
@@ -30,11 +30,11 @@
     });
   });
 
-  // A wide formula or worked-solution step scrolls sideways inside its own box; keyboard users
-  // need to reach it too. Only those that overflow take a tab stop: the others would be stops
+  // A wide formula, worked-solution step or table (.table-wrap: the results grid, an attempt's
+  // tries on a phone) scrolls sideways inside its own box; keyboard users need to reach it too. Only those that overflow take a tab stop: the others would be stops
   // that do nothing.
   function focusableWideMath() {
-    document.querySelectorAll('math[display="block"], .solution-steps li').forEach(function (box) {
+    document.querySelectorAll('math[display="block"], .solution-steps li, .table-wrap').forEach(function (box) {
       if (box.scrollWidth > box.clientWidth + 1) {
         box.setAttribute("tabindex", "0");
       } else {

@@ -13,9 +13,11 @@ import csv
 from collections.abc import Iterator
 
 from courses.models import Quiz
+from teaching.numbers import POINTS_UNIT, csv_header
 from teaching.results.grades import quiz_grades
 from teaching.results.reads import AttemptRule
 
+# The score columns name their unit (teaching/numbers.py): points, as the grid shows them.
 COLUMNS = [
     "learner",
     "name",
@@ -23,8 +25,8 @@ COLUMNS = [
     "lms_course",
     "attempts",
     "attempt",
-    "score",
-    "max_score",
+    csv_header("score", POINTS_UNIT),
+    csv_header("max_score", POINTS_UNIT),
     "submitted_at",
 ]
 

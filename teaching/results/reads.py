@@ -6,8 +6,9 @@ A fixed number of queries whatever the number of learners, attempts and items: t
 learners (those with an attempt; the learners an LMS sent to the quiz, one query per provider
 that settings name; the course's roles and the learners among those who made no attempt), the
 given learners' attempts and, for the grid, their answers (every save: the counted ones score,
-all of them time the items) and the overrides of the quiz's attempts. The grid reads a page of
-learners at a time (teaching/results_pages.py); the gradebook reads all.
+all of them time the items) and the overrides of the quiz's attempts. The grid reads every
+learner the search keeps (its sort, status filter and mean row need all their scores:
+teaching/results/pages.py) and renders a page of them; the gradebook reads all, without answers.
 
 Time on an item (`item_times`) is read off the answers' timestamps, the only clock an attempt
 keeps: softgrade does not know when a learner looks at an item, only when they save an answer.

@@ -24,12 +24,13 @@ from grading.services.overdue import overdue_attempts_close
 from teaching import access, selectors
 from teaching.results.gradebook import gradebook_lines
 from teaching.results.grades import GRADE_RULES, default_rule
-from teaching.results.pages import SEARCH_MAX_LENGTH, results_page
+from teaching.results.grid import SortError, Status
+from teaching.results.neighbours import attempt_neighbours
+from teaching.results.pages import results_page
+from teaching.results.query import grid_query, header_sorts
 from teaching.results.reads import ITEM_TIME_DEFINITION, AttemptRule
 from teaching.results.responses_export import response_lines
 from teaching.scores import changes as score_changes
-
-GROUPS = ("", "lms")
 
 
 def _rule(
@@ -50,33 +51,39 @@ def quiz_results(request: HttpRequest, slug: str) -> HttpResponse:
     quiz = access.quiz_for_staff_or_404(user=request.user, slug=slug)
     # No learner shows as still answering once their time ran out (grading/services/overdue.py).
     overdue_attempts_close(quiz=quiz)
-    rule = _rule(request, allowed=tuple(AttemptRule), default=default_rule(quiz))
-    group = request.GET.get("group", "")
-    if group not in GROUPS:
-        raise BadRequest("group must be lms, or left out.")
-    search = request.GET.get("q", "").strip()
-    if len(search) > SEARCH_MAX_LENGTH:
-        raise BadRequest(f"A search is at most {SEARCH_MAX_LENGTH} characters.")
+    query = grid_query(request.GET, default_rule=default_rule(quiz))
     try:
         found = results_page(
             quiz=quiz,
-            rule=rule,
-            grouped=bool(group),
-            search=search,
+            rule=query.rule,
+            grouped=query.grouped,
+            search=query.search,
             number=int(request.GET.get("page", 1)),
+            sort=query.sort,
+            status=query.status,
         )
+    except SortError as error:
+        raise BadRequest(str(error)) from None
     except (ValueError, InvalidPage):
         raise Http404("No such page of learners.") from None
     # The page links keep the filters and the search: only the page number changes.
     kept = request.GET.copy()
     kept.pop("page", None)
+    rule = query.rule
+    sorts = header_sorts(query, found.results.items)
     context = {
         "quiz": quiz,
         "course": quiz.lesson.course,
         "results": found.results,
         "grid": found,
+        "query": query,
+        # What the attempt links carry, so the attempt page's next and previous follow the grid.
+        "grid_query": query.encoded(attempts=rule.value),
+        "sorts": sorts,
+        "item_columns": list(zip(found.results.items, sorts["items"], strict=True)),
+        "statuses": list(Status),
         "page_query": kept.urlencode(),
-        "group": group,
+        "group": "lms" if query.grouped else "",
         "rules": list(AttemptRule),
         "export_rule": rule if rule in GRADE_RULES else default_rule(quiz),
         "immediate": policy.immediate_feedback(quiz),
@@ -121,8 +128,13 @@ def quiz_responses(request: HttpRequest, slug: str) -> StreamingHttpResponse:
 @login_required
 def attempt_review(request: HttpRequest, pk: int) -> HttpResponse:
     attempt = access.attempt_for_staff_or_404(user=request.user, pk=pk)
+    query = grid_query(request.GET, default_rule=default_rule(attempt.quiz))
     attempt_expire_if_overdue(attempt=attempt)
     review = selectors.attempt_review(attempt=attempt)
+    try:
+        neighbours = attempt_neighbours(attempt=attempt, quiz=attempt.quiz, query=query)
+    except SortError as error:
+        raise BadRequest(str(error)) from None
     context = {
         "attempt": attempt,
         "quiz": attempt.quiz,
@@ -140,5 +152,9 @@ def attempt_review(request: HttpRequest, pk: int) -> HttpResponse:
         "score_changes": score_changes.attempt_score_changes(attempt=attempt),
         "may_change_scores": access.may_change_scores(user=request.user, quiz=attempt.quiz),
         "item_time_definition": ITEM_TIME_DEFINITION,
+        # The learners either side in the results grid's order, and the grid's query to carry.
+        "neighbours": neighbours,
+        "grid_query": query.encoded(attempts=query.rule.value),
+        "results_query": query.encoded(),
     }
     return render(request, "teaching/attempt_review.html", context)

@@ -15,9 +15,10 @@ import csv
 from collections.abc import Iterator
 from typing import Any
 
+from teaching.numbers import FRACTION_UNIT, csv_header
 from teaching.results.gradebook import spreadsheet_safe
 from teaching.statistics.data import QuizData, entry_key
-from teaching.statistics.figures import QUIZ_FIGURES
+from teaching.statistics.figures import QUIZ_FIGURES, SHARES
 from teaching.statistics.responses import ItemCounts
 
 ITEM_FIGURES = (
@@ -30,11 +31,17 @@ ITEM_FIGURES = (
     "discriminative_efficiency",
 )
 STATUSES = ("correct", "incorrect", "invalid", "unexplained")
+# A figure that is a share of the item's maximum says so in its header (teaching/numbers.py):
+# facility_fraction, 0 to 1, where the page shows a percentage; the JSON document keeps the
+# figures' own names.
+FIGURE_COLUMNS = {
+    name: csv_header(name, FRACTION_UNIT) if name in SHARES else name for name in ITEM_FIGURES
+}
 CSV_COLUMNS = [
     "item",
     "drawn",  # a pool's member (statistics_data's entry_key); empty for any other item
     "position",
-    *ITEM_FIGURES,
+    *FIGURE_COLUMNS.values(),
     "responses",
     *STATUSES,
     "choices",

@@ -66,6 +66,23 @@ class QuizStatistics:
 # The quiz level's figures, in the order Moodle's report and the API list them.
 QUIZ_FIGURES = tuple(f.name for f in fields(QuizStatistics) if f.name not in ("n", "undefined"))
 
+# The figures that are shares of a maximum (of the quiz's or an item's): pages show them as
+# percentages and the CSV names them fractions (teaching/numbers.py); the others (skewness,
+# kurtosis, the coefficient of internal consistency, the error ratio, discrimination) are
+# coefficients, shown as plain decimals.
+SHARES = frozenset(
+    {
+        "mean",
+        "median",
+        "sd",
+        "standard_error",
+        "facility",
+        "random_guess_score",
+        "intended_weight",
+        "effective_weight",
+    }
+)
+
 
 @dataclass(frozen=True, slots=True)
 class ItemStatistics:

@@ -29,19 +29,21 @@ from teaching.charts.bars import Bar, bar_chart
 from teaching.charts.histogram import count_ticks, histogram
 from teaching.results.reads import AttemptRule, Learner, learner_of
 from teaching.statistics.data import RULE_LABELS, RULES, ItemData, item_data, quiz_data
+from teaching.statistics.figures import SHARES
 from teaching.statistics.responses import Tally, ValueTally
 
 # The quiz level's figures as the page lists them: the name in QuizStatistics, its label, and
-# whether it is also shown in points (the figures on the totals' scale).
+# whether it is also shown in points (the figures on the totals' scale, shown as percentages of
+# the maximum: teaching/numbers.py).
 QUIZ_ROWS = (
-    ("mean", "Mean", True),
-    ("median", "Median", True),
-    ("sd", "Standard deviation", True),
+    ("mean", "Mean (% of the maximum)", True),
+    ("median", "Median (% of the maximum)", True),
+    ("sd", "Standard deviation (% of the maximum)", True),
     ("skewness", "Skewness", False),
     ("kurtosis", "Kurtosis", False),
     ("cronbach_alpha", "Coefficient of internal consistency (Cronbach's α)", False),
     ("error_ratio", "Error ratio", False),
-    ("standard_error", "Standard error", True),
+    ("standard_error", "Standard error (% of the maximum)", True),
 )
 
 
@@ -64,6 +66,7 @@ class QuizRow:
     value: float | None
     reason: str
     points: float | None  # the value on the quiz's scale, when it has one
+    share: bool  # a share of the maximum (a percentage) rather than a coefficient
 
 
 @never_cache
@@ -80,7 +83,8 @@ def quiz_statistics(request: HttpRequest, slug: str) -> HttpResponse:
     for name, label, on_scale in QUIZ_ROWS:
         value = getattr(report.quiz, name)
         points = value * data.max_score if on_scale and value is not None else None
-        quiz_rows.append(QuizRow(name, label, value, report.quiz.undefined.get(name, ""), points))
+        reason = report.quiz.undefined.get(name, "")
+        quiz_rows.append(QuizRow(name, label, value, reason, points, name in SHARES))
     context = {
         "quiz": quiz,
         "course": quiz.lesson.course,

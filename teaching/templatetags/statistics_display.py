@@ -8,6 +8,9 @@ from django import template
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 
+from teaching.numbers import percent
+from teaching.statistics.figures import SHARES
+
 register = template.Library()
 
 UNDEFINED = (
@@ -17,10 +20,15 @@ UNDEFINED = (
 
 
 @register.simple_tag
-def figure(value: float | None, reason: str = "", digits: int = 3) -> SafeString:
-    """A statistic: 0.600, −0.049; "—" with its reason when it is undefined (None)."""
+def figure(
+    value: float | None, reason: str = "", digits: int = 3, share: bool = False
+) -> SafeString:
+    """A statistic: 0.600, −0.049, or a share as a percentage (teaching/numbers.py): 60 %;
+    "—" with its reason when it is undefined (None)."""
     if value is None:
         return format_html(UNDEFINED, reason=reason or "not defined for these attempts")
+    if share:
+        return format_html("{}", percent(value))
     text = f"{value:.{digits}f}"
     if float(text) == 0:
         text = text.lstrip("-")  # a figure rounded to zero has no sign
@@ -30,7 +38,9 @@ def figure(value: float | None, reason: str = "", digits: int = 3) -> SafeString
 @register.simple_tag
 def item_figure(statistics, name: str) -> SafeString:
     """An item's figure by name, with the reason ItemStatistics.undefined gives when undefined."""
-    return figure(getattr(statistics, name), statistics.undefined.get(name, ""))
+    return figure(
+        getattr(statistics, name), statistics.undefined.get(name, ""), share=name in SHARES
+    )
 
 
 @register.simple_tag

@@ -200,7 +200,12 @@ def test_the_api_and_the_instructor_s_gradebook_csv_give_the_same_numbers(
             "name": row["learner_name"],
             "email": row["learner_email"],
         }
-        assert as_cells == {column: expected[column] for column in as_cells}, username
+        # The gradebook's score columns name their unit (teaching/numbers.py); the API's fields
+        # are its documented contract and keep their names.
+        in_book = {"score": "score_points", "max_score": "max_score_points"}
+        assert as_cells == {column: expected[in_book.get(column, column)] for column in as_cells}, (
+            username
+        )
         submitted = expected["submitted_at"]
         assert (row["submitted_at"] or "").replace("Z", "+00:00") == submitted, username
         for column in ("attempts", "attempt", "score", "max_score"):

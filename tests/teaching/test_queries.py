@@ -108,7 +108,9 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 #   learners with an attempt (1), LMS courses (1 with the lti app's provider, pinned in
 #   tests/lti/test_course_roles.py; none with this file's stand-in), the course's roles and
 #   the LMS learners without an attempt (2), the page's attempts (1), their answers (1),
-#   overrides (1), the quiz's LMS links the user may open (1, lti.selectors.quiz_link_views)
+#   overrides (1) (every learner's attempts and answers, for the sort, the filter and the mean
+#   row, in the same queries as one page's), the quiz's LMS links the user may open (1,
+#   lti.selectors.quiz_link_views)
 #   after the user's own and group permissions (2 but for a superuser: Django's has_perm,
 #   which lti.access asks for the permission that opens every link);
 # - gradebook: the same for every learner, without answers and overrides;
@@ -116,6 +118,9 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 #   responses, their choices, overrides: 6), the misconceptions named (1), its score changes (1),
 #   whether the user may change scores (1), when answers are released to learners (1, for a
 #   quiz that releases them after it closes: the latest own due date, grading.accommodations);
+#   the learners either side in the grid's order (teaching.results.neighbours: the grid's
+#   read of every learner, as on the results page: items, learners with an attempt, the
+#   course's roles and the LMS learners without one, attempts, answers, overrides: 7);
 # - override: the attempt (1), the item (1), whether the user may change scores (1), the item's
 #   score now (responses, overrides: 2), the attempt's score changes (1);
 # - regrade: the item (1), its quiz's overdue attempts closed first (1), whether the user may
@@ -159,7 +164,7 @@ PAGES = {
     "responses CSV": 12,
     "grade by item": 16,
     "grade by item, a question": 17,
-    "attempt": 13,
+    "attempt": 20,
     "override": 8,
     "regrade": 16,
     "regrade, a choice fixed": 22,

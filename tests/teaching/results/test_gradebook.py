@@ -35,7 +35,7 @@ def gradebook(client, quiz, rule: str | None = None) -> list[dict[str, str]]:
 
 def scores_by_learner(rows) -> dict[str, tuple[str, str, str, str]]:
     return {
-        row["name"]: (row["attempts"], row["attempt"], row["score"], row["max_score"])
+        row["name"]: (row["attempts"], row["attempt"], row["score_points"], row["max_score_points"])
         for row in rows
     }
 
@@ -80,7 +80,7 @@ def test_the_best_score_is_the_one_the_lms_is_sent(client, exam, people, learner
     for key in ("ann", "ben"):
         best = scores.best_attempt(user=learners[key], quiz=exam.quiz)
         assert rows[learners[key].username]["attempt"] == str(best.number)
-        assert float(rows[learners[key].username]["score"]) == best.score
+        assert float(rows[learners[key].username]["score_points"]) == best.score
 
 
 @pytest.mark.parametrize(
@@ -95,7 +95,7 @@ def test_a_cell_a_spreadsheet_would_run_is_prefixed(client, exam, people, lms_co
     (row,) = gradebook(client, exam.quiz)
     assert row["name"] == row["lms_course"] == "'" + name
     assert row["email"] == "plain@example.org"
-    assert row["score"] == "5.0"
+    assert row["score_points"] == "5.0"
 
 
 def test_spreadsheet_safe_leaves_other_values_alone():

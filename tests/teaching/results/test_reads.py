@@ -18,6 +18,8 @@ last saved answer counts.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -173,13 +175,17 @@ def test_the_grid_page_shows_the_numbers_and_links_each_attempt(client, exam, pe
     page = grid(client, exam.quiz, "?attempts=best")
     best = learners["attempts"]["ann"][1]
     assert reverse("teaching:attempt", args=[best.pk]) in page
-    assert "<td data-score>3.50 / 5</td>" in page
-    assert "<td data-score>5 / 5</td>" in page
+    # Points as "3.5 / 5" (teaching/numbers.py), each total linking to its attempt.
+    assert re.search(r'<td data-score><a href="[^"]+">3.5 / 5<span', page)
+    assert re.search(r'<td data-score><a href="[^"]+">5 / 5<span', page)
     assert "No submitted attempt yet (one in progress)" in page  # Cai
     assert "No attempt yet" in page  # Dan
     assert people.instructor.username not in page
     assert "ML 101" in page
-    assert f'data-item="{exam.problem_item.pk}"><span aria-hidden="true">✎</span> 1.50' in page
+    assert (
+        f'data-item="{exam.problem_item.pk}"><span class="grid-points">'
+        '<span aria-hidden="true">✎</span> 1.5 / 3<'
+    ) in page
 
     every = grid(client, exam.quiz, "?attempts=all&group=lms")
     assert every.count("<td data-score>") == 6

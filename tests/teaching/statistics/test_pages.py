@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from courses.models import Misconception
 from teaching.models import CourseRole
+from teaching.statistics.figures import SHARES
 from teaching.templatetags.statistics_display import figure
 from tests.factories import InstructorFactory, UserFactory
 from tests.grading.exam_records import sit
@@ -55,7 +56,11 @@ def responses_url(worked, index: int, query: str = "") -> str:
     return reverse("teaching:item-responses", args=[worked.quiz.slug, item.pk]) + query
 
 
-def shown(value: float) -> str:
+def shown(value: float, name: str = "") -> str:
+    """A figure as the page shows it: a share of the maximum as a percentage to one decimal
+    (teaching/numbers.py), a coefficient to three decimals."""
+    if name in SHARES:
+        return f"{100 * value:.1f}".rstrip("0").rstrip(".").replace("-", "−") + " %"
     return f"{value:.3f}".replace("-", "−")
 
 
@@ -69,8 +74,10 @@ def test_the_quiz_level_shows_the_hand_computed_figures(worked, page):
     html = page(statistics_url(worked))
     assert cells(html, "n", "quiz") == ["5"]
     for name, value in HAND_QUIZ.items():
-        assert cells(html, name, "quiz") == [shown(value)], name
-    assert "1.18 of 5" in html  # the standard error in points, as docs/statistics.md says
+        assert cells(html, name, "quiz") == [shown(value, name)], name
+    assert "1.18 / 5" in html  # the standard error in points, as docs/statistics.md says
+    assert "Mean (% of the maximum)" in html
+    assert "In points (of 5)" in html
 
 
 def test_the_items_show_the_hand_computed_figures_in_quiz_order(worked, page):
@@ -78,7 +85,8 @@ def test_the_items_show_the_hand_computed_figures_in_quiz_order(worked, page):
     rows = re.findall(r'<tr data-item="(\d+)">', html)
     assert rows == [str(item.pk) for item in worked.items]
     for name in HAND_ITEMS[0]:
-        assert cells(html, name) == [shown(item[name]) for item in HAND_ITEMS], name
+        assert cells(html, name) == [shown(item[name], name) for item in HAND_ITEMS], name
+    assert '<th scope="col">Facility (%)</th>' in html
     assert cells(html, "discrimination_index")[1] == "−0.049"
     assert "4 of 5" in html  # Eve left the problem unanswered
 
@@ -101,7 +109,7 @@ def test_the_histogram_counts_the_totals_and_says_so_in_words(worked, page):
 def test_every_attempt_on_request(worked, page):
     html = page(statistics_url(worked, "?attempts=all"))
     assert cells(html, "n", "quiz") == ["6"]
-    assert cells(html, "mean", "quiz") == [shown(15 / 6 / 5)]
+    assert cells(html, "mean", "quiz") == [shown(15 / 6 / 5, "mean")]
     assert '<option value="all" selected>' in html
 
 
@@ -111,8 +119,8 @@ def test_an_undefined_figure_is_a_dash_with_its_reason(client, exam):
     client.force_login(InstructorFactory())
     url = reverse("teaching:quiz-statistics", args=[exam.quiz.slug])
     html = client.get(url).content.decode()
-    assert cells(html, "mean", "quiz") == ["1.000"]
-    assert cells(html, "facility") == ["1.000", "1.000"]
+    assert cells(html, "mean", "quiz") == ["100 %"]
+    assert cells(html, "facility") == ["100 %", "100 %"]
     undefined = re.findall(
         r'<span class="undefined" title="([^"]+)"><span aria-hidden="true">—</span>'
         r'<span class="visually-hidden">undefined: ([^<]+)</span>',

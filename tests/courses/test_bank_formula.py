@@ -34,9 +34,9 @@ FORMULA = {
                 "feedback": "Nothing here is halved.",
             },
         },
-        "prompt": "Components have standard deviation {s} and $d_k = {d_k}$. Give the "
+        "prompt": "Components have standard deviation {@s@} and $d_k = {@d_k@}$. Give the "
         "variance and the standard deviation of $q \\cdot k$.",
-        "solution": ["The variance is $d_k s^2$ with $s = {s}$.", "Its root is the spread."],
+        "solution": ["The variance is $d_k s^2$ with $s = {@s@}$.", "Its root is the spread."],
         "version": 2,
     },
     "tolerance": {"atol": 0, "rtol": 0.001},

@@ -27,7 +27,7 @@ from grading.formula_preview import PREVIEW_SEEDS, formula_preview
 STARTER_PARAMS = {
     "variables": {"x": {"min": 1, "max": 9, "step": 1}},
     "answer": "2 * x",
-    "prompt": "What is $2x$ for $x = {x}$?",
+    "prompt": "What is $2x$ for $x = {@x@}$?",
 }
 
 

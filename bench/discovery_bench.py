@@ -110,7 +110,7 @@ def prepare() -> tuple[Client, dict[str, str]]:
         },
         "answer": "d_k * sigma_q^2 * sigma_k^2",
         "mistakes": {"std-for-variance": "sqrt(d_k) * sigma_q * sigma_k"},
-        "prompt": "d_k = {d_k}, σq = {sigma_q}, σk = {sigma_k}: Var(q·k)?",
+        "prompt": "d_k = {@d_k@}, σq = {@sigma_q@}, σk = {@sigma_k@}: Var(q·k)?",
     }
     problem = Problem.objects.create(
         lesson=lesson, slug="bench-formula", title="Var(q·k)", family="formula", params=params

@@ -13,7 +13,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from . import admin_questions  # noqa: F401 (registers Question with its choices)
-from .admin_markup import LabelledRowsMixin, MarkupFieldsForm, markup_preview
+from .admin_markup import LabelledRowsMixin, MarkupFieldsForm, markup_preview, plain_column
 from .admin_publishing import PUBLISHING_ACTIONS
 from .attempted_quizzes import prepared_attempts_discard
 from .bank.rules import quiz_policy_problems
@@ -51,7 +51,7 @@ class CourseForm(MarkupFieldsForm):
 @admin.register(Course)
 class CourseAdmin(admin.ModelAdmin):
     form = CourseForm
-    list_display = ["title", "slug", "updated_at"]
+    list_display = [plain_column("title", "Title"), "slug", "updated_at"]
     search_fields = ["title", "slug"]
     prepopulated_fields = {"slug": ["title"]}
 
@@ -92,7 +92,7 @@ class LessonForm(MarkupFieldsForm):
 @admin.register(Lesson)
 class LessonAdmin(admin.ModelAdmin):
     form = LessonForm
-    list_display = ["title", "course", "order", "minutes", "updated_at"]
+    list_display = [plain_column("title", "Title"), "course", "order", "minutes", "updated_at"]
     list_filter = ["course"]
     search_fields = ["title", "slug", "body"]
     prepopulated_fields = {"slug": ["title"]}
@@ -132,7 +132,7 @@ class LessonAdmin(admin.ModelAdmin):
 @admin.register(KeyTerm)
 class KeyTermAdmin(admin.ModelAdmin):
     form = KeyTermForm
-    list_display = ["term", "slug", "lesson"]
+    list_display = [plain_column("term", "Term"), "slug", "lesson"]
     list_filter = ["lesson"]
     search_fields = ["term", "definition"]
     readonly_fields = ["definition_preview"]
@@ -154,7 +154,7 @@ class MisconceptionForm(MarkupFieldsForm):
 class MisconceptionAdmin(admin.ModelAdmin):
     form = MisconceptionForm
     # Placeholders an import made are marked, filtered and listed after the lesson's own.
-    list_display = ["code", "title", "lesson", "imported"]
+    list_display = ["code", plain_column("title", "Title"), "lesson", "imported"]
     list_filter = ["imported", "lesson"]
     ordering = ["lesson", "imported", "code"]
     search_fields = ["code", "title", "explanation"]
@@ -266,7 +266,7 @@ class QuizForm(MarkupFieldsForm):
 class QuizAdmin(admin.ModelAdmin):
     form = QuizForm
     list_display = [
-        "title",
+        plain_column("title", "Title"),
         "mode",
         "lesson",
         "time_limit_minutes",

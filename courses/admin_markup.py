@@ -1,12 +1,29 @@
-"""What every authoring form shares: text that cannot render is refused on its own field, and a
-read-only field shows it rendered as a learner will read it."""
+"""What every authoring form shares: text that cannot render is refused on its own field, a
+read-only field shows it rendered as a learner will read it, and a change list shows a title's
+math as plain text ("√dₖ", not "$\\sqrt{d_k}$")."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django import forms
+from django.contrib import admin
 from django.utils.html import format_html
 
 from .markup import MarkupError, check_markup, render_markup
+from .plain_math import plain_math
+
+
+def plain_column(field: str, description: str) -> Callable[[object], str]:
+    """A change list column showing `field` with its $math$ as plain Unicode text (the model's
+    `__str__` does the same), still ordered by the field."""
+
+    @admin.display(description=description, ordering=field)
+    def column(obj) -> str:
+        return plain_math(getattr(obj, field) or "")
+
+    column.__name__ = f"{field}_plain"
+    return column
 
 
 def markup_preview(text: str):

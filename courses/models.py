@@ -1,6 +1,11 @@
 """What instructors author: courses, lessons, key terms, misconceptions, questions, problems,
 quizzes.
 
+Every `__str__` is plain text, its $math$ as Unicode (courses.plain_math: "√dₖ", not
+"$\\sqrt{d_k}$"): it is what the admin shows in change lists, breadcrumbs, page titles, its
+messages ("The quiz “…” was changed") and every picker's options. Nothing searches, orders or
+makes a slug from it.
+
 Nothing here imports `grading`: a Problem names its engine family by a string key, and the grading
 app checks that key against the engine registry.
 """
@@ -12,6 +17,7 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
+from .plain_math import plain_math
 from .visibility import LearnerVisibleQuerySet, practice_problem, published_field
 
 
@@ -26,7 +32,7 @@ class Course(models.Model):
         ordering = ["title"]
 
     def __str__(self) -> str:
-        return self.title
+        return plain_math(self.title)
 
 
 class Lesson(models.Model):
@@ -51,7 +57,7 @@ class Lesson(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.course.title} › {self.order}. {self.title}"
+        return f"{plain_math(self.course.title)} › {self.order}. {plain_math(self.title)}"
 
     def get_absolute_url(self) -> str:
         return reverse("lesson-detail", kwargs={"slug": self.slug})
@@ -73,7 +79,7 @@ class KeyTerm(models.Model):
         ]
 
     def __str__(self) -> str:
-        return self.term
+        return plain_math(self.term)
 
 
 class Misconception(models.Model):
@@ -97,7 +103,7 @@ class Misconception(models.Model):
         ordering = ["imported", "code"]
 
     def __str__(self) -> str:
-        return f"{self.code}: {self.title}"
+        return f"{self.code}: {plain_math(self.title)}"
 
 
 class Question(models.Model):
@@ -163,7 +169,8 @@ class Choice(models.Model):
 
     def __str__(self) -> str:
         mark = "✓" if self.is_correct else "✗"
-        return f"{mark} {self.text[:60]}"
+        text = plain_math(self.text)
+        return f"{mark} {text[:59]}…" if len(text) > 60 else f"{mark} {text}"
 
 
 class ProblemQuerySet(LearnerVisibleQuerySet):
@@ -222,7 +229,7 @@ class Problem(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.title} [{self.family}]"
+        return f"{plain_math(self.title)} [{self.family}]"
 
 
 class Quiz(models.Model):
@@ -347,7 +354,7 @@ class Quiz(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.title} ({self.get_mode_display()})"
+        return f"{plain_math(self.title)} ({self.get_mode_display()})"
 
     def get_absolute_url(self) -> str:
         return reverse("quiz-detail", kwargs={"slug": self.slug})
@@ -383,7 +390,7 @@ class Pool(models.Model):
         ordering = ["lesson", "title"]
 
     def __str__(self) -> str:
-        return f"{self.title} (pool)"
+        return f"{plain_math(self.title)} (pool)"
 
     def size(self) -> int:
         """How many members an attempt can draw from: its questions and problems."""

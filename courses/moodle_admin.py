@@ -25,6 +25,7 @@ from .moodle_xml.importer import moodle_import
 from .moodle_xml.issues import MoodleXmlError
 from .moodle_xml.reader import read_source
 from .moodle_xml.writer import moodle_export
+from .plain_math import plain_math
 
 # How an import is recorded in the admin's log (on the lesson, by whoever imported), so the
 # admin's start page can list a user's recent imports (teaching/start/).
@@ -51,7 +52,9 @@ class MoodleUploadForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         # A pool's course and lesson, so the one of the lesson's course is easy to pick.
-        self.fields["pool"].label_from_instance = lambda pool: f"{pool.title} ({pool.lesson})"
+        self.fields["pool"].label_from_instance = lambda pool: (
+            f"{plain_math(pool.title)} ({pool.lesson})"
+        )
 
 
 class MoodleConfirmForm(forms.Form):

@@ -16,9 +16,11 @@ from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.text import capfirst
 
+from .admin_markup import plain_column
 from .bank.rules import pool_draw_problem
 from .content_versions import content_changed
 from .models import Pool, Question, Quiz, QuizItem
+from .plain_math import plain_math
 from .pool_draws import MOST_DRAWS, DrawsRefused, quiz_draws_add
 from .pool_members import (
     draw_refusal,
@@ -147,7 +149,13 @@ def lesson_move_errors(form: forms.ModelForm, cleaned: dict) -> None:
 @admin.register(Pool)
 class PoolAdmin(admin.ModelAdmin):
     form = PoolForm
-    list_display = ["title", "slug", "lesson", "question_count", "problem_count"]
+    list_display = [
+        plain_column("title", "Title"),
+        "slug",
+        "lesson",
+        "question_count",
+        "problem_count",
+    ]
     list_filter = ["lesson"]
     search_fields = ["title", "slug"]
     prepopulated_fields = {"slug": ["title"]}
@@ -194,7 +202,9 @@ class DrawsForm(forms.Form):
         super().__init__(*args, **kwargs)
         pools = Pool.objects.filter(lesson__course_id=quiz.lesson.course_id)
         self.fields["pool"].queryset = pools.select_related("lesson").order_by("lesson", "title")
-        self.fields["pool"].label_from_instance = lambda pool: f"{pool.title} ({pool.lesson})"
+        self.fields["pool"].label_from_instance = lambda pool: (
+            f"{plain_math(pool.title)} ({pool.lesson})"
+        )
 
 
 def quiz_draws_view(model_admin: admin.ModelAdmin, request, object_id: str):
@@ -212,7 +222,7 @@ def quiz_draws_view(model_admin: admin.ModelAdmin, request, object_id: str):
         except DrawsRefused as refusal:
             form.add_error(None, str(refusal))
         else:
-            title = data["pool"].title
+            title = plain_math(data["pool"].title)
             messages.success(
                 request, f"Added {len(added)} item{pluralize(len(added))} drawing from “{title}”."
             )

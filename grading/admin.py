@@ -14,6 +14,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from courses.admin import MarkupFieldsForm, markup_preview
+from courses.admin_markup import plain_column
 from courses.admin_publishing import PUBLISHING_ACTIONS, unpublishing_problems
 from courses.content_versions import content_changed
 from courses.markup import MarkupError, render_markup
@@ -98,7 +99,15 @@ class ProblemForm(MemberMoveForm, MarkupFieldsForm):
 @admin.register(Problem)
 class ProblemAdmin(FormulaEditorMixin, admin.ModelAdmin):
     form = ProblemForm
-    list_display = ["title", "slug", "family", "lesson", "tolerance", "exam_only", "published"]
+    list_display = [
+        plain_column("title", "Title"),
+        "slug",
+        "family",
+        "lesson",
+        "tolerance",
+        "exam_only",
+        "published",
+    ]
     list_filter = ["published", "lesson", "family", "exam_only"]
     actions = PUBLISHING_ACTIONS
     search_fields = ["title", "slug", "family", "prompt"]

@@ -19,6 +19,7 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from courses.models import Problem
+from courses.plain_math import plain_math
 from grading import engine
 from grading.families import formula_report
 from grading.formula_form import FormulaEditor
@@ -32,7 +33,7 @@ from grading.formula_preview import (
 STARTER_PARAMS = {
     "variables": {"x": {"min": 1, "max": 9, "step": 1}},
     "answer": "2 * x",
-    "prompt": "What is $2x$ for $x = {x}$?",
+    "prompt": "What is $2x$ for $x = {@x@}$?",
 }
 
 
@@ -120,7 +121,7 @@ class FormulaEditorMixin:
             **self.admin_site.each_context(request),
             "opts": self.opts,
             "original": problem,
-            "title": f"Formula problem: {problem.title}",
+            "title": f"Formula problem: {plain_math(problem.title)}",
             "editor": editor,
             "preview_url": reverse("admin:courses_problem_formula_preview", args=[problem.pk]),
             "change_url": reverse("admin:courses_problem_change", args=[problem.pk]),

@@ -46,7 +46,8 @@ class NumberField(forms.CharField):
 class FormulaForm(forms.Form):
     prompt = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 4, "cols": 80}),
-        help_text="Markdown with $…$ math; {name} shows a variable's value.",
+        help_text="Markdown with $…$ math; {@name@} shows a variable's value (other braces "
+        "stay LaTeX's).",
     )
     shape = forms.ChoiceField(
         choices=[(shape, shape.capitalize()) for shape in SHAPES],
@@ -69,8 +70,8 @@ class FormulaForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 4, "cols": 80}),
         label="Worked solution",
         help_text=(
-            "Optional: steps separated by a blank line, Markdown with $…$ math; {name} shows the "
-            "learner's value. The answer for the learner's numbers is added as a last step."
+            "Optional: steps separated by a blank line, Markdown with $…$ math; {@name@} shows "
+            "the learner's value. The answer for the learner's numbers is added as a last step."
         ),
     )
     seed = forms.IntegerField(

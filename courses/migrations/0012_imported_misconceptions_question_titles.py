@@ -33,7 +33,7 @@ def mark_imported(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("courses", "0010_quiz_content_version"),
+        ("courses", "0011_formula_placeholders"),
     ]
 
     operations = [

@@ -8,6 +8,7 @@
 - `mapping`: a record to the rows it becomes, or the reason it is reported and not imported.
 - `importer`: check everything, then write it all in one transaction (or nothing).
 - `writer`: a lesson's questions and constant formula problems as Moodle XML.
+- `placeholders`: Moodle's `{name}` and softgrade's `{@name@}`, mapped both ways.
 
 The mapping is documented in docs/moodle-xml.md.
 """

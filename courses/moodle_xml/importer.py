@@ -28,6 +28,7 @@ from ..models import Choice, Lesson, Misconception, Pool, Problem, Question
 from ..pool_members import member_refusal
 from .issues import MoodleIssue, MoodleXmlError
 from .mapping import Plan, ProblemPlan, QuestionPlan, Reported, map_record
+from .placeholders import from_moodle
 from .reader import read_records
 
 FORMULA_FAMILY = "formula"  # the engine's key for instructor formula problems
@@ -198,15 +199,16 @@ def _check(item: Imported, issues: list[MoodleIssue]) -> None:
 def _params(plan: ProblemPlan, codes: list[str] | None = None) -> dict:
     """The formula problem's params; without codes (while checking), placeholder mistake codes."""
     codes = codes or [f"mistake-{n}" for n in range(1, len(plan.mistakes) + 1)]
+    variables: dict = {}  # a numerical question has none; Moodle's {name} would map to {@name@}
     params = {
-        "variables": {},
+        "variables": variables,
         "answer": repr(plan.answer),
         "mistakes": {code: repr(m.value) for code, m in zip(codes, plan.mistakes, strict=True)},
-        "prompt": plan.prompt,
+        "prompt": from_moodle(plan.prompt, variables),
         "version": 1,
     }
     if plan.solution:
-        params["solution"] = [plan.solution]
+        params["solution"] = [from_moodle(plan.solution, variables)]
     return params
 
 

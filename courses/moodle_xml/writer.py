@@ -18,6 +18,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from ..models import Lesson, Misconception, Problem, Question
 from .html_text import markdown_to_html
+from .placeholders import to_moodle
 
 FORMULA_FAMILY = "formula"
 DEFAULT_FORMULA_RTOL = 0.01  # the formula family's default tolerance: atol 0, rtol 1%
@@ -113,8 +114,10 @@ def _problem(problem: Problem, answer: float, explanations: dict[str, str]) -> s
     atol = problem.atol if problem.atol is not None else 0.0
     rtol = problem.rtol if problem.rtol is not None else DEFAULT_FORMULA_RTOL
     tolerance = max(atol, rtol * abs(answer))
-    general = "\n\n".join(params.get("solution") or [])
-    out = _header("numerical", problem.title, params.get("prompt", ""), general)
+    # Its variables' placeholders in Moodle's syntax (none today: only problems without them).
+    names = params.get("variables") or {}
+    general = to_moodle("\n\n".join(params.get("solution") or []), names)
+    out = _header("numerical", problem.title, to_moodle(params.get("prompt", ""), names), general)
     out += (
         f'    <answer fraction="100" format="moodle_auto_format"><text>{_number(answer)}</text>\n'
         + _html("feedback", "", "      ")

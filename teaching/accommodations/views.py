@@ -21,6 +21,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courses.models import Course
+from courses.plain_math import plain_math
 from grading.accommodations import answers_release_times
 from grading.models import QuizAccommodation
 from grading.services.accommodations import (
@@ -60,7 +61,8 @@ def _saved(request: HttpRequest, form: AccommodationForm) -> bool:
         return False
     messages.success(
         request,
-        f"Accommodation saved for {data['learner'].get_username()} at “{data['quiz'].title}”. "
+        f"Accommodation saved for {data['learner'].get_username()} at "
+        f"“{plain_math(data['quiz'].title)}”. "
         "It applies at once, to an attempt in progress too.",
     )
     return True
@@ -150,7 +152,7 @@ def accommodation_delete(request: HttpRequest, pk: int) -> HttpResponse:
     accommodation = access.accommodation_for_staff_or_404(user=request.user, pk=pk)
     course = accommodation.quiz.lesson.course
     _allowed_or_403(request, course)
-    learner, quiz = accommodation.learner.get_username(), accommodation.quiz.title
+    learner, quiz = accommodation.learner.get_username(), plain_math(accommodation.quiz.title)
     try:
         accommodation_remove(accommodation=accommodation, by=request.user)
     except AccommodationNotAllowed as refusal:

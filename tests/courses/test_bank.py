@@ -155,8 +155,8 @@ def test_solution_settings_are_imported_exported_and_round_trip(tmp_path, db):
             "params": {
                 "variables": {"d_k": {"choices": [16, 64]}, "s": {"choices": [0.5, 2]}},
                 "answer": "d_k * s^2",
-                "prompt": "Spread {s}, width {d_k}: the variance of $q \\cdot k$?",
-                "solution": ["Each product has variance {s}^2.", "{d_k} of them add up."],
+                "prompt": "Spread {@s@}, width {@d_k@}: the variance of $q \\cdot k$?",
+                "solution": ["Each product has variance {@s@}^2.", "{@d_k@} of them add up."],
             },
             "solution_after_tries": 1,
         }
@@ -166,8 +166,8 @@ def test_solution_settings_are_imported_exported_and_round_trip(tmp_path, db):
     formula = Problem.objects.get(slug="variance-by-formula")
     assert (first.solution_after_tries, formula.solution_after_tries) == (5, 1)
     assert formula.params["solution"] == [
-        "Each product has variance {s}^2.",
-        "{d_k} of them add up.",
+        "Each product has variance {@s@}^2.",
+        "{@d_k@} of them add up.",
     ]
     assert Problem.objects.filter(solution_after_tries=3).count() == len(document["problems"]) - 2
     exported = bank_export(lesson=first.lesson)
@@ -209,7 +209,7 @@ def test_a_bad_solution_template_is_refused_with_its_place(tmp_path, db):
             "params": {
                 "variables": {"d_k": {"choices": [16, 64]}},
                 "answer": "d_k",
-                "prompt": "Width {d_k}?",
+                "prompt": "Width {@d_k@}?",
                 "solution": "not a list",
             },
         }

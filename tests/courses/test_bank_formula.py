@@ -34,9 +34,9 @@ FORMULA = {
                 "feedback": "Nothing here is halved.",
             },
         },
-        "prompt": "Components have standard deviation {s} and $d_k = {d_k}$. Give the "
+        "prompt": "Components have standard deviation {@s@} and $d_k = {@d_k@}$. Give the "
         "variance and the standard deviation of $q \\cdot k$.",
-        "solution": ["The variance is $d_k s^2$ with $s = {s}$.", "Its root is the spread."],
+        "solution": ["The variance is $d_k s^2$ with $s = {@s@}$.", "Its root is the spread."],
         "version": 2,
     },
     "tolerance": {"atol": 0, "rtol": 0.001},
@@ -83,4 +83,32 @@ def test_a_bad_formula_problem_is_refused_with_its_place(tmp_path, change, messa
     position = len(document["problems"]) - 1
     assert f"problems[{position}]" in err.getvalue() or FORMULA["slug"] in err.getvalue()
     assert message in err.getvalue()
+    assert snapshot() == before
+
+
+def test_an_old_style_placeholder_is_refused_with_its_file_place_and_the_new_syntax(tmp_path):
+    """A bank written for {name} placeholders is not imported to show letters where values
+    were meant: each old placeholder is named with its file, problem and field."""
+    document = shipped_document()
+    old = {
+        **FORMULA["params"],
+        "prompt": "Spread {s}: why do we divide by $\\sqrt{d_k}$?",
+        "solution": ["$d_k = {d_k}$ terms."],
+    }
+    document["problems"].append({**FORMULA, "params": old})
+    before = snapshot()
+    err = StringIO()
+    path = write_bank(tmp_path, document)
+    with pytest.raises(CommandError, match="nothing was changed"):
+        call_command("import_bank", str(path), stderr=err)
+    said = err.getvalue()
+    prompt_line = next(line for line in said.splitlines() if "params.prompt" in line)
+    assert path.name in prompt_line
+    assert FORMULA["slug"] in prompt_line
+    assert "{s} shows the text {s}: placeholders are written {@s@}" in prompt_line
+    # The LaTeX group \sqrt{d_k} is LaTeX, not an old placeholder: it is not complained about.
+    assert "{d_k}" not in prompt_line
+    solution_line = next(line for line in said.splitlines() if "params.solution" in line)
+    assert "Step 1: {d_k} inside $…$ is a LaTeX group" in solution_line
+    assert "write {@d_k@} to show the value" in solution_line
     assert snapshot() == before

@@ -12,7 +12,7 @@ from courses.moodle_xml.importer import UNNAMED_EXPLANATION
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-BEFORE = ("courses", "0010_quiz_content_version")
+BEFORE = ("courses", "0011_formula_placeholders")
 AFTER = ("courses", "0012_imported_misconceptions_question_titles")
 
 

@@ -35,7 +35,7 @@ FORMULA_PARAMS = {
     },
     "answer": FORMULA_ANSWER,
     "mistakes": FORMULA_MISTAKES,
-    "prompt": "Each component of $q$ and $k$ has standard deviation {s}, and $d_k = {d_k}$. "
+    "prompt": "Each component of $q$ and $k$ has standard deviation {@s@}, and $d_k = {@d_k@}$. "
     "What is the variance of $q \\cdot k$, shifted as in the lesson?",
     "version": 3,
 }

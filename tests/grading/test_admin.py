@@ -64,7 +64,7 @@ FORMULA = {
     "variables": {"d_k": {"choices": [16, 64, 256]}, "s": {"min": 0.5, "max": 2, "step": 0.5}},
     "answer": "d_k * s^2",
     "mistakes": {"std-for-variance": "sqrt(d_k) * s"},
-    "prompt": "Components have standard deviation {s} and $d_k = {d_k}$. What is the variance?",
+    "prompt": "Components have standard deviation {@s@} and $d_k = {@d_k@}$. What is the variance?",
     "version": 1,
 }
 

@@ -15,7 +15,7 @@ PARAMS = {
     "variables": {"d_k": {"choices": [1, 4, 16, 64]}, "s": {"min": 0.5, "max": 2, "step": 0.5}},
     "answer": "d_k * s^2",
     "mistakes": {"std-for-variance": "sqrt(d_k) * s^2"},
-    "prompt": "Components have standard deviation {s} and $d_k = {d_k}$. Variance?",
+    "prompt": "Components have standard deviation {@s@} and $d_k = {@d_k@}$. Variance?",
 }
 
 
@@ -181,6 +181,10 @@ def test_a_vector_answer_is_saved_as_a_list_of_formulas(staff, problem):
             "mistakes-1-code",
             "Another mistake has the code",
         ),
+        # The old placeholder syntax is refused on its field, with the new one.
+        ({"prompt": "Spread {s}?"}, "prompt", "placeholders are written {@s@}"),
+        ({"solution": "$d_k = {d_k}$"}, "solution", "write {@d_k@} to show the value"),
+        ({"prompt": "Spread {@sigma@}?"}, "prompt", "{@sigma@} names no variable"),
     ],
 )
 def test_errors_point_to_their_field(staff, problem, changes, field, message):

@@ -26,7 +26,7 @@ PARAMS = {
         },
         "internal-plain-xq": {"formula": "d_k * s", "misconception": "std-for-variance"},
     },
-    "prompt": "$d_k = {d_k}$ and $s = {s}$. What is the variance?",
+    "prompt": "$d_k = {@d_k@}$ and $s = {@s@}$. What is the variance?",
 }
 
 

@@ -38,11 +38,15 @@ def _migrate(targets) -> MigrationExecutor:
     return MigrationExecutor(connection)
 
 
+# The prompt as written before placeholders were {@name@} (grading's 0016 converts it later).
+OLD_PROMPT = FORMULA_PARAMS["prompt"].replace("{@s@}", "{s}").replace("{@d_k@}", "{d_k}")
+
+
 def _old_givens(seed: int) -> dict:
     """Formula givens as the family stored them before the split: everything drawn."""
     family = engine.get_family("formula")
     cleaned = family.clean_params(FORMULA_PARAMS)
-    return family.draw(np.random.default_rng(seed), cleaned)
+    return family.draw(np.random.default_rng(seed), {**cleaned, "prompt": OLD_PROMPT})
 
 
 @pytest.fixture
@@ -91,7 +95,7 @@ def test_formula_variants_move_their_formulas_to_the_grading_key_and_grade_the_s
     for pk, (seed, givens) in stored.items():
         variant = Variant.objects.get(pk=pk)
         fresh = engine.make_variant(engine.get_family("formula"), FORMULA_PARAMS, seed)
-        assert variant.givens == fresh.givens
+        assert variant.givens == {**fresh.givens, "prompt": OLD_PROMPT}
         assert variant.grading_key == fresh.grading_key
         assert set(variant.givens) == {"values", "prompt"}
         assert variant.grading_key["answer"] == FORMULA_PARAMS["answer"]

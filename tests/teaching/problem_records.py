@@ -18,7 +18,7 @@ from grading.services.practice import practice_answer_submit, practice_variant_n
 from grading.services.responses import response_submit
 from tests.factories import ProblemFactory, QuizFactory, QuizItemFactory, UserFactory
 
-PROMPT = "Components have standard deviation {s} and d_k = {d_k}. What is Var(q·k)?"
+PROMPT = "Components have standard deviation {@s@} and d_k = {@d_k@}. What is Var(q·k)?"
 
 
 def formula_problem(lesson: Lesson, **fields) -> Problem:

@@ -209,7 +209,13 @@ def test_every_page_is_in_the_matrix():
     # Pages that only take a POST, or are only for those who may change something, with their
     # own tests of who may (CSRF included): naming a mistake or keeping a note
     # (test_mistake_naming.py); changing or removing an accommodation
-    # (test_accommodation_pages.py).
-    actions = {"problem-misconception-name", "accommodation-edit", "accommodation-remove"}
+    # (accommodations/test_pages.py); the learner suggestions only instructors who set
+    # accommodations get (accommodations/test_learners.py).
+    actions = {
+        "problem-misconception-name",
+        "accommodation-edit",
+        "accommodation-remove",
+        "accommodation-learners",
+    }
     assert {pattern.name for pattern in urlpatterns} == set(covered) | actions
     assert set(covered.values()) <= set(PAGES)

@@ -8,8 +8,8 @@ Params look like::
                   "width-ignored": {"formula": "s^2",           code: an object with the formula,
                                     "misconception": "width",   the misconception it shows
                                     "feedback": "Where is d_k?"}},   and its own feedback)
-     "prompt": "Components have standard deviation {s} and d_k = {d_k}. Var(q·k)?",
-     "solution": ["Var(q·k) = d_k s^2 = {d_k} · {s}^2."],   (optional worked-solution steps)
+     "prompt": "Components have standard deviation {@s@} and $d_k = {@d_k@}$. Var(q·k)?",
+     "solution": ["Var(q·k) = d_k s^2 = {@d_k@} · {@s@}^2."],   (optional worked-solution steps)
      "version": 1}
 
 A variant keeps what it needs to grade, so a stored variant grades the same way after the
@@ -43,12 +43,14 @@ from grading.engine.answers import (
     ParseError,
     compile_expression,
 )
-from grading.engine.answers import (
-    format_number as fmt,
-)
 from grading.engine.checks import Tolerance
 from grading.engine.problems.base import NO_KEY, Drawn, Family, ParamError, Solution, pick
 from grading.engine.problems.formula_mistakes import mistake_entry_errors, mistake_formula
+from grading.engine.problems.formula_placeholders import (
+    placeholder_errors,
+    placeholder_names,
+    substitute_placeholders,
+)
 from grading.engine.problems.formula_shape import (
     SHAPES,
     ShapedFormula,
@@ -64,7 +66,6 @@ MAX_STEPS = 1_000_000
 MAX_PROMPT_LENGTH = 10_000
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _CODE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-_PLACEHOLDER = re.compile(r"\{([A-Za-z][A-Za-z0-9_]*)\}")
 _KEYS = {"variables", "answer", "shape", "mistakes", "prompt", "solution", "version"}
 MAX_SOLUTION_STEPS = 20
 
@@ -201,9 +202,11 @@ class FormulaFamily(Family):
                 errors[field] = f"In mistake '{code}'{message}."
         prompt = params.get("prompt")
         if not isinstance(prompt, str) or not prompt.strip():
-            errors["prompt"] = "Give the prompt text; {name} shows a variable's value."
+            errors["prompt"] = "Give the prompt text; {@name@} shows a variable's value."
         elif len(prompt) > MAX_PROMPT_LENGTH:
             errors["prompt"] = f"The prompt may be at most {MAX_PROMPT_LENGTH:,} characters."
+        elif "variables" not in errors and (found := placeholder_errors(prompt, names)):
+            errors["prompt"] = " ".join(found)
         solution = params.get("solution", [])
         if (
             not isinstance(solution, list | tuple)
@@ -213,8 +216,17 @@ class FormulaFamily(Family):
         ):
             errors["solution"] = (
                 f"Give the worked solution as a list of at most {MAX_SOLUTION_STEPS} steps of "
-                f"text, {MAX_PROMPT_LENGTH:,} characters in all; {{name}} shows a variable's value."
+                f"text, {MAX_PROMPT_LENGTH:,} characters in all; {{@name@}} shows a variable's "
+                "value."
             )
+        elif "variables" not in errors:
+            found = [
+                f"Step {number}: {message}"
+                for number, step in enumerate(solution, start=1)
+                for message in placeholder_errors(step, names)
+            ]
+            if found:
+                errors["solution"] = " ".join(found)
         version = params.get("version", 1)
         if isinstance(version, bool) or not isinstance(version, int) or version < 1:
             errors["version"] = "The version must be a whole number of at least 1."
@@ -311,7 +323,7 @@ class FormulaFamily(Family):
         return tuple(givens.get("shape", ()))
 
     def prompt(self, givens: Mapping[str, Any]) -> str:
-        """The instructor's text with {name} replaced by the drawn value (other braces stay),
+        """The instructor's text with {@name@} replaced by the drawn value (braces stay),
         and for a vector or matrix the dimensions the answer takes."""
         text = substitute_placeholders(givens["prompt"], givens["values"], givens.get("decimals"))
         shape = givens.get("shape")
@@ -339,26 +351,9 @@ def _formula_error(formula: ShapedFormula, names: frozenset[str]) -> str:
     return ""
 
 
-def substitute_placeholders(
-    text: str, values: Mapping[str, Any], decimals: Mapping[str, int] | None = None
-) -> str:
-    """text with each {name} of a variable replaced by its value (with the variable's fixed
-    decimals if it has them, e.g. 0.50); other braces stay."""
-
-    def _substitute(match: re.Match[str]) -> str:
-        name = match.group(1)
-        if name not in values:
-            return match.group(0)
-        if decimals and name in decimals:
-            return f"{values[name]:.{decimals[name]}f}"
-        return fmt(values[name])
-
-    return _PLACEHOLDER.sub(_substitute, text)
-
-
 def shown_names(prompt: str, names: Iterable[str]) -> set[str]:
-    """The variables whose value the prompt prints: those named by a {name} placeholder."""
-    return set(_PLACEHOLDER.findall(prompt)) & set(names)
+    """The variables whose value the prompt prints: those named by a {@name@} placeholder."""
+    return set(placeholder_names(prompt)) & set(names)
 
 
 def split_formula_draw(drawn: Mapping[str, Any]) -> Drawn:

@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 
 from grading.engine.answers import format_number
-from grading.engine.problems.formula import FORMULA, substitute_placeholders
+from grading.engine.problems.formula import FORMULA
+from grading.engine.problems.formula_placeholders import substitute_placeholders
 from grading.engine.problems.formula_shape import written
 from grading.engine.solutions.writing import ANSWER_DIGITS, matrix, tex, vector
 
@@ -43,7 +44,7 @@ def substituted_formula(formula: str, values: Mapping[str, Any]) -> str:
 
 
 def formula_solution(givens: Mapping[str, Any], grading_key: Mapping[str, Any]) -> tuple[str, ...]:
-    """The template's steps with {name} filled in, or the generic steps; then the answer."""
+    """The template's steps with {@name@} filled in, or the generic steps; then the answer."""
     values = {**givens["values"], **grading_key.get("hidden_values", {})}
     results, failures = FORMULA.evaluate(givens, grading_key)
     answer = (

@@ -386,7 +386,7 @@ FORMULA_WITH_MISTAKES = {
     },
     "answer": "d_k * s^2 + offset",
     "mistakes": {"std-for-variance": "sqrt(d_k) * s + offset"},
-    "prompt": "Components have standard deviation {s} and $d_k = {d_k}$. Var(q·k)?",
+    "prompt": "Components have standard deviation {@s@} and $d_k = {@d_k@}$. Var(q·k)?",
 }
 
 

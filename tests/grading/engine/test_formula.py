@@ -26,7 +26,7 @@ GOOD = {
     },
     "answer": "d_k * s^2",
     "mistakes": {"std-for-variance": "sqrt(d_k) * s", "width-ignored": "s^2"},
-    "prompt": "Components have standard deviation {s}, and $d_k = {d_k}$. What is "
+    "prompt": "Components have standard deviation {@s@}, and $d_k = {@d_k@}$. What is "
     "$\\operatorname{Var}(q \\cdot k)$? Keep $\\frac{1}{2}$ and {other} as written.",
     "version": 1,
 }
@@ -94,7 +94,7 @@ def test_a_value_fitting_two_mistakes_is_named_by_the_first_code_whatever_the_st
         "variables": {"d_k": {"choices": [16, 64]}, "s": {"choices": [2]}},
         "answer": "d_k * s^2",
         "mistakes": mistakes,
-        "prompt": "$d_k = {d_k}$, $s = {s}$.",
+        "prompt": "$d_k = {@d_k@}$, $s = {@s@}$.",
     }
     variant = make_variant(FORMULA, params, 0)
     typed = format_answer(variant.givens["values"]["d_k"] * 2)
@@ -125,7 +125,7 @@ def test_a_variable_the_prompt_hides_still_counts_in_the_formulas():
         "variables": {"n": {"choices": [3]}, "hidden": {"choices": [5]}},
         "answer": "n * hidden",
         "mistakes": {"forgot-hidden": "n"},
-        "prompt": "n = {n}",
+        "prompt": "n = {@n@}",
     }
     validate_formula(params)
     variant = make_variant(FORMULA, params, 0)
@@ -147,11 +147,11 @@ def test_ranges_give_clean_decimal_values():
     params = {
         "variables": {"a": {"min": 0.1, "max": 0.5, "step": 0.1}},
         "answer": "a",
-        "prompt": "{a}",
+        "prompt": "{@a@}",
     }
     values = {make_variant(FORMULA, params, s).givens["values"]["a"] for s in range(60)}
     assert values == {0.1, 0.2, 0.3, 0.4, 0.5}
-    whole = {"variables": {"n": {"min": 2, "max": 4, "step": 1}}, "answer": "n", "prompt": "{n}"}
+    whole = {"variables": {"n": {"min": 2, "max": 4, "step": 1}}, "answer": "n", "prompt": "{@n@}"}
     drawn = {make_variant(FORMULA, whole, s).givens["values"]["n"] for s in range(30)}
     assert drawn == {2, 3, 4}
     assert all(type(n) is int for n in drawn)
@@ -170,7 +170,7 @@ def test_non_finite_answer_names_the_seed():
     params = {
         "variables": {"d_k": {"choices": [1, 4, 16]}},
         "answer": "1/(d_k - 1)",
-        "prompt": "d_k = {d_k}",
+        "prompt": "d_k = {@d_k@}",
     }
     seed = _first_seed(params, lambda g: g["values"]["d_k"] == 1)
     with pytest.raises(ParamError) as caught:
@@ -185,7 +185,7 @@ def test_non_finite_mistake_and_overflow_are_reported():
         "variables": {"x": {"choices": [-1, 1000]}},
         "answer": "x + 2000",
         "mistakes": {"rooted": "sqrt(x)", "exploded": "exp(x)"},
-        "prompt": "{x}",
+        "prompt": "{@x@}",
     }
     with pytest.raises(ParamError) as caught:
         validate_formula(params)
@@ -197,7 +197,7 @@ def test_non_finite_mistake_and_overflow_are_reported():
 
 
 def test_zero_answer_is_reported():
-    params = {"variables": {"x": {"choices": [0, 1]}}, "answer": "x", "prompt": "{x}"}
+    params = {"variables": {"x": {"choices": [0, 1]}}, "answer": "x", "prompt": "{@x@}"}
     with pytest.raises(ParamError) as caught:
         validate_formula(params)
     assert "the answer is 0 (within tolerance)" in caught.value.errors["answer"]
@@ -245,7 +245,7 @@ def test_structure_errors_are_reported_per_field():
         "variables.w": "step must be positive.",
         "answer": "Give the answer as a formula, e.g. d_k * s^2.",
         "mistakes.Bad Code": "A mistake code uses lowercase letters, digits and hyphens.",
-        "prompt": "Give the prompt text; {name} shows a variable's value.",
+        "prompt": "Give the prompt text; {@name@} shows a variable's value.",
         "version": "The version must be a whole number of at least 1.",
     }
 

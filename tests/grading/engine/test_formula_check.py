@@ -26,7 +26,7 @@ def _params(**changes):
         "variables": {"d_k": {"choices": [1, 4, 16, 64]}},
         "answer": "d_k",
         "mistakes": {"std-for-variance": "sqrt(d_k)"},
-        "prompt": "d_k = {d_k}",
+        "prompt": "d_k = {@d_k@}",
     }
     return {**params, **changes}
 
@@ -139,7 +139,7 @@ def test_a_vector_answer_is_graded_entry_by_entry():
         "shape": "vector",
         "answer": ["a + b", "a * b"],
         "mistakes": {"swapped": ["a * b", "a + b"]},
-        "prompt": "a = {a}, b = {b}",
+        "prompt": "a = {@a@}, b = {@b@}",
     }
     assert check_formula(params).withheld == {"swapped": 0}
     variant = make_variant(FORMULA, params, 1)
@@ -160,7 +160,7 @@ def test_a_matrix_answer_and_shape_errors():
         "variables": {"a": {"choices": [2, 3]}},
         "shape": "matrix",
         "answer": [["a", "0"], ["0", "2*a"]],
-        "prompt": "a = {a}",
+        "prompt": "a = {@a@}",
     }
     variant = make_variant(FORMULA, params, 0)
     assert FORMULA.answer_shape(variant.givens) == (2, 2)
@@ -193,7 +193,7 @@ def test_a_vector_answer_has_a_worked_solution():
         "variables": {"a": {"choices": [2]}},
         "shape": "vector",
         "answer": ["a + 1", "2*a"],
-        "prompt": "a = {a}",
+        "prompt": "a = {@a@}",
     }
     variant = make_variant(FORMULA, params, 0)
     steps = worked_solution(FORMULA_FAMILY, variant.givens, variant.grading_key)
@@ -205,7 +205,7 @@ def test_a_variable_may_fix_the_decimals_the_prompt_shows():
     params = {
         "variables": {"s": {"min": 0.5, "max": 0.5, "step": 0.5, "decimals": 2}},
         "answer": "s * 2",
-        "prompt": "s = {s}",
+        "prompt": "s = {@s@}",
     }
     variant = make_variant(FORMULA, params, 0)
     assert FORMULA.prompt(variant.givens) == "s = 0.50"
@@ -227,7 +227,7 @@ def test_every_given_of_a_shaped_formula_is_shown_to_the_learner():
         },
         "shape": "vector",
         "answer": ["a + b", "a * b"],
-        "prompt": "a = {a}, b = {b}",
+        "prompt": "a = {@a@}, b = {@b@}",
     }
     for seed in range(5):
         givens = make_variant(FORMULA, params, seed).givens

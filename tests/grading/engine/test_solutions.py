@@ -108,7 +108,7 @@ def _number(text: str) -> float:
 FORMULA_PARAMS = {
     "variables": {"d_k": {"choices": [16, 64]}, "s": {"min": 0.5, "max": 2, "step": 0.5}},
     "answer": "d_k * s^2",
-    "prompt": "Components have spread {s} in a head of width {d_k}.",
+    "prompt": "Components have spread {@s@} in a head of width {@d_k@}.",
 }
 
 
@@ -127,8 +127,11 @@ def test_formula_without_a_template_substitutes_the_numbers_into_the_answer_form
 def test_formula_template_fills_in_every_variable_shown_or_hidden():
     params = {
         **FORMULA_PARAMS,
-        "prompt": "A head of width {d_k}.",  # s is not shown in the prompt: a hidden value
-        "solution": ["Square the spread: {s}^2.", "Multiply by the width {d_k}; {other} stays."],
+        "prompt": "A head of width {@d_k@}.",  # s is not shown in the prompt: a hidden value
+        "solution": [
+            "Square the spread: {@s@}^2.",
+            "Multiply by the width {@d_k@}; {other} stays.",
+        ],
     }
     variant = make_variant(get_family("formula"), params, 3)
     assert "s" not in variant.givens["values"]
@@ -145,7 +148,7 @@ def test_formula_negative_values_are_bracketed_and_function_names_kept():
     params = {
         "variables": {"x": {"choices": [-2]}, "y": {"choices": [3]}},
         "answer": "sqrt(y^2) + x^2",
-        "prompt": "x = {x}, y = {y}",
+        "prompt": "x = {@x@}, y = {@y@}",
     }
     variant = make_variant(get_family("formula"), params, 0)
     steps = worked_solution("formula", variant.givens, variant.grading_key)

@@ -32,6 +32,15 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "lti",
     "teaching",
+    "accounts",
+]
+
+# Django's ModelBackend, with each request's user fetched with their profile (the time zone the
+# middleware reads) in the same query. ModelBackend itself stays listed only for sessions signed
+# in before (accounts/backends.py).
+AUTHENTICATION_BACKENDS = [
+    "accounts.backends.AccountBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 MIDDLEWARE = [
@@ -43,6 +52,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Every request in its person's time zone: their setting, else their browser's, else UTC.
+    "accounts.middleware.TimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",

@@ -14,7 +14,7 @@ from django.utils import timezone
 from grading.accommodations import LearnerRules, time_until_open
 from grading.models import Attempt, QuizAccommodation
 from grading.services.attempts import attempt_start, attempt_submit
-from grading.templatetags.local_times import countdown_ms
+from grading.templatetags.countdowns import countdown_ms
 from tests.grading.exam_records import exam_build, instructor_of
 
 pytestmark = pytest.mark.django_db

@@ -1,0 +1,32 @@
+"""The form of the "Your settings" page."""
+
+from __future__ import annotations
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from accounts.time_zones import zone_choices, zone_or_none
+
+
+class SettingsForm(forms.Form):
+    time_zone = forms.ChoiceField(
+        label=_("Time zone"),
+        required=False,
+        help_text=_(
+            "Every time softgrade shows you, and every time you type, is in this zone. "
+            "Following your browser, it changes when you travel."
+        ),
+    )
+
+    def __init__(self, *args, browser_zone: str | None = None, **kwargs):
+        super().__init__(*args, label_suffix="", **kwargs)
+        follow = _("Follow my browser")
+        if browser_zone:
+            follow = _("Follow my browser (now %(zone)s)") % {"zone": browser_zone}
+        self.fields["time_zone"].choices = [("", follow), *zone_choices()]
+
+    def clean_time_zone(self) -> str:
+        name = self.cleaned_data["time_zone"]
+        if name and zone_or_none(name) is None:
+            raise forms.ValidationError(_("Choose a time zone from the list."))
+        return name

@@ -20,6 +20,7 @@ from django.db.models import Q
 from django.utils import timezone
 from lti_tool.models import LtiContext, LtiDeployment, LtiRegistration, LtiResourceLink, LtiUser
 
+from accounts.moments import moment_text
 from courses.models import Course, Lesson, Quiz
 from grading.models import Attempt
 
@@ -145,8 +146,8 @@ class RegistrationInvite(models.Model):
         verbose_name = "registration link"
 
     def __str__(self) -> str:
-        state = "used" if self.used_at else f"open until {self.expires_at:%Y-%m-%d %H:%M}"
-        return f"registration link of {self.created_at:%Y-%m-%d %H:%M} ({state})"
+        state = "used" if self.used_at else f"open until {moment_text(self.expires_at)}"
+        return f"registration link of {moment_text(self.created_at)} ({state})"
 
 
 class LaunchNonce(models.Model):
@@ -397,4 +398,4 @@ class RosterSync(models.Model):
         ordering = ["-started_at"]
 
     def __str__(self) -> str:
-        return f"{self.context} roster {self.started_at:%Y-%m-%d %H:%M} ({self.status})"
+        return f"{self.context} roster {moment_text(self.started_at)} ({self.status})"

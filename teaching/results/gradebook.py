@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Iterator
+from datetime import UTC
 
 from courses.models import Quiz
 from teaching.results.grades import quiz_grades
@@ -25,7 +26,8 @@ COLUMNS = [
     "attempt",
     "score",
     "max_score",
-    "submitted_at",
+    # The moment in UTC, ISO 8601 with its +00:00, whatever zone the instructor reads pages in.
+    "submitted_at_utc",
 ]
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -66,6 +68,6 @@ def gradebook_lines(*, quiz: Quiz, rule: AttemptRule) -> Iterator[str]:
             grade.attempt_number,
             grade.score,
             grade.max_score,
-            grade.submitted_at.isoformat() if grade.submitted_at else None,
+            grade.submitted_at.astimezone(UTC).isoformat() if grade.submitted_at else None,
         ]
         yield writer.writerow([spreadsheet_safe(cell) for cell in cells])

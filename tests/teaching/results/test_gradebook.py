@@ -70,8 +70,8 @@ def test_every_learner_with_the_chosen_attempt_s_score(
         "",
     )
     submitted = learners["attempts"]["ben"][0].submitted_at
-    assert by_name["Ben Okafor"]["submitted_at"] == submitted.isoformat()
-    assert by_name["Cai"]["submitted_at"] == ""
+    assert by_name["Ben Okafor"]["submitted_at_utc"] == submitted.isoformat()
+    assert by_name["Cai"]["submitted_at_utc"] == ""
 
 
 def test_the_best_score_is_the_one_the_lms_is_sent(client, exam, people, learners):

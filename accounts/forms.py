@@ -5,10 +5,12 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from accounts.time_zones import zone_choices, zone_or_none
+from accounts.time_zones import zone_choices
 
 
 class SettingsForm(forms.Form):
+    """A person's own settings; a zone must be one of those offered (the choices' own check)."""
+
     time_zone = forms.ChoiceField(
         label=_("Time zone"),
         required=False,
@@ -24,9 +26,3 @@ class SettingsForm(forms.Form):
         if browser_zone:
             follow = _("Follow my browser (now %(zone)s)") % {"zone": browser_zone}
         self.fields["time_zone"].choices = [("", follow), *zone_choices()]
-
-    def clean_time_zone(self) -> str:
-        name = self.cleaned_data["time_zone"]
-        if name and zone_or_none(name) is None:
-            raise forms.ValidationError(_("Choose a time zone from the list."))
-        return name

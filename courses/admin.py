@@ -12,6 +12,8 @@ from django.contrib import admin
 from django.urls import path, reverse
 from django.utils.html import format_html
 
+from accounts.admin_times import ZONED_DATE_TIMES
+
 from . import admin_questions  # noqa: F401 (registers Question with its choices)
 from .admin_markup import MarkupFieldsForm, markup_preview
 from .admin_publishing import PUBLISHING_ACTIONS
@@ -262,6 +264,7 @@ class QuizForm(MarkupFieldsForm):
 @admin.register(Quiz)
 class QuizAdmin(admin.ModelAdmin):
     form = QuizForm
+    formfield_overrides = ZONED_DATE_TIMES
     list_display = [
         "title",
         "mode",

@@ -50,9 +50,7 @@ def test_without_a_setting_the_admin_follows_the_browser_s_zone(client, instruct
     assert Quiz.objects.get(slug="final").opens_at == datetime(2026, 12, 24, 14, 30, tzinfo=UTC)
 
 
-def test_a_time_that_does_not_exist_in_the_zone_is_refused_with_the_zone_named(
-    client, instructor
-):
+def test_a_time_that_does_not_exist_in_the_zone_is_refused_with_the_zone_named(client, instructor):
     """Auckland's clocks jump from 02:00 to 03:00 on 27 September 2026: 02:30 never happens."""
     Profile.objects.create(user=instructor, time_zone="Pacific/Auckland")
     client.force_login(instructor)

@@ -11,12 +11,14 @@
 
   if (!window.Intl || typeof Intl.DateTimeFormat !== "function") return;
   var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  if (!zone || zone.length > 64) return;
+  // IANA names ("Pacific/Auckland", "America/Port-au-Prince", "Etc/GMT+5") need no encoding
+  // in a cookie, and the server reads the value as it is.
+  if (!zone || zone.length > 64 || !/^[A-Za-z0-9_+\-\/]+$/.test(zone)) return;
   var name = "softgrade_time_zone";
   var current = document.cookie.split("; ").filter(function (pair) {
     return pair.indexOf(name + "=") === 0;
   })[0];
-  var value = encodeURIComponent(zone);
+  var value = zone;
   if (current === name + "=" + value) return;
   var secure = window.location.protocol === "https:";
   var framed = window.top !== window.self;

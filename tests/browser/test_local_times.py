@@ -4,6 +4,7 @@ is written in it by the server (accounts/moments.py; tests/accounts/test_local_t
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
@@ -45,9 +46,10 @@ def test_the_closing_time_and_the_deadline_read_in_the_learner_s_zone(
     log_in(page, live_server, learner_account)
     page.goto(f"{live_server.url}/quizzes/{quiz.slug}/")
     closes = page.locator('dd time[datetime="2027-01-20T12:00:00Z"]')
-    # 12:00 UTC is 17:30 in Kolkata; the zone's full name is the title.
+    # 12:00 UTC is 17:30 in Kolkata; the zone's full name, as the browser gave it, is the
+    # title (Chromium still says the zone's older name, Asia/Calcutta).
     expect(closes).to_have_text("20 Jan 2027, 17:30 IST")
-    expect(closes).to_have_attribute("title", "Asia/Kolkata")
+    expect(closes).to_have_attribute("title", re.compile(r"^Asia/(Kolkata|Calcutta)$"))
 
     page.get_by_role("button", name="Start attempt 1").click()
     deadline = page.locator(".countdown time")

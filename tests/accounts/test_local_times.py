@@ -99,3 +99,19 @@ def test_until_the_browser_has_said_its_zone_times_are_in_utc_named_so(learner_c
     QuizFactory(slug="closing", closes_at=CLOSE)
     html = learner_client.get(reverse("quiz-detail", kwargs={"slug": "closing"})).content.decode()
     assert '<time datetime="2027-01-20T12:00:00Z" title="UTC">20 Jan 2027, 12:00 UTC</time>' in html
+
+
+def test_names_the_admin_lists_show_give_their_times_in_the_reader_s_zone():
+    from django.contrib import admin
+
+    from integrations.models import ApiKey
+    from lti.models import RegistrationInvite
+
+    made = datetime(2027, 1, 20, 12, 0, tzinfo=UTC)
+    invite = RegistrationInvite(created_at=made, expires_at=made + timedelta(days=1))
+    key = ApiKey(revoked_at=made)
+    with django_timezone.override(AUCKLAND):
+        assert str(invite) == (
+            "registration link of 21 Jan 2027, 01:00 NZDT (open until 22 Jan 2027, 01:00 NZDT)"
+        )
+        assert admin.site.get_model_admin(ApiKey).state(key) == "revoked 21 Jan 2027, 01:00 NZDT"

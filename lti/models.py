@@ -1,12 +1,11 @@
 """What softgrade keeps about LTI 1.3 beyond django-lti's registrations, users and contexts.
 
 django-lti (app `lti_tool`) stores platform registrations, deployments, platform users, contexts,
-memberships, resource links and the tool's keys. This app adds what it lacks: the extra hosts
-softgrade may call for a registration, the courses an administrator granted it, nonces that a
-launch consumes once, which softgrade account an LMS user is, what softgrade content a resource
-link opens, which links each LMS user launched from, the LMS gradebook column (line item) of a
-link, every score sent to it with the outcome of each try, roster syncs, and the one-time links
-that let an LMS register itself.
+memberships, resource links and the tool's keys. This app adds the extra hosts softgrade may call
+for a registration, the courses an administrator granted it, nonces that a launch consumes once,
+which softgrade account an LMS user is, what softgrade content a resource link opens, which links
+each LMS user launched from, the LMS gradebook column (line item) of a link, every score sent to it
+with the outcome of each try, roster syncs and the one-time links an LMS registers itself by.
 """
 
 from __future__ import annotations

@@ -52,13 +52,15 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    # Every request in its person's time zone: their setting, else their browser's, else UTC.
-    "accounts.middleware.TimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     # Last, so it runs first on the way out: an LTI session's pages may be framed by its LMS.
     "lti.middleware.PlatformFramingMiddleware",
+    # Every request in its person's time zone: their setting, else their browser's, else UTC.
+    # Innermost, after the user is known; reading the user may meet a database outage, whose
+    # 503 then goes out through every middleware above, as a view's would (availability/).
+    "accounts.middleware.TimeZoneMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"

@@ -200,7 +200,7 @@ def test_the_api_and_the_instructor_s_gradebook_csv_give_the_same_numbers(
             "email": row["learner_email"],
         }
         assert as_cells == {column: expected[column] for column in as_cells}, username
-        submitted = expected["submitted_at"]
+        submitted = expected["submitted_at_utc"]
         assert (row["submitted_at"] or "").replace("Z", "+00:00") == submitted, username
         for column in ("attempts", "attempt", "score", "max_score"):
             assert api_csv[username][column] == as_cells[column], (username, column)

@@ -17,6 +17,7 @@ urlpatterns = [
     # Before Django's account pages: grading's sign-in page (rate limited) replaces theirs.
     path("", include("grading.urls")),
     path("accounts/", include("django.contrib.auth.urls")),
+    path("account/", include("accounts.urls")),
 ]
 
 # An outage (the database or the cache not answering) is a 503 with Retry-After, anything else

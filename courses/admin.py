@@ -12,6 +12,8 @@ from django.contrib import admin
 from django.urls import path, reverse
 from django.utils.html import format_html
 
+from accounts.admin_times import ZONED_DATE_TIMES
+
 from . import admin_questions  # noqa: F401 (registers Question with its choices)
 from .admin_markup import LabelledRowsMixin, MarkupFieldsForm, markup_preview, plain_column
 from .admin_publishing import PUBLISHING_ACTIONS
@@ -265,6 +267,7 @@ class QuizForm(MarkupFieldsForm):
 @admin.register(Quiz)
 class QuizAdmin(admin.ModelAdmin):
     form = QuizForm
+    formfield_overrides = ZONED_DATE_TIMES
     list_display = [
         plain_column("title", "Title"),
         "mode",

@@ -8,6 +8,7 @@ from django import forms
 from django.contrib import admin
 from django.utils import timezone
 
+from accounts.admin_times import ZONED_DATE_TIMES
 from grading.accommodation_models import QuizAccommodation
 from grading.overrides import may_change_scores
 from grading.services.accommodations import (
@@ -56,6 +57,7 @@ class QuizAccommodationForm(forms.ModelForm):
 @admin.register(QuizAccommodation)
 class QuizAccommodationAdmin(admin.ModelAdmin):
     form = QuizAccommodationForm
+    formfield_overrides = ZONED_DATE_TIMES
     list_display = [
         "learner",
         "quiz",

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from accounts.moments import moment_text
 from courses.models import Choice, Problem, Question, Quiz, QuizItem
 from grading.accommodation_models import QuizAccommodation
 from grading.attempt_queries import (  # noqa: F401 (read from here by the rest of the code)
@@ -271,7 +272,7 @@ class Response(models.Model):
         indexes = [models.Index(fields=["attempt", "quiz_item"], name="response_attempt_item")]
 
     def __str__(self) -> str:
-        return f"{self.user} · {self.status} · {self.created_at:%Y-%m-%d %H:%M}"
+        return f"{self.user} · {self.status} · {moment_text(self.created_at)}"
 
 
 class PracticeStreak(models.Model):

@@ -42,9 +42,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Protocol
 
+from accounts.moments import moment_text
 from courses.models import Quiz
 
 IN_PROGRESS = "in_progress"
@@ -195,8 +196,8 @@ class OpenExam:
 @dataclass(frozen=True)
 class PracticeRefusal:
     """Why practice is refused, in words around the moment it resumes (`until`, None when no
-    time is given): pages show that moment in the learner's own time zone, while str() writes
-    it in UTC for the API and messages."""
+    time is given): pages show that moment as a <time>, str() writes it in words; both in the
+    reader's zone (the active one, accounts/moments.py), named."""
 
     before: str
     until: datetime | None = None
@@ -205,7 +206,7 @@ class PracticeRefusal:
     def __str__(self) -> str:
         if self.until is None:
             return self.before + self.after
-        return f"{self.before}{self.until.astimezone(UTC):%Y-%m-%d %H:%M} UTC{self.after}"
+        return f"{self.before}{moment_text(self.until)}{self.after}"
 
 
 def practice_refusal(

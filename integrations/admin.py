@@ -7,6 +7,7 @@ from django.db.models import Count
 from django.template.response import TemplateResponse
 from django.utils import timezone
 
+from accounts.moments import moment_text
 from integrations import services
 from integrations.models import ApiKey, Integration, Learner, LtiTie
 
@@ -116,7 +117,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
 
     @admin.display(description="State")
     def state(self, obj: ApiKey) -> str:
-        return f"revoked {obj.revoked_at:%Y-%m-%d %H:%M}" if obj.revoked else "live"
+        return f"revoked {moment_text(obj.revoked_at)}" if obj.revoked else "live"
 
     def save_model(self, request, obj, form, change):
         if change:

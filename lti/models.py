@@ -1,12 +1,11 @@
 """What softgrade keeps about LTI 1.3 beyond django-lti's registrations, users and contexts.
 
 django-lti (app `lti_tool`) stores platform registrations, deployments, platform users, contexts,
-memberships, resource links and the tool's keys. This app adds what it lacks: the extra hosts
-softgrade may call for a registration, the courses an administrator granted it, nonces that a
-launch consumes once, which softgrade account an LMS user is, what softgrade content a resource
-link opens, which links each LMS user launched from, the LMS gradebook column (line item) of a
-link, every score sent to it with the outcome of each try, roster syncs, and the one-time links
-that let an LMS register itself.
+memberships, resource links and the tool's keys. This app adds the extra hosts softgrade may call
+for a registration, the courses an administrator granted it, nonces that a launch consumes once,
+which softgrade account an LMS user is, what softgrade content a resource link opens, which links
+each LMS user launched from, the LMS gradebook column (line item) of a link, every score sent to it
+with the outcome of each try, roster syncs and the one-time links an LMS registers itself by.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ from django.db.models import Q
 from django.utils import timezone
 from lti_tool.models import LtiContext, LtiDeployment, LtiRegistration, LtiResourceLink, LtiUser
 
+from accounts.moments import moment_text
 from courses.models import Course, Lesson, Quiz
 from grading.models import Attempt
 
@@ -145,8 +145,8 @@ class RegistrationInvite(models.Model):
         verbose_name = "registration link"
 
     def __str__(self) -> str:
-        state = "used" if self.used_at else f"open until {self.expires_at:%Y-%m-%d %H:%M}"
-        return f"registration link of {self.created_at:%Y-%m-%d %H:%M} ({state})"
+        state = "used" if self.used_at else f"open until {moment_text(self.expires_at)}"
+        return f"registration link of {moment_text(self.created_at)} ({state})"
 
 
 class LaunchNonce(models.Model):
@@ -397,4 +397,4 @@ class RosterSync(models.Model):
         ordering = ["-started_at"]
 
     def __str__(self) -> str:
-        return f"{self.context} roster {self.started_at:%Y-%m-%d %H:%M} ({self.status})"
+        return f"{self.context} roster {moment_text(self.started_at)} ({self.status})"

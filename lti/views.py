@@ -25,6 +25,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts.backends import ACCOUNT_BACKEND
 from grading.models import Attempt
 from grading.services.overdue import overdue_attempts_close
 from lti import access, keys, selectors
@@ -169,7 +170,7 @@ def launch(request: HttpRequest) -> HttpResponse:
             {"message": "The LMS sent a launch whose contents softgrade cannot read."},
             status=400,
         )
-    login(request, result.user, backend="django.contrib.auth.backends.ModelBackend")
+    login(request, result.user, backend=ACCOUNT_BACKEND)
     request.session[SESSION_FRAME_ANCESTORS] = [platform_origin(result.registration.auth_url)]
     if result.deep_linking is not None:
         token = get_random_string(24)

@@ -13,6 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = (
+    "accounts",
     "api",
     "availability",
     "config",
@@ -23,7 +24,7 @@ PACKAGES = (
     "security",
     "teaching",
 )
-APPS = ("courses", "grading", "integrations", "lti", "teaching")
+APPS = ("accounts", "courses", "grading", "integrations", "lti", "teaching")
 DRF = ("rest_framework", "drf_spectacular")
 
 
@@ -155,6 +156,9 @@ def test_the_engine_imports_no_django_and_no_app():
 # What each package may import of the others (README "Layout"). Anything else, and any cycle, is
 # a wrong arrow: courses never reaches grading, api/ and security/ know no app.
 ALLOWED = {
+    # A person's own settings (their time zone) and how a time is written for them: low, so
+    # every app may use them; they import no other app.
+    "accounts": set(),
     "api": {"security"},
     "security": {"availability"},  # limits stay open while the cache is down
     "availability": set(),  # the 503 for outages: neutral, like api/ and security/
@@ -163,15 +167,15 @@ ALLOWED = {
         "availability",
         "security",
     },  # urls.py and api.py name the apps' urls by string
-    "courses": {"api", "availability"},
-    "integrations": {"api", "courses"},
+    "courses": {"accounts", "api", "availability"},
+    "integrations": {"accounts", "api", "courses"},
     # grading and courses read their shared caches and do without them while the cache is down.
-    "grading": {"api", "availability", "courses", "integrations", "security"},
-    "lti": {"courses", "grading", "security"},
+    "grading": {"accounts", "api", "availability", "courses", "integrations", "security"},
+    "lti": {"accounts", "courses", "grading", "security"},
     # The instructor's side reads what instructors author and what learners did; nothing
     # imports it (config names its urls, LTI its role grant, by string). Its API (statistics
     # for LMS dashboards) uses the API's plumbing and the key's scope, like grading's.
-    "teaching": {"api", "courses", "grading", "integrations"},
+    "teaching": {"accounts", "api", "courses", "grading", "integrations"},
 }
 
 

@@ -32,6 +32,15 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "lti",
     "teaching",
+    "accounts",
+]
+
+# Django's ModelBackend, with each request's user fetched with their profile (the time zone the
+# middleware reads) in the same query. ModelBackend itself stays listed only for sessions signed
+# in before (accounts/backends.py).
+AUTHENTICATION_BACKENDS = [
+    "accounts.backends.AccountBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 MIDDLEWARE = [
@@ -48,6 +57,10 @@ MIDDLEWARE = [
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     # Last, so it runs first on the way out: an LTI session's pages may be framed by its LMS.
     "lti.middleware.PlatformFramingMiddleware",
+    # Every request in its person's time zone: their setting, else their browser's, else UTC.
+    # Innermost, after the user is known; reading the user may meet a database outage, whose
+    # 503 then goes out through every middleware above, as a view's would (availability/).
+    "accounts.middleware.TimeZoneMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"

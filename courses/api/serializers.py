@@ -5,17 +5,18 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from api.times import UtcModelSerializer
 from api.validation import StrictSerializer
 from courses.models import Course, KeyTerm, Lesson, Misconception, Problem, Quiz, QuizItem
 
 
-class LessonSummarySerializer(serializers.ModelSerializer):
+class LessonSummarySerializer(UtcModelSerializer):
     class Meta:
         model = Lesson
         fields = ["slug", "title", "summary", "order", "minutes"]
 
 
-class CourseSerializer(serializers.ModelSerializer):
+class CourseSerializer(UtcModelSerializer):
     lessons = LessonSummarySerializer(many=True, read_only=True)
 
     class Meta:
@@ -23,19 +24,19 @@ class CourseSerializer(serializers.ModelSerializer):
         fields = ["slug", "title", "summary", "lessons", "updated_at"]
 
 
-class KeyTermSerializer(serializers.ModelSerializer):
+class KeyTermSerializer(UtcModelSerializer):
     class Meta:
         model = KeyTerm
         fields = ["slug", "term", "definition"]
 
 
-class MisconceptionSerializer(serializers.ModelSerializer):
+class MisconceptionSerializer(UtcModelSerializer):
     class Meta:
         model = Misconception
         fields = ["code", "title", "explanation"]
 
 
-class LessonSerializer(serializers.ModelSerializer):
+class LessonSerializer(UtcModelSerializer):
     course = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     key_terms = KeyTermSerializer(many=True, read_only=True)
     url = serializers.SerializerMethodField(help_text="The lesson's page on softgrade.")
@@ -62,7 +63,7 @@ class LessonDetailSerializer(LessonSerializer):
         fields = [*LessonSerializer.Meta.fields, "body", "misconceptions", "updated_at"]
 
 
-class QuizItemPublicSerializer(serializers.ModelSerializer):
+class QuizItemPublicSerializer(UtcModelSerializer):
     """An item as seen before an attempt: what kind of thing it is and what it is worth."""
 
     kind = serializers.SerializerMethodField(
@@ -95,7 +96,7 @@ class QuizItemPublicSerializer(serializers.ModelSerializer):
         return item.problem.slug if item.problem_id else None
 
 
-class QuizSerializer(serializers.ModelSerializer):
+class QuizSerializer(UtcModelSerializer):
     lesson = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     course = serializers.CharField(source="lesson.course.slug", read_only=True)
     shuffle_items = serializers.BooleanField(
@@ -148,7 +149,7 @@ class QuizDetailSerializer(QuizSerializer):
         return sum(item.points for item in quiz.items.all())
 
 
-class ProblemSerializer(serializers.ModelSerializer):
+class ProblemSerializer(UtcModelSerializer):
     lesson = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     course = serializers.CharField(source="lesson.course.slug", read_only=True)
     prompt = serializers.CharField(

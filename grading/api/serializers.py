@@ -12,6 +12,7 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api.times import UtcDateTimeField, UtcModelSerializer
 from api.validation import StrictSerializer, WholeNumberField
 from grading import policy
 from grading.api import selectors
@@ -99,7 +100,7 @@ class AttemptQuerySerializer(StrictSerializer):
     learner = _learner_field()
     quiz = serializers.SlugField(required=False)
     status = serializers.ChoiceField(choices=STARTED_STATUSES, required=False)
-    updated_since = serializers.DateTimeField(
+    updated_since = UtcDateTimeField(
         required=False, help_text="Only attempts changed at or after this time (ISO 8601)."
     )
 
@@ -117,7 +118,7 @@ class StreakQuerySerializer(StrictSerializer):
 # --- output -----------------------------------------------------------------------------------
 
 
-class AttemptSerializer(serializers.ModelSerializer):
+class AttemptSerializer(UtcModelSerializer):
     quiz = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     learner = serializers.SerializerMethodField(help_text="external_id; null for site learners.")
     status = serializers.ChoiceField(choices=STARTED_STATUSES, read_only=True)
@@ -184,7 +185,7 @@ class VerdictSerializer(serializers.Serializer):
     )
     feedback = serializers.SerializerMethodField()
     detail = serializers.SerializerMethodField()
-    created_at = serializers.DateTimeField(read_only=True)
+    created_at = UtcDateTimeField(read_only=True)
 
     def _shown(self, response: Response) -> policy.Visibility:
         # An invalid answer has no verdict, score or detail: nothing of it is hidden or shown.
@@ -221,7 +222,7 @@ class VerdictSerializer(serializers.Serializer):
         }
 
 
-class StreakSerializer(serializers.ModelSerializer):
+class StreakSerializer(UtcModelSerializer):
     problem = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     learner = serializers.SerializerMethodField(help_text="external_id; null for site learners.")
     mastered = serializers.BooleanField(read_only=True)
@@ -253,7 +254,7 @@ class PracticeVerdictSerializer(VerdictSerializer):
         return StreakSerializer(streak).data if streak is not None else None
 
 
-class VariantSerializer(serializers.ModelSerializer):
+class VariantSerializer(UtcModelSerializer):
     """A practice variant: its numbers and prompt, never its seed or answer."""
 
     problem = serializers.SlugRelatedField(slug_field="slug", read_only=True)
@@ -391,14 +392,14 @@ class LearnerRulesSerializer(serializers.Serializer):
         help_text="The learner's attempt limit, extra attempts included; null: unlimited.",
     )
     extra_attempts = serializers.IntegerField(help_text="Attempts an accommodation adds.")
-    opens_at = serializers.DateTimeField(allow_null=True)
-    closes_at = serializers.DateTimeField(
+    opens_at = UtcDateTimeField(allow_null=True)
+    closes_at = UtcDateTimeField(
         allow_null=True, help_text="The learner's due date: their own if they have one."
     )
     own_due_date = serializers.BooleanField(
         help_text="True when closes_at is the learner's own due date, not the quiz's."
     )
-    answers_release_at = serializers.DateTimeField(
+    answers_release_at = UtcDateTimeField(
         allow_null=True,
         help_text="When correct answers are released, for a quiz that releases them after it "
         "closes: the latest due date anyone has. Null otherwise.",

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import partial
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.moments import moment_text
 from courses.models import Quiz
 from grading import accommodations
 from grading.accommodation_models import REASON_MAX_LENGTH, QuizAccommodation
@@ -63,10 +64,6 @@ class AccommodationTerms:
     reason: str = ""
 
 
-def _utc(moment: datetime) -> str:
-    return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
-
-
 def accommodation_problems(
     *, quiz: Quiz, terms: AccommodationTerms, now: datetime
 ) -> dict[str | None, str]:
@@ -87,14 +84,14 @@ def accommodation_problems(
     if terms.closes_at is not None:
         if quiz.opens_at and terms.closes_at <= quiz.opens_at:
             problems["closes_at"] = (
-                f"The due date must be after the quiz opens ({_utc(quiz.opens_at)})."
+                f"The due date must be after the quiz opens ({moment_text(quiz.opens_at)})."
             )
         else:
             released = accommodations.answers_release_at(quiz)
             # The key is out already: a learner who may answer after that would answer with it.
             if released is not None and released <= now < terms.closes_at:
                 problems["closes_at"] = (
-                    f"Correct answers to this quiz were released at {_utc(released)}: a due "
+                    f"Correct answers to this quiz were released at {moment_text(released)}: a due "
                     "date after now would let this learner answer with the answer key out. "
                     "Change when the quiz releases its answers first."
                 )

@@ -42,8 +42,8 @@ class IdempotencyConflict(ServiceError):
 class PracticeRefused(ServiceError):
     """Practice on a problem is refused: exam-only, or used by the learner's running exam.
 
-    The message gives the time practice resumes in UTC; `refusal` (grading.policy's
-    PracticeRefusal) keeps that time apart, for pages that show it in the learner's zone."""
+    The message gives the time practice resumes in the reader's zone; `refusal` (grading.policy's
+    PracticeRefusal) keeps that time apart, for pages that show it as a <time>."""
 
     code = "practice_refused"
 

@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
+from accounts.backends import ACCOUNT_BACKEND
 from grading.forms import SignupForm
 from grading.tasks import password_reset_mail_send
 from security.logins import (
@@ -80,7 +81,7 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        login(request, user, backend=ACCOUNT_BACKEND)
         messages.success(request, f"Welcome to softgrade, {user.get_username()}.")
         return redirect(_safe_next(request))
     return render(

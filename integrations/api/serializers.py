@@ -2,11 +2,12 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from api.times import UtcModelSerializer
 from api.validation import StrictSerializer
 from integrations.models import EXTERNAL_ID_PATTERN, Learner
 
 
-class LearnerSerializer(serializers.ModelSerializer):
+class LearnerSerializer(UtcModelSerializer):
     class Meta:
         model = Learner
         fields = ["external_id", "name", "email", "created_at", "updated_at"]

@@ -4,31 +4,13 @@ learner; whether the terms may be given is the service's decision
 
 from __future__ import annotations
 
-from datetime import UTC
-
 from django import forms
-from django.utils import timezone
 
+from accounts.fields import LocalDateTimeField, zone_label
 from courses.models import Course, Quiz
 from grading.accommodation_models import REASON_MAX_LENGTH, QuizAccommodation
 from grading.services.accommodations import AccommodationTerms
 from teaching.accommodations.learners import LearnerNotFound, course_learner
-
-
-class UtcDateTimeField(forms.DateTimeField):
-    """A moment typed in UTC (the page says so), whatever the server's time zone."""
-
-    widget = forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M")
-
-    def to_python(self, value):
-        # A moment typed without a zone is read in the current zone: make that UTC.
-        with timezone.override(UTC):
-            return super().to_python(value)
-
-    def prepare_value(self, value):
-        if hasattr(value, "astimezone"):
-            return value.astimezone(UTC).replace(tzinfo=None).strftime("%Y-%m-%dT%H:%M")
-        return value
 
 
 class AccommodationForm(forms.Form):
@@ -49,8 +31,8 @@ class AccommodationForm(forms.Form):
     extra_attempts = forms.IntegerField(
         label="Extra attempts", min_value=0, initial=0, help_text="Added to the attempt limit."
     )
-    closes_at = UtcDateTimeField(
-        label="Own due date (UTC)",
+    closes_at = LocalDateTimeField(
+        label="Own due date",
         required=False,
         help_text="In place of the quiz's closing time, for this learner only. Empty: the quiz's.",
     )
@@ -65,6 +47,8 @@ class AccommodationForm(forms.Form):
     def __init__(self, *args, course: Course, editing: QuizAccommodation | None = None, **kwargs):
         super().__init__(*args, label_suffix="", **kwargs)
         self.course, self.editing = course, editing
+        # Typed in the instructor's own zone, which the label names.
+        self.fields["closes_at"].label = zone_label("Own due date")
         self.fields["quiz"].queryset = Quiz.objects.filter(lesson__course=course).order_by(
             "lesson__order", "title"
         )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from api.times import UtcDateTimeField
 from api.validation import StrictSerializer
 from integrations.models import EXTERNAL_ID_PATTERN
 from teaching.api.grade_rows import Origin
@@ -27,7 +28,7 @@ class GradeQuerySerializer(StrictSerializer):
     )
     quiz = serializers.SlugField(required=False)
     course = serializers.SlugField(required=False)
-    updated_since = serializers.DateTimeField(
+    updated_since = UtcDateTimeField(
         required=False,
         help_text="Only grades that changed at or after this time (ISO 8601): pass the largest "
         "updated_at of your last sync.",
@@ -95,17 +96,17 @@ class GradeSerializer(serializers.Serializer):
         source="grade.max_score",
         help_text="The counted attempt's maximum, else the quiz's.",
     )
-    submitted_at = serializers.DateTimeField(
+    submitted_at = UtcDateTimeField(
         source="grade.submitted_at",
         allow_null=True,
         help_text="When the counted attempt was submitted.",
     )
-    last_submitted_at = serializers.DateTimeField(
+    last_submitted_at = UtcDateTimeField(
         source="grade.last_submitted_at",
         allow_null=True,
         help_text="When the learner last submitted an attempt at the quiz.",
     )
-    updated_at = serializers.DateTimeField(
+    updated_at = UtcDateTimeField(
         source="grade.updated_at",
         help_text="The latest change to any of the learner's attempts at the quiz.",
     )

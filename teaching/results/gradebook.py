@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Iterator
+from datetime import UTC
 
 from courses.models import Quiz
 from teaching.numbers import POINTS_UNIT, csv_header
@@ -27,7 +28,8 @@ COLUMNS = [
     "attempt",
     csv_header("score", POINTS_UNIT),
     csv_header("max_score", POINTS_UNIT),
-    "submitted_at",
+    # The moment in UTC, ISO 8601 with its +00:00, whatever zone the instructor reads pages in.
+    "submitted_at_utc",
 ]
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -68,6 +70,6 @@ def gradebook_lines(*, quiz: Quiz, rule: AttemptRule) -> Iterator[str]:
             grade.attempt_number,
             grade.score,
             grade.max_score,
-            grade.submitted_at.isoformat() if grade.submitted_at else None,
+            grade.submitted_at.astimezone(UTC).isoformat() if grade.submitted_at else None,
         ]
         yield writer.writerow([spreadsheet_safe(cell) for cell in cells])

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import logging
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
+from django.utils import timezone
 
 from courses.models import Quiz
 from grading import accommodations, policy, quiz_rules
@@ -315,7 +317,12 @@ def test_a_due_date_before_the_quiz_opens_is_refused(exam, instructor):
     exam.quiz.refresh_from_db()
     with pytest.raises(AccommodationRefused) as refused:
         give(exam.quiz, UserFactory(), instructor, closes_at=NOW - timedelta(hours=1))
-    assert "after the quiz opens (2026-12-05 09:00 UTC)" in refused.value.problems["closes_at"]
+    assert "after the quiz opens (5 Dec 2026, 09:00 UTC)" in refused.value.problems["closes_at"]
+    # The refusal names the time in the zone of whoever reads it.
+    auckland = timezone.override(ZoneInfo("Pacific/Auckland"))
+    with auckland, pytest.raises(AccommodationRefused) as refused:
+        give(exam.quiz, UserFactory(), instructor, closes_at=NOW - timedelta(hours=1))
+    assert "after the quiz opens (5 Dec 2026, 22:00 NZDT)" in refused.value.problems["closes_at"]
 
 
 def test_only_the_course_instructors_may_set_or_remove(exam, instructor):

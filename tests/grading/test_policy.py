@@ -10,8 +10,10 @@ import itertools
 from dataclasses import fields
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
+from zoneinfo import ZoneInfo
 
 import pytest
+from django.utils import timezone
 
 from courses.models import Quiz
 from grading import policy
@@ -215,9 +217,12 @@ def test_a_running_exam_pauses_practice_until_its_deadline():
     message = str(refusal)
     assert message == (
         "Practice on “Variance” is paused while your exam “Final” is in progress, because it "
-        "uses this problem: until 2027-01-20 12:20 UTC (your exam's deadline), or until you "
+        "uses this problem: until 20 Jan 2027, 12:20 UTC (your exam's deadline), or until you "
         "submit it."
     )
+    # In the zone of whoever reads it, named.
+    with timezone.override(ZoneInfo("America/New_York")):
+        assert "until 20 Jan 2027, 07:20 EST (your exam's deadline)" in str(refusal)
 
 
 def test_an_exam_without_time_limit_pauses_practice_until_submitted():
@@ -241,7 +246,7 @@ def test_two_running_exams_pause_practice_until_the_later_deadline():
         )
     )
     assert "your exams “A” and “B” are in progress" in message
-    assert "until 2027-01-20 12:50 UTC (the last of their deadlines)" in message
+    assert "until 20 Jan 2027, 12:50 UTC (the last of their deadlines)" in message
     assert "Over" not in message
 
 

@@ -218,10 +218,10 @@ def test_a_start_before_the_opening_is_refused_and_keeps_the_prepared_attempt(
     exam.quiz.save()
     learner_client.get(quiz_url(exam.quiz))
     prepared = Attempt.prepared.get(user=learner)
-    with pytest.raises(QuizNotOpen, match=f"opens at {opens:%Y-%m-%d %H:%M} UTC"):
+    with pytest.raises(QuizNotOpen, match=f"opens at {opens:%-d %b %Y, %H:%M} UTC"):
         attempt_start(user=learner, quiz=exam.quiz)
     response = learner_client.post(start_url(exam.quiz), follow=True)
-    assert f"This quiz opens at {opens:%Y-%m-%d %H:%M} UTC." in response.content.decode()
+    assert f"This quiz opens at {opens:%-d %b %Y, %H:%M} UTC." in response.content.decode()
     assert list(Attempt.prepared.all()) == [prepared]
     assert not Attempt.objects.exists()
     # At the opening instant it starts.

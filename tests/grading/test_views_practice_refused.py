@@ -55,12 +55,12 @@ def test_the_practice_page_says_why_and_until_the_exams_deadline(
     assert "paused while your exam “Check: why we divide by <math" in html
     assert "</math>” is in progress" in html
     assert exam.title not in html  # its formula is shown as math, not as source
-    # The deadline is a <time> the page's script writes in the learner's own zone (UTC
-    # without script); the words around it stay as they are.
+    # The deadline is a <time> in the learner's zone (UTC until their browser has said its
+    # own); the words around it stay as they are.
     utc = attempt.deadline.astimezone(UTC)
     assert (
-        f'until <time datetime="{utc:%Y-%m-%dT%H:%M:%SZ}" data-local-time="datetime">'
-        f"{utc:%Y-%m-%d %H:%M} UTC</time> (your exam's deadline), or until you submit it."
+        f'until <time datetime="{utc:%Y-%m-%dT%H:%M:%SZ}" title="UTC">'
+        f"{utc:%-d %b %Y, %H:%M} UTC</time> (your exam's deadline), or until you submit it."
     ) in html
     assert 'name="answer"' not in html
     assert records(learner) == (0, 0, 0)

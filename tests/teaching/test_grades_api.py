@@ -206,7 +206,7 @@ def test_the_api_and_the_instructor_s_gradebook_csv_give_the_same_numbers(
         assert as_cells == {column: expected[in_book.get(column, column)] for column in as_cells}, (
             username
         )
-        submitted = expected["submitted_at"]
+        submitted = expected["submitted_at_utc"]
         assert (row["submitted_at"] or "").replace("Z", "+00:00") == submitted, username
         for column in ("attempts", "attempt", "score", "max_score"):
             assert api_csv[username][column] == as_cells[column], (username, column)

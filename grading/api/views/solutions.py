@@ -11,6 +11,7 @@ from rest_framework import serializers, status
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
+from api.times import UtcDateTimeField
 from api.validation import StrictSerializer
 from grading.api.selectors import markup_html
 from grading.api.views.practice import scoped_variant
@@ -50,7 +51,7 @@ class SolutionSerializer(serializers.Serializer):
     variant = serializers.IntegerField(source="variant_id")
     problem = serializers.SlugField(source="variant.problem.slug")
     steps = serializers.SerializerMethodField(help_text="In order, with the variant's numbers.")
-    revealed_at = serializers.DateTimeField()
+    revealed_at = UtcDateTimeField()
     gave_up_early = serializers.BooleanField(
         help_text="Revealed on the learner's request, before solution_after_tries wrong tries."
     )

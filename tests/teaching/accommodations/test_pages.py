@@ -209,7 +209,7 @@ def test_the_learner_sees_their_own_rules_on_the_quiz_page(quiz, people):
     assert "90 minutes, from when you start an attempt" in body
     assert "0 used of 3" in body
     assert "Your due date" in body
-    assert f"{due.astimezone(UTC):%Y-%m-%d %H:%M}" in body
+    assert f"{due.astimezone(UTC):%-d %b %Y, %H:%M} UTC</time>" in body
 
 
 def test_the_quiz_page_lets_an_accommodated_learner_start_past_the_quiz_limit(quiz, people):

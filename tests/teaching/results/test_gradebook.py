@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import csv
 import io
+from datetime import UTC
 
 import pytest
 from django.urls import reverse
 
+from accounts.models import Profile
+from accounts.time_zones import BROWSER_ZONE_COOKIE
 from grading import scores
 from teaching.results.gradebook import COLUMNS, spreadsheet_safe
 from tests.factories import UserFactory
@@ -70,8 +73,20 @@ def test_every_learner_with_the_chosen_attempt_s_score(
         "",
     )
     submitted = learners["attempts"]["ben"][0].submitted_at
-    assert by_name["Ben Okafor"]["submitted_at"] == submitted.isoformat()
-    assert by_name["Cai"]["submitted_at"] == ""
+    assert by_name["Ben Okafor"]["submitted_at_utc"] == submitted.isoformat()
+    assert by_name["Cai"]["submitted_at_utc"] == ""
+
+
+def test_the_times_are_utc_whatever_zone_the_instructor_reads_pages_in(
+    client, exam, people, learners
+):
+    Profile.objects.create(user=people.instructor, time_zone="Pacific/Auckland")
+    client.force_login(people.instructor)
+    client.cookies[BROWSER_ZONE_COOKIE] = "Asia/Kolkata"
+    rows = {row["name"]: row for row in gradebook(client, exam.quiz)}
+    submitted = learners["attempts"]["ben"][0].submitted_at
+    assert rows["Ben Okafor"]["submitted_at_utc"] == submitted.astimezone(UTC).isoformat()
+    assert rows["Ben Okafor"]["submitted_at_utc"].endswith("+00:00")
 
 
 def test_the_best_score_is_the_one_the_lms_is_sent(client, exam, people, learners):

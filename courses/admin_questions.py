@@ -16,7 +16,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.views.decorators.http import require_POST
 
-from .admin_markup import LabelledRowsMixin, MarkupFieldsForm
+from .admin_markup import LabelledRowsMixin, MarkupFieldsForm, plain_column
 from .admin_publishing import PUBLISHING_ACTIONS, unpublishing_problems
 from .bank.rules import choice_set_problems
 from .content_versions import content_changed
@@ -293,7 +293,14 @@ class QuestionForm(MemberMoveForm, MarkupFieldsForm):
 @admin.register(Question)
 class QuestionAdmin(admin.ModelAdmin):
     form = QuestionForm
-    list_display = ["slug", "title", "kind", "lesson", "choice_count", "published"]
+    list_display = [
+        "slug",
+        plain_column("title", "Title"),
+        "kind",
+        "lesson",
+        "choice_count",
+        "published",
+    ]
     list_filter = ["published", "lesson", "kind"]
     search_fields = ["slug", "title", "prompt", "choices__text"]
     inlines = [ChoiceInline]

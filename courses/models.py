@@ -129,7 +129,7 @@ class Question(models.Model):
         ordering = ["lesson", "order", "id"]
 
     def __str__(self) -> str:
-        named = f"{self.title} · {self.slug}" if self.title else self.slug
+        named = f"{plain_math(self.title)} · {self.slug}" if self.title else self.slug
         return f"{named} ({self.get_kind_display()})"
 
 

@@ -292,6 +292,8 @@ MISCONCEPTION = Entity(
         required("code", Slug()),
         required("title", Text(), markup=True),
         required("explanation", Text(), markup=True),
+        # A placeholder a Moodle XML import made (listed last in pickers, marked "imported").
+        Field("imported", Flag(), default=False, sparse=True),
     ),
     key="code",
     model=Misconception,
@@ -311,6 +313,7 @@ QUESTION = Entity(
     "question",
     (
         required("slug", Slug()),
+        Field("title", Text(), markup=True, sparse=True),  # a name for the lists; the slug if empty
         Field("kind", OneOf(Question.Kind), default=Question.Kind.SINGLE),
         required("prompt", Text(), markup=True),
         Field("explanation", Text(), markup=True),

@@ -57,7 +57,7 @@ def content():
         code="std-for-variance", lesson=lesson, title=TITLE, explanation="Why."
     )
     KeyTerm.objects.create(lesson=lesson, slug="width", term=TITLE, definition="The width.")
-    question = Question.objects.create(lesson=lesson, slug="q-why", prompt=TITLE)
+    question = Question.objects.create(lesson=lesson, slug="q-why", title=TITLE, prompt=TITLE)
     Choice.objects.create(question=question, text="$\\sqrt{d_k}$", is_correct=True)
     Choice.objects.create(
         question=question, text="$d_k$", is_correct=False, misconception=misconception
@@ -96,7 +96,7 @@ def content():
         ("lesson", {0: PLAIN, 1: f"Course: {PLAIN}"}),
         ("keyterm", {0: PLAIN, 2: f"Course: {PLAIN} › 1. {PLAIN}"}),
         ("misconception", {1: PLAIN, 2: f"Course: {PLAIN} › 1. {PLAIN}"}),
-        ("question", {2: f"Course: {PLAIN} › 1. {PLAIN}"}),
+        ("question", {1: PLAIN, 3: f"Course: {PLAIN} › 1. {PLAIN}"}),
         ("problem", {0: PLAIN, 3: f"Course: {PLAIN} › 1. {PLAIN}"}),
         ("quiz", {0: PLAIN, 2: f"Course: {PLAIN} › 1. {PLAIN}"}),
         ("pool", {0: PLAIN, 2: f"Course: {PLAIN} › 1. {PLAIN}"}),

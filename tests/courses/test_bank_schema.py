@@ -90,6 +90,7 @@ def test_the_markup_checked_fields_are_the_documented_ones():
         ("key term", "definition"),
         ("misconception", "title"),
         ("misconception", "explanation"),
+        ("question", "title"),
         ("question", "prompt"),
         ("question", "explanation"),
         ("choice", "text"),

@@ -118,7 +118,7 @@ def test_every_surface_reads_the_penalised_score(quiz, attempt, learner):
     header, line = (
         text.strip().split(",") for text in gradebook_lines(quiz=quiz, rule=AttemptRule.BEST)
     )
-    assert float(line[header.index("score")]) == pytest.approx(3.0)
+    assert float(line[header.index("score_points")]) == pytest.approx(3.0)
 
 
 def test_the_results_page_shows_the_penalised_points(client, quiz, attempt, learner):

@@ -144,7 +144,7 @@ def test_every_reader_agrees_after_a_points_change(cohort):
     assert scores.best_attempt(user=attempts["ann"].user, quiz=exam.quiz).score == 7.0
     # The gradebook CSV (and the grades API, through the same teaching.results.grades.grade_of).
     lines = list(csv.reader(gradebook_lines(quiz=exam.quiz, rule=AttemptRule.FIRST)))
-    columns = lines[0].index("score"), lines[0].index("max_score")
+    columns = lines[0].index("score_points"), lines[0].index("max_score_points")
     assert {line[0]: (line[columns[0]], line[columns[1]]) for line in lines[1:]} == {
         "ann": ("7.0", "7.0"),
         "ben": ("1.5", "7.0"),

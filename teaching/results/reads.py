@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -208,14 +208,14 @@ def _item_results(
     *,
     attempt: Attempt,
     items: list[QuizItem],
-    saved: list[Response],
+    saved: list[AnswerRow],
     overrides: dict[int, float],
 ) -> list[ItemResult]:
     """Each item's result in the attempt, by grading.scores' rules (counting try, overrides),
     and the time on it, from every answer `saved` (in the order saved)."""
     rule = scores.scoring_rule(attempt.quiz)
     every = [response for response in saved if response.counts_as_try]
-    tries: dict[int, list[Response]] = defaultdict(list)
+    tries: dict[int, list[AnswerRow]] = defaultdict(list)
     for response in every:
         tries[response.quiz_item_id].append(response)
     times = item_times(started_at=attempt.started_at, answers=saved)
@@ -274,19 +274,34 @@ def quiz_learners(*, quiz: Quiz) -> list[Learner]:
     return sorted(_learners_by_id(quiz=quiz).values(), key=by_name)
 
 
-# What the grid reads of an answer. Plain rows (values_list) instead of these instances saved
-# 1-11 % of a 50-learner page's time at 3,000 learners: too little for a second shape of answer.
-SAVED_FIELDS = ("id", "attempt_id", "quiz_item_id", "status", "score", "counts_as_try")
+class AnswerRow(NamedTuple):
+    """What the grid reads of an answer (grading.scores' Scored, and the time it was saved)."""
+
+    id: int
+    attempt_id: int
+    quiz_item_id: int
+    status: str
+    score: float
+    counts_as_try: bool
+    misconception: str
+    created_at: datetime
 
 
-def _saved_answers(*, attempt_ids: list[int]) -> dict[int, list[Response]]:
+def _saved_answers(*, attempt_ids: list[int]) -> dict[int, list[AnswerRow]]:
     """Every answer of the attempts, invalid ones too (they score nothing but take the
-    learner's time), by attempt id in the order saved: one query."""
-    saved: dict[int, list[Response]] = defaultdict(list)
-    answers = Response.objects.filter(attempt_id__in=attempt_ids).only(
-        *SAVED_FIELDS, "misconception", "created_at"
+    learner's time), by attempt id in the order saved: one query.
+
+    Plain rows, not model instances: the grid sorts, filters and averages over every learner,
+    so at 3,000 learners it reads 30,000 to 90,000 answers a request, and making a Response of
+    each was two thirds of the page's CPU (docs/performance.md, "The results grid, sorted")."""
+    saved: dict[int, list[AnswerRow]] = defaultdict(list)
+    rows = (
+        Response.objects.filter(attempt_id__in=attempt_ids)
+        .order_by("created_at", "id")
+        .values_list(*AnswerRow._fields)
     )
-    for answer in answers.order_by("created_at", "id"):
+    for row in rows:
+        answer = AnswerRow(*row)
         saved[answer.attempt_id].append(answer)
     return saved
 
@@ -328,7 +343,7 @@ def quiz_results(
         learner.user_id: attempts_counted(rule, by_user.get(learner.user_id, []))
         for learner in learners
     }
-    saved: dict[int, list[Response]] = {}
+    saved: dict[int, list[AnswerRow]] = {}
     overrides: dict[int, dict[int, float]] = {}
     if per_item:
         saved = _saved_answers(

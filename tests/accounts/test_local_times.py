@@ -115,3 +115,11 @@ def test_names_the_admin_lists_show_give_their_times_in_the_reader_s_zone():
             "registration link of 21 Jan 2027, 01:00 NZDT (open until 22 Jan 2027, 01:00 NZDT)"
         )
         assert admin.site.get_model_admin(ApiKey).state(key) == "revoked 21 Jan 2027, 01:00 NZDT"
+
+
+def test_the_admin_learns_the_browser_s_zone_too(admin_client):
+    """An instructor whose first page is the admin's gets its times in their zone from the next
+    page on, as on the site's own pages: the admin loads the same script."""
+    html = admin_client.get(reverse("admin:index")).content.decode()
+    assert '<script src="/static/js/time-zone.js" defer></script>' in html
+    assert 'id="admin-time-zone">Times in UTC</a>' in html

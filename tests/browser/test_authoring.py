@@ -25,7 +25,7 @@ PARAMS = {
     "variables": {"d_k": {"choices": [16, 64]}, "s": {"min": 0.5, "max": 2, "step": 0.5}},
     "answer": "d_k * s^2",
     "mistakes": {"std-for-variance": "sqrt(d_k) * s"},
-    "prompt": "Components have standard deviation {s} and $d_k = {d_k}$. Variance?",
+    "prompt": "Components have standard deviation {@s@} and $d_k = {@d_k@}$. Variance?",
 }
 
 

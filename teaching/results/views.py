@@ -8,6 +8,8 @@ time ran out, closed first (grading/services/overdue.py) so none shows as open.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import BadRequest
 from django.core.paginator import InvalidPage
@@ -42,6 +44,13 @@ def _rule(
         choices = ", ".join(rule.value for rule in allowed)
         raise BadRequest(f"attempts must be one of {choices}.")
     return AttemptRule(value)
+
+
+def _csv_download(lines: Iterable[str], filename: str) -> StreamingHttpResponse:
+    """CSV lines streamed as a download named `filename`."""
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
 
 
 @never_cache
@@ -100,11 +109,9 @@ def quiz_gradebook(request: HttpRequest, slug: str) -> StreamingHttpResponse:
     quiz = access.quiz_for_staff_or_404(user=request.user, slug=slug)
     rule = _rule(request, allowed=GRADE_RULES, default=default_rule(quiz))
     overdue_attempts_close(quiz=quiz)
-    lines = gradebook_lines(quiz=quiz, rule=rule)
-    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
-    filename = f"softgrade-{quiz.slug}-{rule.value}.csv"
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+    return _csv_download(
+        gradebook_lines(quiz=quiz, rule=rule), f"softgrade-{quiz.slug}-{rule.value}.csv"
+    )
 
 
 @never_cache
@@ -117,10 +124,7 @@ def quiz_responses(request: HttpRequest, slug: str) -> StreamingHttpResponse:
     rule = _rule(request, allowed=GRADE_RULES, default=default_rule(quiz))
     overdue_attempts_close(quiz=quiz)
     lines = response_lines(quiz=quiz, rule=rule)
-    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
-    filename = f"softgrade-{quiz.slug}-responses-{rule.value}.csv"
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+    return _csv_download(lines, f"softgrade-{quiz.slug}-responses-{rule.value}.csv")
 
 
 @never_cache

@@ -27,8 +27,9 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
+from courses.models import QuizItem
 from grading import draws, policy
-from grading.models import Attempt
+from grading.models import Attempt, ScoreChange
 from grading.overrides import ScoreChangeNotAllowed, ScoreChangeRefused, item_score_override
 from grading.regrade_fixes import FixRefused
 from grading.regrades import RegradeResult, RegradeStale, quiz_item_regrade
@@ -64,17 +65,8 @@ def item_override(request: HttpRequest, pk: int, item_pk: int) -> HttpResponse:
         access.scores_changeable_or_403(user=request.user, quiz=attempt.quiz)
         form = OverrideForm(request.POST, item=item)
         if form.is_valid():
-            try:
-                change = item_score_override(
-                    attempt=attempt,
-                    item=item,
-                    score=form.cleaned_data["score"],
-                    reason=form.cleaned_data["reason"],
-                    by=request.user,
-                )
-            except (ScoreChangeRefused, ScoreChangeNotAllowed) as refusal:
-                form.add_error(None, refusal.message)
-            else:
+            change = _override_saved(form, attempt=attempt, item=item, by=request.user)
+            if change is not None:
                 messages.success(request, _score_set(change, item, attempt))
                 url = reverse("teaching:attempt", args=[attempt.pk])
                 return HttpResponseRedirect(f"{url}#item-{item.pk}")
@@ -93,6 +85,22 @@ def item_override(request: HttpRequest, pk: int, item_pk: int) -> HttpResponse:
         "may_change": may_change,
     }
     return render(request, "teaching/score_override.html", context, status=status)
+
+
+def _override_saved(form, *, attempt: Attempt, item: QuizItem, by) -> ScoreChange | None:
+    """The override a valid form asks for, saved; None, with the refusal on the form, when the
+    override's rules refuse it (the one place both override pages save through)."""
+    try:
+        return item_score_override(
+            attempt=attempt,
+            item=item,
+            score=form.cleaned_data["score"],
+            reason=form.cleaned_data["reason"],
+            by=by,
+        )
+    except (ScoreChangeRefused, ScoreChangeNotAllowed) as refusal:
+        form.add_error(None, refusal.message)
+        return None
 
 
 def _score_set(change, item, attempt) -> str:
@@ -164,17 +172,8 @@ def item_grading(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
             raise Http404("No such attempt at this quiz.")
         form = _grading_form(attempt.pk, item, data=request.POST)
         if form.is_valid():
-            try:
-                change = item_score_override(
-                    attempt=attempt,
-                    item=item,
-                    score=form.cleaned_data["score"],
-                    reason=form.cleaned_data["reason"],
-                    by=request.user,
-                )
-            except (ScoreChangeRefused, ScoreChangeNotAllowed) as refusal:
-                form.add_error(None, refusal.message)
-            else:
+            change = _override_saved(form, attempt=attempt, item=item, by=request.user)
+            if change is not None:
                 name = attempt.user.get_full_name() or attempt.user.get_username()
                 messages.success(request, f"{name}: {_score_set(change, item, attempt)}")
                 return HttpResponseRedirect(f"{request.get_full_path()}#grade-{attempt.pk}")

@@ -9,6 +9,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 from courses.models import Misconception
 from courses.moodle_xml.importer import UNNAMED_EXPLANATION
+from tests.migration_steps import migrate
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -16,17 +17,11 @@ BEFORE = ("courses", "0011_formula_placeholders")
 AFTER = ("courses", "0012_imported_misconceptions_question_titles")
 
 
-def _migrate(targets) -> MigrationExecutor:
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets)
-    return MigrationExecutor(connection)
-
-
 @pytest.fixture
 def old_apps():
-    executor = _migrate([BEFORE])
+    executor = migrate([BEFORE])
     yield executor.loader.project_state(BEFORE).apps
-    _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
 
 
 def test_only_untouched_placeholders_are_marked_imported(old_apps):
@@ -44,6 +39,6 @@ def test_only_untouched_placeholders_are_marked_imported(old_apps):
     add("q3-wrong", "A wrong answer to Q3", "Explained since.")
     add("p1-mistake-1", "A common wrong answer: 0.25", "Halved it.")
     add("std-for-variance", "A common wrong answer: 4", "Own.")  # not a placeholder's code
-    _migrate([AFTER])
+    migrate([AFTER])
     marked = set(Misconception.objects.filter(imported=True).values_list("code", flat=True))
     assert marked == {"q1-wrong", "p1-mistake-1"}

@@ -9,23 +9,18 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from courses.models import Problem, Question, Quiz
+from tests.migration_steps import migrate
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 BEFORE = ("courses", "0007_learner_facing_help_texts")
 
 
-def _migrate(targets) -> MigrationExecutor:
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets)
-    return MigrationExecutor(connection)
-
-
 @pytest.fixture
 def old_apps():
-    executor = _migrate([BEFORE])
+    executor = migrate([BEFORE])
     yield executor.loader.project_state(BEFORE).apps
-    _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
 
 
 def test_content_from_before_the_migration_is_published_and_new_content_is_not(old_apps):
@@ -38,7 +33,7 @@ def test_content_from_before_the_migration_is_published_and_new_content_is_not(o
         lesson=lesson, slug="p", title="P", family="dot-variance"
     )
     old_apps.get_model("courses", "Quiz").objects.create(lesson=lesson, slug="z", title="Z")
-    _migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
     for model in (Question, Problem, Quiz):
         assert list(model.objects.values_list("published", flat=True)) == [True]
     assert not Question.objects.create(lesson_id=lesson.pk, slug="q-new", prompt="?").published

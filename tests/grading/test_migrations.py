@@ -16,6 +16,7 @@ from grading.models import Variant
 from grading.services.verdicts import variant_grade
 from tests.factories import LessonFactory, ProblemFactory
 from tests.grading.private_data import FORMULA_PARAMS
+from tests.migration_steps import migrate
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -32,12 +33,6 @@ def _nodes() -> tuple[tuple[str, str], tuple[str, str], list[tuple[str, str]]]:
     return splitting, before, graph.leaf_nodes()
 
 
-def _migrate(targets) -> MigrationExecutor:
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets)
-    return MigrationExecutor(connection)
-
-
 # The prompt as written before placeholders were {@name@} (grading's 0016 converts it later).
 OLD_PROMPT = FORMULA_PARAMS["prompt"].replace("{@s@}", "{s}").replace("{@d_k@}", "{d_k}")
 
@@ -52,9 +47,9 @@ def _old_givens(seed: int) -> dict:
 @pytest.fixture
 def before_the_split():
     splitting, before, leaves = _nodes()
-    executor = _migrate([before])
+    executor = migrate([before])
     yield executor.loader.project_state(before).apps, splitting, before
-    _migrate(leaves)  # leave the schema as every other test expects it
+    migrate(leaves)  # leave the schema as every other test expects it
 
 
 def test_formula_variants_move_their_formulas_to_the_grading_key_and_grade_the_same(
@@ -88,7 +83,7 @@ def test_formula_variants_move_their_formulas_to_the_grading_key_and_grade_the_s
         rtol=0.01,
     )
 
-    _migrate([splitting])
+    migrate([splitting])
     # The instructor edits the problem afterwards: stored variants keep their own formulas.
     problem.params = dict(FORMULA_PARAMS, answer="2 * d_k", mistakes={})
     problem.save()
@@ -113,6 +108,6 @@ def test_formula_variants_move_their_formulas_to_the_grading_key_and_grade_the_s
     assert untouched.givens == {"d_k": 64, "sigma_q": 1.0, "sigma_k": 2.0}
     assert untouched.grading_key == {}
 
-    _migrate([before])
+    migrate([before])
     for pk, (_, givens) in stored.items():
         assert OldVariant.objects.get(pk=pk).givens == givens

@@ -10,6 +10,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from tests.factories import CourseFactory, LessonFactory, QuizFactory
+from tests.migration_steps import migrate
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -17,17 +18,12 @@ BEFORE = ("lti", "0006_registration_links")
 GRANTING = ("lti", "0008_registration_courses_from_links")
 
 
-def _migrate(targets) -> MigrationExecutor:
-    MigrationExecutor(connection).migrate(targets)
-    return MigrationExecutor(connection)
-
-
 @pytest.fixture
 def before_grants():
     leaves = MigrationExecutor(connection).loader.graph.leaf_nodes()
-    executor = _migrate([BEFORE])
+    executor = migrate([BEFORE])
     yield executor.loader.project_state(BEFORE).apps
-    _migrate(leaves)  # leave the schema as every other test expects it
+    migrate(leaves)  # leave the schema as every other test expects it
 
 
 class OldLms:
@@ -81,7 +77,7 @@ def test_each_registration_keeps_exactly_the_courses_its_links_were_placed_in(be
     college.place(quiz=algebra_quiz)
     OldLms(before_grants, "unused")
 
-    new_apps = _migrate([GRANTING]).loader.project_state(GRANTING).apps
+    new_apps = migrate([GRANTING]).loader.project_state(GRANTING).apps
     grants = new_apps.get_model("lti", "CourseGrant").objects.values_list(
         "registration__name", "course_id", "deployment_id"
     )

@@ -129,7 +129,7 @@ def test_revoked_key(revoked_token):
     assert response["WWW-Authenticate"] == 'Bearer realm="softgrade"'
 
 
-def test_throttled_per_key_with_retry_after(lms, other_lms):
+def test_throttled_per_key_with_retry_after(lms, other_lms, limit_clock):
     rates = {**api_settings.DEFAULT_THROTTLE_RATES, "api_key": "3/minute"}
     with override_settings(REST_FRAMEWORK={**_rest_framework(), "DEFAULT_THROTTLE_RATES": rates}):
         client = lms.client()
@@ -200,7 +200,7 @@ def test_on_redis_one_counter_per_window_is_shared_by_every_worker_and_expires(m
 
 @needs_redis
 @override_settings(CACHES=REDIS_CACHES)
-def test_throttled_per_key_on_redis(lms):
+def test_throttled_per_key_on_redis(lms, limit_clock):
     from django.core.cache import caches
 
     caches["default"].clear()

@@ -16,7 +16,8 @@ from tests.shared_cache import REDIS_CACHES, needs_redis
 
 
 @pytest.fixture(autouse=True)
-def _empty():
+def _empty(limit_clock):
+    # The clock stands still: two requests a test sends never fall in two windows.
     cache.clear()
     throttling.forget_blocks()
     yield

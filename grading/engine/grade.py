@@ -30,6 +30,7 @@ from grading.engine.feedback import (
 from grading.engine.problems.base import (
     NO_KEY,
     Family,
+    Finding,
     offered_mistakes,
     offered_scalar_mistakes,
 )
@@ -40,13 +41,17 @@ FloatArray = npt.NDArray[np.float64]
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """The outcome for one response; detail is JSON-able for storage and the API."""
+    """The outcome for one response; detail is JSON-able for storage and the API.
+
+    costs_try is False only for a near miss a quiz may let the learner retry for free (the
+    quiz decides whether it does: grading.services.verdicts)."""
 
     status: Status
     score: float
     misconception: str | None
     feedback: str
     detail: dict[str, Any]
+    costs_try: bool = True
 
 
 def _entry_index(flat: int, shape: tuple[int, ...]) -> int | list[int]:
@@ -95,6 +100,7 @@ class _Marker:
         grading_key: Mapping[str, Any] = NO_KEY,
     ) -> None:
         self.family = family
+        self.givens = givens
         self.grading_key = grading_key
         self.tolerance = tolerance
         self.tolerance_text = describe_tolerance(tolerance)
@@ -194,6 +200,33 @@ class _Marker:
             },
         )
 
+    def found(self, parsed: Any, wrong: list[Any], finding: Finding) -> Verdict:
+        """The verdict for a wrong response a rule or an instructor's check explained."""
+        parts = [finding.feedback]
+        if wrong:
+            entries = describe_entries(wrong)
+            parts.append(f"{entries[:1].upper()}{entries[1:]}.")
+        parts.append(f"Answers count as correct {self.tolerance_text}.")
+        return Verdict(
+            "incorrect",
+            0.0,
+            finding.misconception,
+            " ".join(parts),
+            {
+                "wrong_entries": wrong,
+                "tolerance": self.tolerance_text,
+                "diagnosis": finding.code,
+                "finding": finding.kind,
+                "parsed": parsed,
+                "error": None,
+            },
+            costs_try=finding.costs_try,
+        )
+
+    def authored(self, values: FloatArray) -> list[Finding | None] | None:
+        """The instructor's checks on a stack of wrong responses (None: the variant has none)."""
+        return self.family.authored_findings(values, self.givens, self.grading_key)
+
     def judge_number(self, value: float) -> Verdict:
         """judge() for one response to a number answer, in plain floats.
 
@@ -206,6 +239,9 @@ class _Marker:
         answer = float(self.answer)
         if abs(value - answer) <= float(self.allowed):
             return self.correct(value)
+        authored = self.authored(np.array([value]))
+        if authored is not None and authored[0] is not None:
+            return self.found(value, [], authored[0])
         atol, rtol = self.tolerance.atol, self.tolerance.rtol
         code = sentence = misconception = None
         offered = offered_scalar_mistakes(self.solution, self.tolerance)
@@ -248,6 +284,19 @@ class _Marker:
         slip_index = np.full(count, -1, dtype=np.intp)
         coarse = np.zeros(count, dtype=bool)
         wrong_rows = np.flatnonzero(~correct)
+        findings: dict[int, Finding] = {}
+        if wrong_rows.size:
+            # The instructor's own checks come before every named mistake.
+            authored = self.authored(values[wrong_rows])
+            if authored is not None:
+                findings = {
+                    row: finding
+                    for row, finding in zip(wrong_rows.tolist(), authored, strict=True)
+                    if finding is not None
+                }
+                wrong_rows = np.array(
+                    [row for row in wrong_rows.tolist() if row not in findings], dtype=np.intp
+                )
         if wrong_rows.size:
             mistake_targets = self.mistakes()[1]
             mistake_index[wrong_rows] = mistake_targets.first_match(values[wrong_rows])
@@ -276,6 +325,9 @@ class _Marker:
                     _entry_index(flat, self.shape)
                     for flat in np.flatnonzero(~ok_entries[index]).tolist()
                 ]
+            if index in findings:
+                verdicts.append(self.found(parsed[index], wrong, findings[index]))
+                continue
             code = sentence = misconception = None
             if mistake_list[index] >= 0:
                 misconception = self.mistakes()[0][mistake_list[index]]

@@ -14,15 +14,12 @@ def variant_grade(*, variant: Variant, text: str) -> engine.Verdict:
     """Grade typed text against a stored variant: its givens, grading key and tolerance, never
     regenerated."""
     family = engine.get_family(variant.family)
-    verdict = engine.grade(
+    return engine.grade(
         family,
         variant.givens,
         text,
         tolerance=engine.Tolerance(variant.atol, variant.rtol),
         grading_key=variant.grading_key,
-    )
-    return engine.Verdict(
-        verdict.status, verdict.score, verdict.misconception, verdict.feedback, verdict.detail
     )
 
 

@@ -56,6 +56,23 @@ class Solution:
 
 
 @dataclass(frozen=True, slots=True)
+class Finding:
+    """What is wrong with a wrong answer, found by one of the engine's rules or by a property
+    check the instructor wrote. Its feedback never states the right value.
+
+    kind: "property" (an instructor's check), "structure" (a property every right answer of its
+    shape has) or "near-miss" (the right value, changed in a recognisable way); code: a stable
+    identifier stored with the response; costs_try: False for a near miss the quiz may let the
+    learner retry for free (too few significant figures)."""
+
+    kind: str
+    code: str
+    feedback: str
+    misconception: str | None = None
+    costs_try: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class Drawn:
     """One draw, split in two: the givens (JSON-able, everything the learner is shown) and the
     grading key (JSON-able, whatever else grading needs: never shown to a learner)."""
@@ -213,6 +230,14 @@ class Family(ABC):
 
         A built-in family's mistake codes are misconception codes, each with its sentence."""
         return code, self.mistakes.get(code)
+
+    def authored_findings(
+        self, values: FloatArray, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY
+    ) -> list[Finding | None] | None:
+        """The instructor's own checks on a stack of wrong responses (first axis = response):
+        per response, the first check it fails, or None. None for the whole stack when the
+        variant has no such checks (the built-in families have none)."""
+        return None
 
     @abstractmethod
     def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> dict[str, Any]:

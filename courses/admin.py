@@ -309,6 +309,7 @@ class QuizAdmin(admin.ModelAdmin):
                     "attempts_allowed",
                     "tries_per_item",
                     "extra_try_penalty",
+                    "rounding_retries",
                 ]
             },
         ),

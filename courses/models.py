@@ -285,6 +285,13 @@ class Quiz(models.Model):
         "(0.5 for half; 0.3333 for a third). An item never scores below 0. Only quizzes with "
         "feedback per item count tries. 0: no penalty.",
     )
+    # Read by grading.scores.try_counts, the one place that decides whether an answer uses a try.
+    rounding_retries = models.BooleanField(
+        default=True,
+        help_text="An answer right only to too few significant figures is named (with how many "
+        "are needed) and its try is given back. Only quizzes with feedback per item count "
+        "tries; turn it off where every try must count.",
+    )
     show_feedback = models.CharField(
         max_length=20, choices=Feedback.choices, default=Feedback.IMMEDIATELY
     )

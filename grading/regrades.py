@@ -200,7 +200,9 @@ def _regraded(
         key = grader.key(row, picked)
         if key not in verdicts:
             # Through JSON, as stored: a tuple in the engine's detail is the list read back.
-            verdicts[key] = json.loads(json.dumps(verdict_fields(grader.grade(key))))
+            verdicts[key] = json.loads(
+                json.dumps(verdict_fields(grader.grade(key), quiz=item.quiz))
+            )
         old = {name: getattr(row, name) for name in VERDICT_FIELDS}
         if verdicts[key] != old:
             changed[row.attempt_id].append(ResponseRegrade(row.id, old, verdicts[key]))

@@ -18,7 +18,7 @@ from django.db.models import Max, Q, QuerySet
 
 from courses.models import Quiz
 from courses.visibility import practice_problem
-from grading import policy
+from grading import engine, policy
 from grading.models import Attempt, Response, ScoreChange, counted_attempt
 
 # Only a submitted attempt's score counts: an exam's saved answers are graded before
@@ -49,6 +49,21 @@ class Scored(Protocol):
 def solved(tries: Iterable[Response]) -> bool:
     """Whether an item (or a practice variant) is solved: one of its counted tries is correct."""
     return any(r.counts_as_try and r.status == Response.Status.CORRECT for r in tries)
+
+
+def try_counts(*, verdict: engine.Verdict, quiz: Quiz | None) -> bool:
+    """Whether a graded answer uses up a try: never when unreadable; a near miss the engine
+    gives back (the right value to too few significant figures) is free in practice (no quiz)
+    and in a quiz that counts tries (feedback per item) and keeps its rounding retries on. A
+    quiz without feedback per item scores its latest saved answer, so there every readable
+    answer counts."""
+    if verdict.status == "invalid":
+        return False
+    if verdict.costs_try:
+        return True
+    if quiz is None:
+        return False
+    return not (policy.immediate_feedback(quiz) and quiz.rounding_retries)
 
 
 def tries_left(*, quiz: Quiz, tries: Sequence[Response]) -> int | None:

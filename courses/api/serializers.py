@@ -129,6 +129,7 @@ class QuizSerializer(UtcModelSerializer):
             "attempts_allowed",
             "tries_per_item",
             "extra_try_penalty",
+            "rounding_retries",
             "show_feedback",
             "release_answers",
             "opens_at",

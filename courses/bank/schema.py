@@ -383,6 +383,7 @@ QUIZ = Entity(
         Field("attempts_allowed", Whole(minimum=1)),  # none: unlimited
         Field("tries_per_item", Whole(minimum=1), default=1),
         Field("extra_try_penalty", Share(), default=0.0, sparse=True),
+        Field("rounding_retries", Flag(), default=True, sparse=True),
         Field("show_feedback", OneOf(Quiz.Feedback), default=Quiz.Feedback.IMMEDIATELY),
         Field("release_answers", OneOf(Release), default=Release.AFTER_SUBMISSION),
         Field("opens_at", Moment(), sparse=True),

@@ -140,9 +140,10 @@ def practice_answer_submit(
             user=user,
             variant=variant,
             text=text,
-            **verdict_fields(graded),
+            **verdict_fields(graded, quiz=None),
         )
-        if graded.status == "invalid":
+        if not response.counts_as_try:
+            # Unreadable, or a near miss given back: the streak has seen no try.
             return response
         streak_move(
             user=user,

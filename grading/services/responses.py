@@ -226,7 +226,7 @@ def _answer_decide(
         variant=variant,
         question=item.question if variant is None else None,
         text=text,
-        **verdict_fields(graded),
+        **verdict_fields(graded, quiz=attempt.quiz),
     )
     if not response.counts_as_try:
         return _Decided(response, new=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from courses.models import Question
-from grading import engine
+from courses.models import Question, Quiz
+from grading import engine, scores
 from grading.models import Variant
 
 
@@ -56,12 +56,13 @@ def question_grade(*, question: Question, choice_ids: Iterable[int]) -> engine.V
     )
 
 
-def verdict_fields(graded: engine.Verdict) -> dict:
-    """A Response's verdict columns; invalid input is kept but never counts as a try."""
+def verdict_fields(graded: engine.Verdict, *, quiz: Quiz | None) -> dict:
+    """A Response's verdict columns for an answer in a quiz (None: practice); invalid input is
+    kept but never counts as a try, nor a near miss the quiz gives back (scores.try_counts)."""
     return {
         "status": graded.status,
         "score": graded.score,
-        "counts_as_try": graded.status != "invalid",
+        "counts_as_try": scores.try_counts(verdict=graded, quiz=quiz),
         "misconception": graded.misconception or "",
         "feedback": graded.feedback,
         "detail": graded.detail,

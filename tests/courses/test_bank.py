@@ -588,3 +588,21 @@ def test_export_bank_command_writes_a_file(shipped_bank, tmp_path):
 def test_export_bank_command_names_the_known_lessons(shipped_bank):
     with pytest.raises(CommandError, match="known: scaled-dot-product-attention"):
         call_command("export_bank", "nope")
+
+
+def test_a_quiz_without_rounding_retries_round_trips(shipped_bank, tmp_path):
+    lesson = Lesson.objects.get(slug="scaled-dot-product-attention")
+    lesson.quizzes.filter(mode=Quiz.Mode.PRACTICE).update(rounding_retries=False)
+    exported = bank_export(lesson=lesson)
+    document = yaml.safe_load(exported)
+    practice = next(q for q in document["quizzes"] if q["mode"] == "practice")
+    exam = next(q for q in document["quizzes"] if q["mode"] == "exam")
+    assert practice["rounding_retries"] is False
+    assert "rounding_retries" not in exam  # on, the default, is left out
+
+    Quiz.objects.update(rounding_retries=True)
+    path = tmp_path / "exported.yaml"
+    path.write_text(exported, encoding="utf-8")
+    bank_import(paths=[path])
+    assert not lesson.quizzes.get(mode=Quiz.Mode.PRACTICE).rounding_retries
+    assert lesson.quizzes.get(mode=Quiz.Mode.EXAM).rounding_retries

@@ -194,3 +194,40 @@ def test_a_mastered_streak_counts_unless_its_problem_became_exam_only():
     assert list(
         PracticeStreak.objects.filter(scores.MASTERED).values_list("problem", flat=True)
     ) == [kept.pk]
+
+
+def _verdict(status: str, *, costs_try: bool = True):
+    from grading import engine
+
+    return engine.Verdict(status, 0.0, None, "", {}, costs_try=costs_try)
+
+
+def test_an_unreadable_answer_never_uses_a_try():
+    assert not scores.try_counts(verdict=_verdict("invalid"), quiz=practice())
+    assert not scores.try_counts(verdict=_verdict("invalid"), quiz=None)
+
+
+def test_a_readable_answer_uses_a_try_unless_the_engine_gives_it_back():
+    for quiz in (practice(), None):
+        assert scores.try_counts(verdict=_verdict("incorrect"), quiz=quiz)
+        assert scores.try_counts(verdict=_verdict("correct"), quiz=quiz)
+
+
+def test_a_near_miss_is_free_in_practice_and_where_the_quiz_gives_rounding_retries():
+    near_miss = _verdict("incorrect", costs_try=False)
+    assert not scores.try_counts(verdict=near_miss, quiz=None)
+    assert not scores.try_counts(verdict=near_miss, quiz=practice())
+
+
+def test_a_quiz_may_make_every_near_miss_cost_its_try():
+    quiz = practice()
+    quiz.rounding_retries = False
+    assert scores.try_counts(verdict=_verdict("incorrect", costs_try=False), quiz=quiz)
+
+
+def test_without_feedback_per_item_a_near_miss_counts_as_the_saved_answer():
+    # Such a quiz scores the latest saved answer: a free near miss would leave an older one
+    # counting in its place.
+    exam = Quiz(mode=Quiz.Mode.EXAM, show_feedback=Quiz.Feedback.AFTER_SUBMISSION)
+    assert exam.rounding_retries
+    assert scores.try_counts(verdict=_verdict("incorrect", costs_try=False), quiz=exam)

@@ -37,20 +37,29 @@ def share_words(share: float) -> str:
     return f"{share:.0%}"
 
 
+ROUNDING_RETRY = (
+    "An answer that is right but given to too few significant figures costs no try: the "
+    "feedback says how many are needed."
+)
+
+
 def tries_rule(quiz: Quiz) -> str:
-    """What the quiz's tries per item are and how they score, as one or two sentences."""
+    """What the quiz's tries per item are and how they score, as one or two sentences, and
+    whether a too coarsely rounded answer gives its try back (grading.scores.try_counts)."""
     if not policy.immediate_feedback(quiz):
         return "One answer per item, which you can change as often as you like until you submit."
     tries = quiz.tries_per_item
     if tries == 1:
-        return "One try per item."
-    if not quiz.extra_try_penalty:
-        return f"{tries} tries per item; your best try counts."
-    return (
-        f"{tries} tries per item. Each try after the first costs "
-        f"{share_words(quiz.extra_try_penalty)} of the item's points (an item never scores "
-        "below 0), and your best try counts."
-    )
+        rule = "One try per item."
+    elif not quiz.extra_try_penalty:
+        rule = f"{tries} tries per item; your best try counts."
+    else:
+        rule = (
+            f"{tries} tries per item. Each try after the first costs "
+            f"{share_words(quiz.extra_try_penalty)} of the item's points (an item never scores "
+            "below 0), and your best try counts."
+        )
+    return f"{rule} {ROUNDING_RETRY}" if quiz.rounding_retries else rule
 
 
 class TimeLimited(Protocol):

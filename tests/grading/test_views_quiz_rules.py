@@ -50,6 +50,16 @@ def test_the_tries_rule_follows_the_settings(quiz, rule):
     assert rule in quiz_rules.tries_rule(quiz)
 
 
+def test_the_tries_rule_says_a_coarse_rounding_costs_no_try_where_it_does_not():
+    quiz = _practice()
+    assert quiz_rules.tries_rule(quiz).endswith(quiz_rules.ROUNDING_RETRY)
+    quiz.rounding_retries = False
+    assert quiz_rules.tries_rule(quiz) == "3 tries per item; your best try counts."
+    # Where the latest saved answer is the score, every answer counts: nothing to give back.
+    exam = Quiz(mode=Quiz.Mode.EXAM, show_feedback=Quiz.Feedback.AFTER_SUBMISSION)
+    assert quiz_rules.ROUNDING_RETRY not in quiz_rules.tries_rule(exam)
+
+
 @pytest.mark.parametrize(
     ("minutes", "words"),
     [(None, "None"), (1, "1 minute, from"), (20, "20 minutes, from")],

@@ -123,9 +123,10 @@ class _Shapes:
 
     def _call(self, node: ast.Call, top: bool) -> Shape:
         func = node.func
-        if type(func) is not ast.Name or func.id not in CHECK_FUNCTIONS:
-            name = func.id if type(func) is ast.Name else "that"
-            raise ParseError(f"unknown function '{name}'; {self.hint}")
+        if type(func) is not ast.Name:
+            raise ParseError(f"only the check's functions can be called; {self.hint}")
+        if func.id not in CHECK_FUNCTIONS:
+            raise ParseError(f"unknown function '{func.id}'; {self.hint}")
         name = func.id
         if node.keywords or not node.args or any(type(a) is ast.Starred for a in node.args):
             raise ParseError(f"{name} takes what it applies to in brackets, e.g. {name}(x)")
@@ -282,6 +283,9 @@ def _split(text: str) -> tuple[list[str], list[str]]:
     """The sides and the comparison operators between them, as written."""
     sides, operators, start = [], [], 0
     for match in _COMPARISON.finditer(text):
+        before = text[: match.start()]
+        if before.count("(") + before.count("[") != before.count(")") + before.count("]"):
+            continue  # inside brackets: not a comparison of the check (the reader refuses it)
         sides.append(text[start : match.start()])
         operators.append(_SYMBOLS.get(match.group(), match.group()))
         start = match.end()
@@ -320,6 +324,7 @@ def compile_check(text: object, variables: frozenset[str], answer: Shape) -> Pro
         raise ParseError(f"the check is too long (at most {MAX_LENGTH:,} characters)")
     if ANSWER in variables:
         raise ParseError("a variable is named x, which in a check is the answer: rename it")
+    check_brackets(normalise(text))
     sides, operators = _split(text)
     shapes = _Shapes(answer, variables)
     parts = []

@@ -70,10 +70,19 @@ def problem_failures(problem: Problem, seeds: range) -> list[str]:
     codes = set(family.mistakes)
     if problem.family == engine.FORMULA_FAMILY:
         codes = set(engine.mistake_misconceptions(problem.params).values())
-        codes |= set(engine.property_misconceptions(problem.params).values())
     known = set(Misconception.objects.filter(code__in=codes).values_list("code", flat=True))
     for code in sorted(codes - known):
         failures.append(f"{problem.slug}: mistake {code} names no misconception in the bank")
+    if problem.family == engine.FORMULA_FAMILY:
+        checks = engine.property_misconceptions(problem.params)
+        known = set(
+            Misconception.objects.filter(code__in=checks.values()).values_list("code", flat=True)
+        )
+        for check, code in checks.items():
+            if code not in known:
+                failures.append(
+                    f"{problem.slug}: {check} names misconception {code}, not in the bank"
+                )
     for seed in seeds:
         where = f"{problem.slug} seed {seed}"
         try:

@@ -134,6 +134,27 @@ def first_failures(
     return found
 
 
+def right_answer_results(
+    properties: Sequence[Mapping[str, Any]],
+    answer: npt.NDArray[np.float64],
+    values: Mapping[str, float],
+    tolerance: Tolerance,
+) -> list[tuple[bool, str]]:
+    """Per check, whether the right answer has the property, and a phrase saying so, e.g.
+    (False, "fails for the right answer"), for the instructor's preview and validation."""
+    shape = tuple(answer.shape)
+    results = []
+    for entry in properties:
+        check = compiled_check(entry["check"], frozenset(values), shape)
+        try:
+            holds = check.holds(float(answer) if not shape else answer, values, tolerance)
+        except ParseError as error:
+            results.append((False, f"cannot be evaluated for the right answer: {error.message}"))
+            continue
+        results.append((holds, f"{'holds' if holds else 'fails'} for the right answer"))
+    return results
+
+
 def right_answer_failure(
     properties: Sequence[Mapping[str, Any]],
     answer: npt.NDArray[np.float64],
@@ -142,13 +163,8 @@ def right_answer_failure(
 ) -> tuple[int, str] | None:
     """The first check (its number and why) the right answer fails or cannot be evaluated for,
     or None when it has every property."""
-    shape = tuple(answer.shape)
-    for number, entry in enumerate(properties, start=1):
-        check = compiled_check(entry["check"], frozenset(values), shape)
-        try:
-            holds = check.holds(float(answer) if not shape else answer, values, tolerance)
-        except ParseError as error:
-            return number, f"cannot be evaluated for the right answer: {error.message}"
-        if not holds:
-            return number, "fails for the right answer"
-    return None
+    results = right_answer_results(properties, answer, values, tolerance)
+    return next(
+        ((number, why) for number, (holds, why) in enumerate(results, start=1) if not holds),
+        None,
+    )

@@ -78,12 +78,20 @@ class ProblemForm(MemberMoveForm, MarkupFieldsForm):
         )
         if not errors and family == engine.FORMULA_FAMILY:
             # Each mistake code must name a misconception, or learners get no explanation of it.
+            # So must a property check's misconception, when it names one.
             named = engine.mistake_misconceptions(cleaned["params"] or {})
-            codes = set(named.values())
+            checks = engine.property_misconceptions(cleaned["params"] or {})
+            codes = {*named.values(), *checks.values()}
             known = set(Misconception.objects.filter(code__in=codes).values_list("code", flat=True))
             for code, misconception in sorted(named.items()):
                 if misconception not in known:
                     errors[f"params.mistakes.{code}"] = (
+                        f"no misconception has the code {misconception!r}"
+                    )
+            for check, misconception in checks.items():
+                if misconception not in known:
+                    number = check.removeprefix("property-")
+                    errors[f"params.properties.{number}.misconception"] = (
                         f"no misconception has the code {misconception!r}"
                     )
         for name, message in errors.items():

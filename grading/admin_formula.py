@@ -132,9 +132,13 @@ class FormulaEditorMixin:
 
 def _named_forms(editor: FormulaEditor) -> list[tuple[str, object]]:
     """The editor's forms with how the preview names them: the problem's fields by their label,
-    a variable's or mistake's by its row."""
+    a variable's, mistake's or property check's by its row."""
     rows = [("", editor.form)]
-    for heading, formset in (("Variable", editor.variables), ("Mistake", editor.mistakes)):
+    for heading, formset in (
+        ("Variable", editor.variables),
+        ("Mistake", editor.mistakes),
+        ("Property check", editor.properties),
+    ):
         for number, form in enumerate(formset.forms, start=1):
             rows.append((f"{heading} {number}", form))
     return rows

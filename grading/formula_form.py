@@ -155,8 +155,36 @@ class MistakeForm(forms.Form):
         self.fields["misconception"].label_from_instance = misconception_label
 
 
+class PropertyForm(forms.Form):
+    """A property check on the learner's answer, with its feedback (formula_properties)."""
+
+    check = forms.CharField(
+        widget=forms.TextInput(attrs={"size": 24}),
+        help_text="What every right answer has, e.g. sum(x) = 1, x >= 0, rowsums(x) = 0, "
+        "symmetric(x), x[1] > x[2]; x is the answer, entries count from 1.",
+    )
+    feedback = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 2, "cols": 30}),
+        help_text="What a learner whose answer fails the check reads: never the answer.",
+    )
+    misconception = forms.ModelChoiceField(
+        queryset=Misconception.objects.none(),
+        to_field_name="code",
+        required=False,
+        empty_label="(none)",
+        help_text="Optional: the misconception a failed check shows.",
+    )
+
+    def __init__(self, *args, misconceptions=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if misconceptions is not None:
+            self.fields["misconception"].queryset = misconceptions
+        self.fields["misconception"].label_from_instance = misconception_label
+
+
 VariableFormSet = forms.formset_factory(VariableForm, extra=2, can_delete=True, max_num=20)
 MistakeFormSet = forms.formset_factory(MistakeForm, extra=2, can_delete=True, max_num=20)
+PropertyFormSet = forms.formset_factory(PropertyForm, extra=1, can_delete=True, max_num=20)
 
 
 def misconceptions_for(problem: Problem):
@@ -209,6 +237,15 @@ def initial_from_params(problem: Problem) -> tuple[dict, list[dict], list[dict]]
     return main, variables, mistakes
 
 
+def property_rows(problem: Problem) -> list[dict]:
+    """The property checks' initial rows, in the author's order (a list keeps it)."""
+    params = problem.params if isinstance(problem.params, dict) else {}
+    raw = params.get("properties")
+    return (
+        [dict(entry) for entry in raw if isinstance(entry, dict)] if isinstance(raw, list) else []
+    )
+
+
 @dataclass
 class FormulaEditor:
     """The form and its two row sets, bound together; .params once valid."""
@@ -217,6 +254,7 @@ class FormulaEditor:
     form: FormulaForm
     variables: Any
     mistakes: Any
+    properties: Any
     params: dict[str, Any] = field(default_factory=dict)
     report: engine.FormulaReport | None = None
 
@@ -234,6 +272,12 @@ class FormulaEditor:
                 prefix="mistakes",
                 form_kwargs={"misconceptions": choices},
             ),
+            properties=PropertyFormSet(
+                data,
+                initial=property_rows(problem),
+                prefix="properties",
+                form_kwargs={"misconceptions": choices},
+            ),
         )
 
     def rows(self, formset) -> list:
@@ -242,7 +286,12 @@ class FormulaEditor:
 
     def is_valid(self) -> bool:
         """Every field readable and the engine's check passed; errors land on their fields."""
-        valid = [self.form.is_valid(), self.variables.is_valid(), self.mistakes.is_valid()]
+        valid = [
+            self.form.is_valid(),
+            self.variables.is_valid(),
+            self.mistakes.is_valid(),
+            self.properties.is_valid(),
+        ]
         if not all(valid):
             return False
         self.params = self._params()
@@ -256,7 +305,7 @@ class FormulaEditor:
         return not self.has_errors()
 
     def has_errors(self) -> bool:
-        forms_ = [self.form, *self.variables.forms, *self.mistakes.forms]
+        forms_ = [self.form, *self.variables.forms, *self.mistakes.forms, *self.properties.forms]
         return any(f.errors for f in forms_) or bool(self.variables.non_form_errors())
 
     def _params(self) -> dict[str, Any]:
@@ -284,6 +333,15 @@ class FormulaEditor:
             params["mistakes"][mistake["code"]] = (
                 {"formula": formula, **extra} if extra else formula
             )
+        properties = []
+        for row in self.rows(self.properties):
+            check = row.cleaned_data
+            entry = {"check": check["check"].strip(), "feedback": check["feedback"].strip()}
+            if check.get("misconception") is not None:
+                entry["misconception"] = check["misconception"].code
+            properties.append(entry)
+        if properties:
+            params["properties"] = properties
         steps = [step.strip() for step in _STEP_BREAK.split(data.get("solution") or "")]
         if any(steps):
             params["solution"] = [step for step in steps if step]
@@ -327,6 +385,9 @@ class FormulaEditor:
             code, _, part = rest.partition(".")
             row = next(r for r in self.rows(self.mistakes) if r.cleaned_data["code"] == code)
             row.add_error(part or "formula", message)
+        elif head == "properties" and rest:
+            number, _, part = rest.partition(".")
+            self.rows(self.properties)[int(number) - 1].add_error(part or "check", message)
         else:
             self.form.add_error(None, f"{key}: {message}")
 

@@ -3,13 +3,14 @@ value of every mistake, each marked offered or withheld (equal to the answer for
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils.safestring import SafeString
 
 from courses.markup import MarkupError, render_markup
 from grading import engine
+from grading.engine.problems.formula_properties import right_answer_results
 from grading.families import problem_tolerance_from
 
 PREVIEW_SEEDS = (1, 2, 3)
@@ -48,6 +49,16 @@ class PreviewMistake:
 
 
 @dataclass(frozen=True, slots=True)
+class PreviewCheck:
+    """One property check on this seed's right answer: holds, fails or cannot be evaluated."""
+
+    number: int
+    check: str
+    holds: bool
+    result: str
+
+
+@dataclass(frozen=True, slots=True)
 class PreviewVariant:
     """One seed's variant as the instructor checks it; prompt is rendered as learners see it."""
 
@@ -57,6 +68,7 @@ class PreviewVariant:
     answer: str
     mistakes: list[PreviewMistake]
     error: str = ""
+    checks: list[PreviewCheck] = field(default_factory=list)
 
 
 def formula_preview(
@@ -83,7 +95,14 @@ def formula_preview(
             PreviewMistake(code, engine.format_answer(value), code in data.mistakes)
             for code, value in every.items()
         ]
-        variants.append(
-            PreviewVariant(seed, prompt, values, engine.format_answer(data.answer), mistakes)
-        )
+        properties = data.grading_key.get("properties", [])
+        results = right_answer_results(properties, data.answer, {**shown, **hidden}, tolerance)
+        checks = [
+            PreviewCheck(number, entry["check"], holds, result)
+            for number, (entry, (holds, result)) in enumerate(
+                zip(properties, results, strict=True), start=1
+            )
+        ]
+        answer = engine.format_answer(data.answer)
+        variants.append(PreviewVariant(seed, prompt, values, answer, mistakes, checks=checks))
     return variants

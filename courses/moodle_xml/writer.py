@@ -6,13 +6,16 @@
 - true/false (choices "True" and "False"): truefalse; otherwise a single-choice multichoice;
 - a formula problem with no variables and a number as its answer: numerical, with its tolerance
   as one absolute tolerance (max(atol, rtol·|answer|), the same interval), each named mistake a
-  0% answer whose feedback is its misconception's explanation.
+  0% answer whose feedback is its misconception's explanation; its property checks, which
+  Moodle cannot run, as text after the worked solution in the general feedback (each check and
+  its feedback), noted in `left_out`.
 
 Anything else (problems whose numbers are drawn per learner) is listed in `left_out`.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape, quoteattr
 
@@ -22,6 +25,8 @@ from .placeholders import to_moodle
 
 FORMULA_FAMILY = "formula"
 DEFAULT_FORMULA_RTOL = 0.01  # the formula family's default tolerance: atol 0, rtol 1%
+# A check is written as typed: its * and _ are arithmetic and names, not Markdown's emphasis.
+_MARKDOWN_SIGNS = re.compile(r"[\\`*_\[\]]")
 
 
 @dataclass
@@ -116,7 +121,7 @@ def _problem(problem: Problem, answer: float, explanations: dict[str, str]) -> s
     tolerance = max(atol, rtol * abs(answer))
     # Its variables' placeholders in Moodle's syntax (none today: only problems without them).
     names = params.get("variables") or {}
-    general = to_moodle("\n\n".join(params.get("solution") or []), names)
+    general = to_moodle("\n\n".join([*(params.get("solution") or []), *_checks(params)]), names)
     out = _header("numerical", problem.title, to_moodle(params.get("prompt", ""), names), general)
     out += (
         f'    <answer fraction="100" format="moodle_auto_format"><text>{_number(answer)}</text>\n'
@@ -136,6 +141,22 @@ def _problem(problem: Problem, answer: float, explanations: dict[str, str]) -> s
             + f"      <tolerance>{_number(tolerance)}</tolerance>\n    </answer>\n"
         )
     return out + "  </question>\n"
+
+
+def _as_typed(text: str) -> str:
+    return _MARKDOWN_SIGNS.sub(lambda match: "\\" + match.group(), text)
+
+
+def _checks(params: dict) -> list[str]:
+    """The property checks as text: Moodle's numerical question has no way to run them."""
+    rows = [
+        f"- Check “{_as_typed(str(entry.get('check', '')))}”: {entry.get('feedback', '')}"
+        for entry in params.get("properties") or []
+        if isinstance(entry, dict)
+    ]
+    if not rows:
+        return []
+    return ["Checks on a wrong answer, each with the feedback it gave:\n\n" + "\n".join(rows)]
 
 
 def _mistake(code: str, entry: object) -> tuple[object, str, str]:
@@ -198,6 +219,11 @@ def moodle_export(*, lesson: Lesson) -> MoodleExport:
             continue
         parts.append(_problem(problem, answer, explanations))
         export.written.append(f"problem {problem.slug}")
+        if _checks(problem.params):
+            export.left_out.append(
+                f"problem {problem.slug}: its property checks are written as text in the general "
+                "feedback (a numerical question cannot run them)"
+            )
     parts.append("</quiz>\n")
     export.xml = "".join(parts)
     return export

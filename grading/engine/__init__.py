@@ -26,6 +26,8 @@ from grading.engine.problems import (
     make_variant,
     mistake_formula,
     mistake_misconceptions,
+    property_misconceptions,
+    right_answer_failure,
     validate_formula,
     validate_params,
 )
@@ -59,6 +61,8 @@ __all__ = [
     "mistake_formula",
     "mistake_misconceptions",
     "parse",
+    "property_misconceptions",
+    "right_answer_failure",
     "validate_formula",
     "validate_params",
     "within_tolerance",

@@ -124,6 +124,23 @@ def test_a_formula_mistake_must_name_a_misconception(instructor_client, shipped_
     assert not Problem.objects.filter(slug="variance-formula").exists()
 
 
+def test_a_formula_property_checks_misconception_must_be_in_the_bank(
+    instructor_client, shipped_bank
+):
+    from courses.models import Lesson
+
+    checks = [{"check": "x > 0", "feedback": "Positive.", "misconception": "no-such-idea"}]
+    response = instructor_client.post(
+        reverse("admin:courses_problem_add"),
+        formula_post(Lesson.objects.get(), dict(FORMULA, properties=checks)),
+    )
+    html = response.content.decode()
+    assert "properties.1.misconception: no misconception has the code &#x27;no-such-idea&#x27;" in (
+        html
+    )
+    assert not Problem.objects.filter(slug="variance-formula").exists()
+
+
 def test_adding_a_user_in_the_admin_refuses_names_kept_for_lms_learners(instructor_client):
     url = reverse("admin:auth_user_add")
     form = {"username": "LTI-0123abcd", "usable_password": "false"}

@@ -71,6 +71,8 @@ def post_data(**changes):
         "mistakes-0-formula": "sqrt(d_k) * s^2",
         "mistakes-0-misconception": "",
         "mistakes-0-feedback": "",
+        "properties-TOTAL_FORMS": "1",
+        "properties-INITIAL_FORMS": "0",
     }
     data.update(changes)
     return data

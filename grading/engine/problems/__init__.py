@@ -21,6 +21,10 @@ from grading.engine.problems.formula_check import (
     validate_formula,
 )
 from grading.engine.problems.formula_mistakes import mistake_formula, mistake_misconceptions
+from grading.engine.problems.formula_properties import (
+    property_misconceptions,
+    right_answer_failure,
+)
 from grading.engine.problems.registry import FAMILIES, UnknownFamily, get_family
 
 __all__ = [
@@ -44,6 +48,8 @@ __all__ = [
     "mistake_formula",
     "mistake_misconceptions",
     "offered_mistakes",
+    "property_misconceptions",
+    "right_answer_failure",
     "validate_formula",
     "validate_params",
 ]

@@ -44,13 +44,23 @@ from grading.engine.answers import (
     compile_expression,
 )
 from grading.engine.checks import Tolerance
-from grading.engine.problems.base import NO_KEY, Drawn, Family, ParamError, Solution, pick
+from grading.engine.problems.base import (
+    NO_KEY,
+    Drawn,
+    Family,
+    Finding,
+    FloatArray,
+    ParamError,
+    Solution,
+    pick,
+)
 from grading.engine.problems.formula_mistakes import mistake_entry_errors, mistake_formula
 from grading.engine.problems.formula_placeholders import (
     placeholder_errors,
     placeholder_names,
     substitute_placeholders,
 )
+from grading.engine.problems.formula_properties import clean_properties, first_failures
 from grading.engine.problems.formula_shape import (
     SHAPES,
     ShapedFormula,
@@ -66,7 +76,7 @@ MAX_STEPS = 1_000_000
 MAX_PROMPT_LENGTH = 10_000
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _CODE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-_KEYS = {"variables", "answer", "shape", "mistakes", "prompt", "solution", "version"}
+_KEYS = {"variables", "answer", "shape", "mistakes", "properties", "prompt", "solution", "version"}
 MAX_SOLUTION_STEPS = 20
 
 
@@ -200,6 +210,12 @@ class FormulaFamily(Family):
                 errors[field] = f"Give the mistake in the answer's shape ({shape})."
             elif "variables" not in errors and (message := _formula_error(formula, names)):
                 errors[field] = f"In mistake '{code}'{message}."
+        properties, found_errors = clean_properties(
+            params.get("properties", []),
+            None if "variables" in errors else names,
+            None if "answer" in errors or "shape" in errors else dimensions(answer),
+        )
+        errors.update(found_errors)
         prompt = params.get("prompt")
         if not isinstance(prompt, str) or not prompt.strip():
             errors["prompt"] = "Give the prompt text; {@name@} shows a variable's value."
@@ -232,7 +248,7 @@ class FormulaFamily(Family):
             errors["version"] = "The version must be a whole number of at least 1."
         if errors:
             raise ParamError(errors)
-        return {
+        cleaned = {
             "variables": variables,
             "answer": answer,
             "shape": shape,
@@ -241,6 +257,9 @@ class FormulaFamily(Family):
             "solution": list(solution) if isinstance(solution, list | tuple) else [],
             "version": version,
         }
+        if properties:
+            cleaned["properties"] = properties
+        return cleaned
 
     def generate(self, rng: np.random.Generator, params: Mapping[str, Any]) -> Drawn:
         """One draw, never redrawn: check_formula tells the instructor about bad values."""
@@ -260,6 +279,8 @@ class FormulaFamily(Family):
         }
         if params.get("solution"):
             drawn["solution"] = list(params["solution"])
+        if params.get("properties"):
+            drawn["properties"] = [dict(entry) for entry in params["properties"]]
         decimals = {n: spec["decimals"] for n, spec in variables.items() if "decimals" in spec}
         if decimals:
             drawn["decimals"] = decimals
@@ -318,6 +339,22 @@ class FormulaFamily(Family):
             return entry.get("misconception") or code, entry.get("feedback") or None
         return code, None
 
+    def authored_findings(
+        self,
+        values: FloatArray,
+        givens: Mapping[str, Any],
+        grading_key: Mapping[str, Any] = NO_KEY,
+        tolerance: Tolerance | None = None,
+    ) -> list[Finding | None] | None:
+        """Per wrong response, the first of the instructor's property checks (kept in the
+        grading key) it fails; None for a variant without checks (every older one)."""
+        properties = grading_key.get("properties") if grading_key else None
+        if not properties:
+            return None
+        named = {**givens["values"], **grading_key.get("hidden_values", {})}
+        stack = np.asarray(values, dtype=np.float64)
+        return first_failures(properties, stack, named, tolerance or self.default_tolerance)
+
     def answer_shape(self, givens: Mapping[str, Any]) -> tuple[int, ...]:
         """() for a number; a vector's or matrix's dimensions, which its givens state."""
         return tuple(givens.get("shape", ()))
@@ -372,6 +409,9 @@ def split_formula_draw(drawn: Mapping[str, Any]) -> Drawn:
     # like the formulas, and shown only when the learner may see a solution (grading.policy).
     if drawn.get("solution"):
         grading_key["solution"] = list(drawn["solution"])
+    # The checks describe the answer ("sum(x) = 1"): like the formulas, never a given.
+    if drawn.get("properties"):
+        grading_key["properties"] = [dict(entry) for entry in drawn["properties"]]
     givens: dict[str, Any] = {
         "values": {name: value for name, value in values.items() if name in shown},
         "prompt": drawn["prompt"],

@@ -3,8 +3,9 @@
 A mistake that equals the answer for some seeds is simply not offered for those variants
 (make_variant withholds it, as for every family), so the instructor is told how often that
 happens; the problem is refused only when a value is not a finite number, when the answer is 0
-(typing 0 would pass), or when a mistake equals the answer for every seed (it could never be
-told apart).
+(typing 0 would pass), when a mistake equals the answer for every seed (it could never be
+told apart), or when the right answer fails one of the instructor's property checks (or it
+cannot be evaluated for it) on any seed: a learner who is right would be told they are wrong.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from grading.engine.answers import format_number
 from grading.engine.checks import Tolerance, within_tolerance
 from grading.engine.problems.base import ParamError
 from grading.engine.problems.formula import FORMULA
+from grading.engine.problems.formula_properties import right_answer_failure
 
 VALIDATION_SEEDS = 50
 
@@ -64,6 +66,10 @@ def check_formula(params: Mapping[str, Any], tolerance: Tolerance | None = None)
                     "answer",
                     f"the answer is 0 (within tolerance) for {where}, so typing 0 would pass",
                 )
+            properties = cleaned.get("properties", [])
+            if failed := right_answer_failure(properties, answer, values, tol):
+                number, why = failed
+                errors.setdefault(f"properties.{number}.check", f"check {number} {why} for {where}")
         for code in codes:
             if code in failures:
                 errors.setdefault(

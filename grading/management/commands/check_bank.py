@@ -23,7 +23,10 @@ def _finite(value) -> bool:
 def _unrecognised_mistakes(problem, family, seed, data, tolerance) -> list[str]:
     """Every mistake the family lists for this variant (not only those it ends up offering)
     that differs from the answer must grade incorrect and be named by its own misconception:
-    a mistake shadowed by another, of the wrong shape or without feedback fails here."""
+    a mistake shadowed by another, of the wrong shape or without feedback fails here. The
+    instructor's property checks run first, so a mistake that fails one is named by that check:
+    accepted when the check names the mistake's misconception, reported (with the check) when
+    not."""
     failures = []
     where = f"{problem.slug} seed {seed}"
     listed = family.solve(data.givens, data.grading_key).mistakes
@@ -44,6 +47,14 @@ def _unrecognised_mistakes(problem, family, seed, data, tolerance) -> list[str]:
         )
         named, _ = family.mistake_feedback(code, data.grading_key)
         if verdict.status != "incorrect" or verdict.misconception != named:
+            if verdict.detail.get("finding") == "property":
+                failures.append(
+                    f"{where}: mistake {code} typed as {typed!r} fails "
+                    f"{verdict.detail['diagnosis']} first, which names misconception "
+                    f"{verdict.misconception}, not {named}: give that check the mistake's "
+                    "misconception or change the mistake"
+                )
+                continue
             failures.append(
                 f"{where}: mistake {code} typed as {typed!r} grades {verdict.status} "
                 f"with misconception {verdict.misconception}, not {named}"
@@ -62,6 +73,16 @@ def problem_failures(problem: Problem, seeds: range) -> list[str]:
     known = set(Misconception.objects.filter(code__in=codes).values_list("code", flat=True))
     for code in sorted(codes - known):
         failures.append(f"{problem.slug}: mistake {code} names no misconception in the bank")
+    if problem.family == engine.FORMULA_FAMILY:
+        checks = engine.property_misconceptions(problem.params)
+        known = set(
+            Misconception.objects.filter(code__in=checks.values()).values_list("code", flat=True)
+        )
+        for check, code in checks.items():
+            if code not in known:
+                failures.append(
+                    f"{problem.slug}: {check} names misconception {code}, not in the bank"
+                )
     for seed in seeds:
         where = f"{problem.slug} seed {seed}"
         try:
@@ -79,6 +100,11 @@ def problem_failures(problem: Problem, seeds: range) -> list[str]:
         verdict = engine.grade(family, data.givens, typed, tolerance=tolerance, grading_key=key)
         if verdict.status != "correct":
             failures.append(f"{where}: the answer typed as {typed!r} grades {verdict.status}")
+        values = {**data.givens.get("values", {}), **key.get("hidden_values", {})}
+        properties = key.get("properties", [])
+        if failed := engine.right_answer_failure(properties, data.answer, values, tolerance):
+            number, why = failed
+            failures.append(f"{where}: property check {number} {why}")
         shape = family.answer_shape(data.givens)
         zero = engine.format_answer(np.zeros(shape)) if shape else "0"
         zero_verdict = engine.grade(family, data.givens, zero, tolerance=tolerance, grading_key=key)
@@ -91,8 +117,8 @@ def problem_failures(problem: Problem, seeds: range) -> list[str]:
 class Command(BaseCommand):
     help = (
         "Generate variants of every problem and verify them: finite givens and answers, the answer "
-        "grades correct, each listed mistake that differs from the answer grades incorrect with "
-        "its own misconception, 0 grades incorrect."
+        "grades correct and has every property its checks state, each listed mistake that differs "
+        "from the answer grades incorrect with its own misconception, 0 grades incorrect."
     )
 
     def add_arguments(self, parser):

@@ -236,7 +236,8 @@ def test_structure_errors_are_reported_per_field():
         validate_params(FORMULA, params)
     assert caught.value.errors == {
         "extra": (
-            "Unknown parameter; use answer, mistakes, prompt, shape, solution, variables, version."
+            "Unknown parameter; use answer, mistakes, prompt, properties, shape, solution, "
+            "variables, version."
         ),
         "variables.e": "'e' is reserved; choose another variable name.",
         "variables.x": "min must not exceed max.",

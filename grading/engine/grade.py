@@ -225,7 +225,9 @@ class _Marker:
 
     def authored(self, values: FloatArray) -> list[Finding | None] | None:
         """The instructor's checks on a stack of wrong responses (None: the variant has none)."""
-        return self.family.authored_findings(values, self.givens, self.grading_key)
+        return self.family.authored_findings(
+            values, self.givens, self.grading_key, tolerance=self.tolerance
+        )
 
     def judge_number(self, value: float) -> Verdict:
         """judge() for one response to a number answer, in plain floats.

@@ -232,11 +232,16 @@ class Family(ABC):
         return code, self.mistakes.get(code)
 
     def authored_findings(
-        self, values: FloatArray, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY
+        self,
+        values: FloatArray,
+        givens: Mapping[str, Any],
+        grading_key: Mapping[str, Any] = NO_KEY,
+        tolerance: Tolerance | None = None,
     ) -> list[Finding | None] | None:
-        """The instructor's own checks on a stack of wrong responses (first axis = response):
-        per response, the first check it fails, or None. None for the whole stack when the
-        variant has no such checks (the built-in families have none)."""
+        """The instructor's own checks on a stack of wrong responses (first axis = response),
+        "=" within the tolerance grading uses (the family's default when None): per response,
+        the first check it fails, or None. None for the whole stack when the variant has no
+        such checks (the built-in families have none)."""
         return None
 
     @abstractmethod

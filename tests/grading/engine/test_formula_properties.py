@@ -182,6 +182,21 @@ def test_the_tolerance_given_applies_to_equality():
     assert wide[0] is None
 
 
+def test_grading_checks_with_the_problem_s_own_tolerance():
+    variant = _variant()
+    # Sums to 1.05: outside the family's 1% but inside a problem's 10%.
+    narrow = grade(FORMULA, variant.givens, "[0.3, 0.75]", grading_key=variant.grading_key)
+    assert narrow.detail["diagnosis"] == "property-2"
+    wide = grade(
+        FORMULA,
+        variant.givens,
+        "[0.3, 0.75]",
+        tolerance=Tolerance(0.0, 0.1),
+        grading_key=variant.grading_key,
+    )
+    assert wide.detail.get("diagnosis") != "property-2"
+
+
 @pytest.mark.parametrize(
     ("properties", "field", "message"),
     [

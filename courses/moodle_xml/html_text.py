@@ -160,6 +160,10 @@ def html_to_markdown(text: str, text_format: str) -> ConvertedText:
     return ConvertedText(result, parser.files, parser.dropped)
 
 
+CODE_SPAN = re.compile(r"<code>.*?</code>", re.DOTALL)
+DOUBLE_ESCAPED = re.compile(r"&amp;(lt|gt|amp|quot);")
+
+
 def markdown_to_html(text: str) -> str:
     """The lesson's Markdown as HTML for a Moodle XML file, formulas as TeX for MathJax."""
     formulas: list[str] = []
@@ -174,6 +178,9 @@ def markdown_to_html(text: str) -> str:
     source = html.escape(MATH_SPAN.sub(stash, text), quote=False)
     source = TERM_LINK.sub(lambda m: m.group("text") or m.group("slug").replace("-", " "), source)
     rendered = markdown.markdown(source, extensions=["sane_lists"], output_format="html")
+    # Markdown escapes "&" inside a code span again, so the text escaped above reads "&amp;gt;"
+    # there: undo that second escape, in code spans only.
+    rendered = CODE_SPAN.sub(lambda m: DOUBLE_ESCAPED.sub(r"&\1;", m.group(0)), rendered)
     rendered = re.sub(
         r"⟦MATH(\d+)⟧", lambda m: html.escape(formulas[int(m.group(1))], quote=False), rendered
     )

@@ -99,3 +99,10 @@ def test_moodle_auto_format_keeps_its_paragraphs_and_line_breaks():
         "First line\nsecond <b>line</b>\n\nNew paragraph", "moodle_auto_format"
     )
     assert converted.markdown == "First line  \nsecond **line**\n\nNew paragraph"
+
+
+def test_a_code_span_is_escaped_once():
+    html = markdown_to_html("Check `x > 0 & y < 1`, then a <b>.")
+    assert "<code>x &gt; 0 &amp; y &lt; 1</code>" in html
+    assert "&amp;gt;" not in html
+    assert "a &lt;b&gt;." in html

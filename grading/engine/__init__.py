@@ -29,12 +29,15 @@ from grading.engine.problems import (
     validate_formula,
     validate_params,
 )
+from grading.engine.rules import ANSWER_KINDS, RULES, Rule, rule_for
 from grading.engine.seeds import derive_seed
 
 __all__ = [
+    "ANSWER_KINDS",
     "FAMILIES",
     "FORMULA_FAMILY",
     "NO_KEY",
+    "RULES",
     "VALIDATION_SEEDS",
     "Drawn",
     "Family",
@@ -43,6 +46,7 @@ __all__ = [
     "ParamError",
     "ParamSpec",
     "ParseError",
+    "Rule",
     "Solution",
     "Tolerance",
     "UnknownFamily",
@@ -59,6 +63,7 @@ __all__ = [
     "mistake_formula",
     "mistake_misconceptions",
     "parse",
+    "rule_for",
     "validate_formula",
     "validate_params",
     "within_tolerance",

@@ -261,11 +261,14 @@ def too_few_figures(
 
 
 def permuted(values: FloatArray, answer: FloatArray, tol: Tolerance) -> npt.NDArray[np.bool_]:
-    """Per response: its entries, sorted, are within tolerance of the answer's, sorted."""
+    """Per response: its entries, sorted, are within tolerance of the answer's, sorted, and
+    they are not the answer itself (in its own order)."""
     count = values.shape[0]
-    ordered = np.sort(values.reshape(count, -1), axis=1)
+    flat = values.reshape(count, -1)
+    ordered = np.sort(flat, axis=1)
     target = np.sort(answer.reshape(-1))
-    return within_tolerance(ordered, target, tol).all(axis=1)
+    right = within_tolerance(flat, answer.reshape(-1), tol).all(axis=1)
+    return within_tolerance(ordered, target, tol).all(axis=1) & ~right
 
 
 def explain_after_slips(

@@ -54,6 +54,7 @@ NEAR_MISS_MARGIN = 1.0
 # Too few significant figures fires only within this many units in the learner's last figure.
 SIG_FIG_MARGIN = 1.0
 # A structural rule fires only beyond this many times the most a right answer could move.
+# The table's order is the order rules are tried in: near misses first, then structure.
 STRUCTURE_MARGIN = 1.0
 # The largest softmax slope: p(1 − p) and p_i p_j are at most 1/4.
 MAX_SLOPE = 0.25
@@ -246,15 +247,6 @@ _TABLE = (
         misconception="sign-flipped",
     ),
     _rule(
-        "slope-too-large",
-        "structure",
-        "slope larger than 1/4",
-        "No slope of softmax is larger than 1/4 in size: pᵢ(1 − pᵢ) and pᵢpⱼ (with "
-        "pᵢ + pⱼ ≤ 1) are at most 1/4.",
-        "|value| above 1/4",
-        ("slope", "largest-slope", "jacobian"),
-    ),
-    _rule(
         "slope-magnitude-negative",
         "structure",
         "negative magnitude",
@@ -298,6 +290,15 @@ _TABLE = (
         "every other probability, so the entries off the diagonal are not positive.",
         "a diagonal entry below 0 or an off-diagonal entry above 0",
         ("jacobian",),
+    ),
+    _rule(
+        "slope-too-large",
+        "structure",
+        "slope larger than 1/4",
+        "No slope of softmax is larger than 1/4 in size: pᵢ(1 − pᵢ) and pᵢpⱼ (with "
+        "pᵢ + pⱼ ≤ 1) are at most 1/4.",
+        "|value| above 1/4",
+        ("slope", "largest-slope", "jacobian"),
     ),
     _rule(
         "jacobian-probabilities-permuted",

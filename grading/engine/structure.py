@@ -18,7 +18,14 @@ import numpy.typing as npt
 
 from grading.engine.answers import format_number
 from grading.engine.checks import Tolerance
-from grading.engine.rules import MAX_SLOPE, NEAR_MISS_MARGIN, RULES, STRUCTURE_MARGIN, applies
+from grading.engine.rules import (
+    MAX_SLOPE,
+    NEAR_MISS_MARGIN,
+    RULES,
+    STRUCTURE_MARGIN,
+    STRUCTURES,
+    applies,
+)
 
 FloatArray = npt.NDArray[np.float64]
 Bools = npt.NDArray[np.bool_]
@@ -158,7 +165,8 @@ def _signs_flipped(values: FloatArray, ctx: _Context) -> Bools:
 def _permuted_probabilities(values: FloatArray, ctx: _Context) -> Bools:
     fitted, fits = fit_probabilities(values, ctx.tol)
     same_set = np.abs(np.sort(fitted, axis=1) - np.sort(ctx.p)).max(axis=1) <= OTHER_P_MARGIN
-    return fits & same_set
+    same_order = np.abs(fitted - ctx.p).max(axis=1) <= OTHER_P_MARGIN
+    return fits & same_set & ~same_order
 
 
 def _other_probabilities(values: FloatArray, ctx: _Context) -> tuple[Bools, list[dict[str, str]]]:
@@ -170,32 +178,32 @@ def _other_probabilities(values: FloatArray, ctx: _Context) -> tuple[Bools, list
     return fits & other, fields
 
 
-# The checks, in the order they are tried: the first failing one is named.
-CHECKS: tuple[tuple[str, Check], ...] = (
-    ("probability-out-of-range", _out_of_range),
-    ("probabilities-do-not-sum-to-1", _sum_not_1),
-    ("logit-order-not-kept", _order_broken),
-    ("largest-probability-below-uniform", _below_uniform),
-    ("slope-magnitude-negative", _negative),
-    ("slope-sign", _slope_sign),
-    ("slope-too-large", _too_large),
-    ("jacobian-not-symmetric", _not_symmetric),
-    ("jacobian-rows-do-not-sum-to-0", _rows_not_0),
-    ("jacobian-signs-flipped", _signs_flipped),
-    ("jacobian-sign-pattern", _sign_pattern),
-    ("jacobian-probabilities-permuted", _permuted_probabilities),
-    ("jacobian-from-other-probabilities", _other_probabilities),
-    ("negative-variance", _negative),
-    ("negative-standard-deviation", _negative),
-    ("divisor-not-positive", _negative),
-)
+# Each structural rule's check; they are tried in the rule table's order (rules.STRUCTURES).
+CHECKS: dict[str, Check] = {
+    "probability-out-of-range": _out_of_range,
+    "probabilities-do-not-sum-to-1": _sum_not_1,
+    "logit-order-not-kept": _order_broken,
+    "largest-probability-below-uniform": _below_uniform,
+    "slope-sign": _slope_sign,
+    "slope-magnitude-negative": _negative,
+    "jacobian-not-symmetric": _not_symmetric,
+    "jacobian-rows-do-not-sum-to-0": _rows_not_0,
+    "jacobian-signs-flipped": _signs_flipped,
+    "jacobian-sign-pattern": _sign_pattern,
+    "slope-too-large": _too_large,
+    "jacobian-probabilities-permuted": _permuted_probabilities,
+    "jacobian-from-other-probabilities": _other_probabilities,
+    "negative-variance": _negative,
+    "negative-standard-deviation": _negative,
+    "divisor-not-positive": _negative,
+}
 
 
 def checks_for(answer_kind: str | None) -> tuple[tuple[str, Check], ...]:
     """The structural checks an answer of this kind gets, in order (none for no kind)."""
     if answer_kind is None:
         return ()
-    return tuple((code, check) for code, check in CHECKS if applies(RULES[code], answer_kind))
+    return tuple((code, CHECKS[code]) for code in STRUCTURES if applies(RULES[code], answer_kind))
 
 
 def first_failures(

@@ -5,6 +5,7 @@ stated margin; one answer and a regrade agree on every rule."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -175,6 +176,13 @@ def test_rule_for_labels_stored_codes_and_ignores_unknown_ones():
     assert rule_for("jacobian-rows-do-not-sum-to-0").kind == "structure"
     assert rule_for("no-such-rule") is None
     assert rule_for(None) is None
+
+
+def test_the_readme_mistakes_section_lists_every_rule():
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("**Mistakes the engine names.**") :]
+    section = section[: section.index("**The coincidence rule.**")]
+    assert [code for code in RULES if f"`{code}`" not in section] == []
 
 
 def test_only_too_few_significant_figures_keeps_the_try():

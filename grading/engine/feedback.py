@@ -57,6 +57,7 @@ FACTOR_SLIPS = frozenset(
 )
 # The most significant figures a learner's value is read to, and an answer is asked for.
 MAX_FIGURES = 15
+_FIGURES = np.arange(1, MAX_FIGURES + 1)
 
 
 _CHUNK = 4096  # responses per broadcast comparison, so memory stays small on big regrades
@@ -207,32 +208,38 @@ def _slips_cached(
 
 def _round_to(values: FloatArray, figures: int | FloatArray) -> tuple[FloatArray, FloatArray]:
     """Each value rounded to `figures` significant figures, and one unit in that last figure."""
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(all="ignore"):  # 0 has no figures, and huge values overflow: NaN, inf
         unit = 10.0 ** (np.floor(np.log10(np.abs(values))) - np.asarray(figures) + 1)
         return np.round(values / unit) * unit, unit
 
 
 def figures_typed(values: FloatArray) -> npt.NDArray[np.int_]:
     """Per entry, the fewest significant figures that write it (MAX_FIGURES + 1: more)."""
-    typed = np.full(values.shape, MAX_FIGURES + 1)
-    for figures in range(MAX_FIGURES, 0, -1):
-        rounded, _ = _round_to(values, figures)
-        # A typed 0.14 is the double nearest 0.14; the slack absorbs the last bit.
-        with np.errstate(invalid="ignore"):
-            exact = np.abs(rounded - values) <= 1e-12 * np.abs(values)
-        typed = np.where(exact, figures, typed)
-    return typed
+    column = values[..., np.newaxis]
+    rounded, _ = _round_to(column, _FIGURES)
+    # A typed 0.14 is the double nearest 0.14; the slack absorbs the last bit.
+    with np.errstate(invalid="ignore"):
+        exact = np.abs(rounded - column) <= 1e-12 * np.abs(column)
+    return np.where(exact.any(axis=-1), exact.argmax(axis=-1) + 1, MAX_FIGURES + 1)
 
 
 def figures_needed(answer: FloatArray, allowed: FloatArray) -> npt.NDArray[np.int_]:
     """Per entry, the fewest significant figures whose rounding of the answer is within
     tolerance (MAX_FIGURES + 1: none up to MAX_FIGURES; 0 for an answer of 0)."""
-    needed = np.full(answer.shape, MAX_FIGURES + 1)
-    for figures in range(MAX_FIGURES, 0, -1):
-        rounded, _ = _round_to(answer, figures)
-        with np.errstate(invalid="ignore"):
-            needed = np.where(np.abs(rounded - answer) <= allowed, figures, needed)
+    rounded, _ = _round_to(answer[..., np.newaxis], _FIGURES)
+    with np.errstate(invalid="ignore"):
+        close = np.abs(rounded - answer[..., np.newaxis]) <= allowed[..., np.newaxis]
+    needed = np.where(close.any(axis=-1), close.argmax(axis=-1) + 1, MAX_FIGURES + 1)
     return np.where(answer == 0, 0, needed)
+
+
+@lru_cache(maxsize=1024)
+def _needed_cached(answer_bytes: bytes, allowed_bytes: bytes) -> npt.NDArray[np.int_]:
+    # Keyed by the answer's bytes, as the slips are: a learner's retries ask again.
+    answer = np.frombuffer(answer_bytes, dtype=np.float64)
+    needed = figures_needed(answer, np.frombuffer(allowed_bytes, dtype=np.float64))
+    needed.flags.writeable = False  # shared through the cache
+    return needed
 
 
 def too_few_figures(
@@ -245,12 +252,19 @@ def too_few_figures(
     Margin: an entry counts only if it lies within SIG_FIG_MARGIN units in its own last
     significant figure of the answer (half a unit for a rounding, under one for a cut)."""
     count = values.shape[0]
-    within = np.abs(values - answer) <= allowed
+    distance = np.abs(values - answer)
+    within = distance <= allowed
+    # One unit in a value's first figure is at most the value itself: a wrong entry further
+    # than that from the answer is no rounding of it, which settles most responses cheaply.
+    hopeless = (~within & ~(distance <= np.abs(values))).reshape(count, -1).any(axis=1)
+    if hopeless.all():
+        return np.zeros(count, dtype=np.int_)
     typed = figures_typed(values)
-    needed = np.broadcast_to(figures_needed(answer, allowed), values.shape)
+    allowed = np.broadcast_to(allowed, answer.shape)
+    needed = _needed_cached(answer.tobytes(), allowed.tobytes()).reshape(answer.shape)
+    needed = np.broadcast_to(needed, values.shape)
     _, unit = _round_to(values, typed)
     with np.errstate(invalid="ignore"):
-        distance = np.abs(values - answer)
         rounded = distance <= 0.5 * unit * (1 + 1e-9)
         cut = (np.sign(values) == np.sign(answer)) & (np.abs(values) <= np.abs(answer))
         cut &= distance < SIG_FIG_MARGIN * unit

@@ -47,6 +47,12 @@ class _Context:
         self.allowed = self.allowed + _EPSILON
         self._p: FloatArray | None = None
 
+    def wrong(self, values: FloatArray) -> Bools:
+        """Per response, whether some entry is out of tolerance of the answer: the rules that
+        fit probabilities to a matrix are ill-conditioned near pᵢ = 1/2, so they ask this too."""
+        outside = np.abs(values - self.answer) > self.allowed
+        return outside.reshape(values.shape[0], -1).any(axis=1)
+
     @property
     def p(self) -> FloatArray:
         """The probabilities the right Jacobian is built from."""
@@ -166,7 +172,7 @@ def _permuted_probabilities(values: FloatArray, ctx: _Context) -> Bools:
     fitted, fits = fit_probabilities(values, ctx.tol)
     same_set = np.abs(np.sort(fitted, axis=1) - np.sort(ctx.p)).max(axis=1) <= OTHER_P_MARGIN
     same_order = np.abs(fitted - ctx.p).max(axis=1) <= OTHER_P_MARGIN
-    return fits & same_set & ~same_order
+    return fits & same_set & ~same_order & ctx.wrong(values)
 
 
 def _other_probabilities(values: FloatArray, ctx: _Context) -> tuple[Bools, list[dict[str, str]]]:
@@ -175,7 +181,7 @@ def _other_probabilities(values: FloatArray, ctx: _Context) -> tuple[Bools, list
     fields = [
         {"p": "(" + ", ".join(format_number(q, 3) for q in row) + ")"} for row in fitted.tolist()
     ]
-    return fits & other, fields
+    return fits & other & ctx.wrong(values), fields
 
 
 # Each structural rule's check; they are tried in the rule table's order (rules.STRUCTURES).

@@ -278,22 +278,23 @@ NUMBER_FAMILIES = [
 ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(
-    key=st.sampled_from(NUMBER_FAMILIES),
+    key=st.sampled_from([*NUMBER_FAMILIES, "one-variance", "one-standard-deviation"]),
     seed=st.integers(0, 2**32),
     factor=st.sampled_from([-1, 100, 0.01, 10, 8, 0.125, 2, 0.5, 16, 1 / 16]),
     nudge=st.floats(-0.05, 0.05),
-    inverse=st.booleans(),
+    how=st.sampled_from(["times", "inverse", "square", "root"]),
 )
 def test_a_near_miss_never_fires_further_than_its_margin_from_its_value(
-    key, seed, factor, nudge, inverse
+    key, seed, factor, nudge, how
 ):
-    family = get_family(key)
+    family = _family(key)
     variant = make_variant(family, {}, seed)
     tol = family.default_tolerance
     answer = float(variant.answer)
-    value = (1 / answer if inverse else answer * factor) * (1 + nudge)
+    near = {"times": answer * factor, "inverse": 1 / answer, "square": answer**2}
+    value = near.get(how, abs(answer) ** 0.5) * (1 + nudge)
     verdict = grade(family, variant.givens, repr(value))
     code = verdict.detail["diagnosis"]
     if code is None or RULES[code].kind != "near-miss" or code == "rounded-too-coarsely":
@@ -302,6 +303,47 @@ def test_a_near_miss_never_fires_further_than_its_margin_from_its_value(
     targets = [t for c, t in zip(slips.codes, slips.values.tolist(), strict=True) if c == code]
     margin = [NEAR_MISS_MARGIN * max(tol.atol, tol.rtol * abs(t)) for t in targets]
     assert any(abs(value - t) <= m for t, m in zip(targets, margin, strict=True)), (code, value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    weights=st.lists(st.floats(0.01, 10), min_size=2, max_size=6),
+    order=st.permutations(range(6)),
+    nudges=st.lists(st.floats(-0.05, 0.05), min_size=6, max_size=6),
+)
+def test_reordered_probabilities_fire_only_within_tolerance_of_a_reordering(weights, order, nudges):
+    tol = get_family("softmax").default_tolerance
+    answer = np.array(weights) / sum(weights)
+    index = [i for i in order if i < len(weights)]
+    value = answer[index] + np.array(nudges[: len(weights)]) * answer[index]
+    found = explain_after_slips(
+        value[np.newaxis], answer, tol.rtol * answer, tol, "probabilities", {}
+    )
+    if found[0] is not None and found[0][0] == "probabilities-permuted":
+        allowed = np.maximum(tol.atol, tol.rtol * np.sort(answer)) * NEAR_MISS_MARGIN
+        assert (np.abs(np.sort(value) - np.sort(answer)) <= allowed).all()
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    kind=st.sampled_from(["slope", "largest-slope", "largest-probability", "probability"]),
+    answer=st.floats(-0.25, 1.0).filter(lambda x: abs(x) > 1e-6),
+    value=st.floats(-2, 2),
+    n=st.integers(2, 6),
+)
+def test_scalar_structural_rules_fire_only_beyond_their_margin(kind, answer, value, n):
+    tol = Tolerance(atol=1e-3, rtol=0.01)
+    bound = STRUCTURE_MARGIN * max(tol.atol, tol.rtol * abs(answer))
+    (code,) = _structural(kind, [value], np.array(answer), tol, {"z": [0.0] * n})
+    fired_beyond = {
+        None: True,
+        "probability-out-of-range": value < -bound or value > 1 + bound,
+        "largest-probability-below-uniform": value < 1 / n - bound,
+        "slope-sign": (answer > 0 and value < -bound) or (answer < 0 and value > bound),
+        "slope-too-large": abs(value) > 0.25 + bound,
+        "slope-magnitude-negative": value < -bound,
+    }
+    assert fired_beyond[code], (code, value, answer)
 
 
 @settings(max_examples=400, deadline=None)

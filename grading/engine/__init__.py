@@ -31,12 +31,15 @@ from grading.engine.problems import (
     validate_formula,
     validate_params,
 )
+from grading.engine.rules import ANSWER_KINDS, RULES, Rule, rule_for
 from grading.engine.seeds import derive_seed
 
 __all__ = [
+    "ANSWER_KINDS",
     "FAMILIES",
     "FORMULA_FAMILY",
     "NO_KEY",
+    "RULES",
     "VALIDATION_SEEDS",
     "Drawn",
     "Family",
@@ -45,6 +48,7 @@ __all__ = [
     "ParamError",
     "ParamSpec",
     "ParseError",
+    "Rule",
     "Solution",
     "Tolerance",
     "UnknownFamily",
@@ -63,6 +67,7 @@ __all__ = [
     "parse",
     "property_misconceptions",
     "right_answer_failure",
+    "rule_for",
     "validate_formula",
     "validate_params",
     "within_tolerance",

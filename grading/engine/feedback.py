@@ -1,18 +1,22 @@
-"""Generic diagnosis of a wrong value when it matches no named mistake of its family.
+"""The near misses of a wrong value that matches no named mistake of its family.
 
-Each slip (sign, power of ten, a stray factor of √d_k or d_k, squaring, rooting) turns the
-correct answer into a candidate value; a learner's value that lands on one is diagnosed with
-it. The candidates are stacked into one array per variant, so checking one response or many
-stored ones costs a single broadcast comparison.
+Each slip (sign, power of ten, a percentage, a stray factor of √d_k or d_k, squaring, rooting,
+the reciprocal) turns the correct answer into a candidate value; a learner's value that lands
+within tolerance of one is named by it. The candidates are stacked into one array per variant,
+so checking one response or many stored ones costs a single broadcast comparison. Then come the
+near misses that are not one candidate: the right probabilities in the wrong order
+(`permuted`) and too few significant figures (`too_few_figures`). Their codes, sentences and
+margins live in grading.engine.rules.
 
 The coincidence rule (decided in `drop_coincidences`, and nowhere else): a slip that relates the
-learner's value to the answer by a factor (a power of ten, √d_k or d_k, squaring, rooting) is not
-named when every entry of the learner's value is a whole number between −10 and 10. Such a value
-is one a learner may type for a reason of their own (a guess, a count, d_k or a σ read off the
-prompt), so a factor that happens to link it to the answer is no evidence of the slip. A flipped
-sign and coarse rounding are still named: they need the learner's digits to agree with the
-answer's, which a guess does not do by chance. Named mistakes of the family are checked before
-any slip, so a small whole number that is a listed mistake of the variant keeps its diagnosis.
+learner's value to the answer by a factor or a function (a power of ten or a percentage, √d_k or
+d_k, squaring, rooting, the reciprocal) is not named when every entry of the learner's value is
+a whole number between −10 and 10. Such a value is one a learner may type for a reason of their
+own (a guess, a count, d_k or a σ read off the prompt), so a factor that happens to link it to
+the answer is no evidence of the slip. A flipped sign and too few significant figures are still
+named: they need the learner's digits to agree with the answer's, which a guess does not do by
+chance. Named mistakes of the family are checked before any slip, so a small whole number that
+is a listed mistake of the variant keeps its diagnosis.
 """
 
 from __future__ import annotations
@@ -28,32 +32,59 @@ import numpy.typing as npt
 
 from grading.engine.answers import format_number
 from grading.engine.checks import Tolerance, within_tolerance
+from grading.engine.rules import FRACTION_KINDS, RULES, SIG_FIG_MARGIN, applies, sentence
+from grading.engine.structure import first_failures
 
 FloatArray = npt.NDArray[np.float64]
 ROUNDED = "rounded-too-coarsely"
 _POWERS_OF_TEN = (1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6)
 # The coincidence rule: whole numbers up to this size are what a learner may type by chance.
 SMALL_WHOLE = 10
-# Slips that relate a value to the answer only through a factor, so a chance value can fit them.
+# Slips that relate a value to the answer only through a factor (or a function: a square, a
+# root, a reciprocal), so a chance value can fit them.
 FACTOR_SLIPS = frozenset(
-    {"power-of-ten", "factor-sqrt-dk", "factor-dk", "squared", "square-rooted"}
+    {
+        "power-of-ten",
+        "percentage-for-fraction",
+        "factor-sqrt-dk",
+        "factor-dk",
+        "squared",
+        "square-rooted",
+        "standard-deviation-for-variance",
+        "variance-for-standard-deviation",
+        "reciprocal",
+    }
 )
+# The most significant figures a learner's value is read to, and an answer is asked for.
+MAX_FIGURES = 15
+_FIGURES = np.arange(1, MAX_FIGURES + 1)
 
-SENTENCES = {
-    "sign-flipped": "Your value has the wrong sign.",
-    "squared": (
-        "Your value is the square of the correct one: check whether something was squared "
-        "that should not be."
-    ),
-    "square-rooted": (
-        "Your value is the square root of the correct one: check whether a square root "
-        "was taken too early, or a square left out."
-    ),
-    ROUNDED: (
-        "Your value is close but rounded too coarsely: keep at least 4 significant figures "
-        "in intermediate steps and in the answer."
-    ),
-}
+
+_CHUNK = 4096  # responses per broadcast comparison, so memory stays small on big regrades
+
+
+class Targets:
+    """Stacked values (K, *shape) to recognise, with each one's allowed distance precomputed."""
+
+    def __init__(self, values: FloatArray, tol: Tolerance) -> None:
+        self.values = values
+        # Precomputing max(atol, rtol·|target|) leaves one subtract, abs and compare per check.
+        self.allowed = np.maximum(tol.atol, tol.rtol * np.abs(values))
+
+    def first_match(self, responses: FloatArray) -> npt.NDArray[np.intp]:
+        """Index of the first target each response is within tolerance of, or -1."""
+        count, kinds = responses.shape[0], self.values.shape[0]
+        found = np.full(count, -1, dtype=np.intp)
+        if kinds == 0:
+            return found
+        for start in range(0, count, _CHUNK):
+            chunk = responses[start : start + _CHUNK, np.newaxis]
+            hits = (np.abs(chunk - self.values) <= self.allowed).reshape(len(chunk), kinds, -1)
+            matched = hits.all(axis=2)
+            found[start : start + _CHUNK] = np.where(
+                matched.any(axis=1), matched.argmax(axis=1), -1
+            )
+        return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,56 +122,71 @@ def width_of(givens: Mapping[str, Any]) -> int | None:
     return None
 
 
-def _power_sentence(exponent: int) -> str:
-    factor = f"{10 ** abs(exponent):,}"
-    direction = "too large" if exponent > 0 else "too small"
+def _power_slip(exponent: int, answer_kind: str | None) -> tuple[str, str, float]:
+    if exponent == 2 and answer_kind in FRACTION_KINDS:
+        return ("percentage-for-fraction", sentence("percentage-for-fraction"), 100.0)
     return (
-        f"Your value is {direction} by a factor of {factor}: check the decimal point, "
-        "percentages and powers of ten."
+        "power-of-ten",
+        sentence(
+            "power-of-ten",
+            direction="large" if exponent > 0 else "small",
+            factor=f"{10 ** abs(exponent):,}",
+        ),
+        10.0**exponent,
     )
-
-
-_POWER_SLIPS = tuple(("power-of-ten", _power_sentence(k), 10.0**k) for k in _POWERS_OF_TEN)
 
 
 @lru_cache(maxsize=256)
 def _width_slips(width: int) -> tuple[tuple[str, str, float], ...]:
-    advice = ": check where dₖ enters the formula and whether it is under a root."
     slips = []
     root = math.sqrt(width)
     for code, factor, label in (
-        ("factor-sqrt-dk", root, f"√dₖ = {format_number(root, 4)}"),
-        ("factor-dk", float(width), f"dₖ = {width}"),
+        ("factor-sqrt-dk", root, format_number(root, 4)),
+        ("factor-dk", float(width), str(width)),
     ):
-        slips.append((code, f"Your value is too large by a factor of {label}{advice}", factor))
-        slips.append((code, f"Your value is too small by a factor of {label}{advice}", 1 / factor))
+        for direction, times in (("large", factor), ("small", 1 / factor)):
+            slips.append((code, sentence(code, direction=direction, factor=label), times))
     return tuple(slips)
 
 
-def slips_for(answer: FloatArray, tol: Tolerance, width: int | None) -> Slips:
+def slips_for(
+    answer: FloatArray, tol: Tolerance, width: int | None, answer_kind: str | None = None
+) -> Slips:
     """Every slip whose value can be told apart from both the answer and from 0."""
     answer = np.asarray(answer, dtype=np.float64)
-    return _slips_cached(answer.tobytes(), answer.shape, tol, width)
+    return _slips_cached(answer.tobytes(), answer.shape, tol, width, answer_kind)
 
 
 @lru_cache(maxsize=1024)
 def _slips_cached(
-    answer_bytes: bytes, shape: tuple[int, ...], tol: Tolerance, width: int | None
+    answer_bytes: bytes,
+    shape: tuple[int, ...],
+    tol: Tolerance,
+    width: int | None,
+    answer_kind: str | None,
 ) -> Slips:
     # Keyed by the answer's bytes: learners retry the same variant, and a regrade asks once.
     answer = np.frombuffer(answer_bytes, dtype=np.float64).reshape(shape)
-    scaled: list[tuple[str, str, float]] = [("sign-flipped", SENTENCES["sign-flipped"], -1.0)]
+    scaled: list[tuple[str, str, float]] = [("sign-flipped", sentence("sign-flipped"), -1.0)]
     if width is not None and width > 1:
         scaled += _width_slips(width)
-    factors = np.array([factor for *_, factor in scaled + list(_POWER_SLIPS)])
+    powers = [_power_slip(exponent, answer_kind) for exponent in _POWERS_OF_TEN]
+    factors = np.array([factor for *_, factor in scaled + powers])
+    # For a standard deviation its square is a variance, for a variance its root a standard
+    # deviation: the kind's own words name the same slip.
+    square = "variance-for-standard-deviation" if answer_kind == "standard-deviation" else "squared"
+    root = "standard-deviation-for-variance" if answer_kind == "variance" else "square-rooted"
     with np.errstate(all="ignore"):
         by_factor = factors.reshape(-1, *([1] * answer.ndim)) * answer
         others = [answer**2]
-        labels = [*scaled, ("squared", SENTENCES["squared"], 0.0)]
+        labels = [*scaled, (square, sentence(square), 0.0)]
         if (answer >= 0).all():
             others.append(np.sqrt(answer))
-            labels.append(("square-rooted", SENTENCES["square-rooted"], 0.0))
-        labels += _POWER_SLIPS
+            labels.append((root, sentence(root), 0.0))
+        if applies(RULES["reciprocal"], answer_kind):
+            others.append(1.0 / answer)
+            labels.append(("reciprocal", sentence("reciprocal"), 0.0))
+        labels += powers
         values = np.concatenate(
             [by_factor[: len(scaled)], np.stack(others), by_factor[len(scaled) :]]
         )
@@ -160,24 +206,114 @@ def _slips_cached(
     )
 
 
-def coarse_half_unit(answer: FloatArray) -> FloatArray:
-    """Half a unit in the 2nd significant figure of each answer entry (NaN where it is 0)."""
-    magnitude = np.abs(answer)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        half = 0.5 * 10.0 ** (np.floor(np.log10(magnitude)) - 1)
-    # The tiny slack lets a value typed as the exact 2-figure rounding count as agreeing.
-    return np.where(magnitude > 0, half * (1 + 1e-9), np.nan)
+def _round_to(values: FloatArray, figures: int | FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Each value rounded to `figures` significant figures, and one unit in that last figure."""
+    with np.errstate(all="ignore"):  # 0 has no figures, and huge values overflow: NaN, inf
+        unit = 10.0 ** (np.floor(np.log10(np.abs(values))) - np.asarray(figures) + 1)
+        return np.round(values / unit) * unit, unit
 
 
-def rounded_too_coarsely(
-    values: FloatArray, answer: FloatArray, tol: Tolerance
-) -> npt.NDArray[np.bool_]:
-    """Per response (first axis): every entry is within tolerance or agrees to 2 sig figs."""
+def figures_typed(values: FloatArray) -> npt.NDArray[np.int_]:
+    """Per entry, the fewest significant figures that write it (MAX_FIGURES + 1: more)."""
+    column = values[..., np.newaxis]
+    rounded, _ = _round_to(column, _FIGURES)
+    # A typed 0.14 is the double nearest 0.14; the slack absorbs the last bit.
+    with np.errstate(invalid="ignore"):
+        exact = np.abs(rounded - column) <= 1e-12 * np.abs(column)
+    return np.where(exact.any(axis=-1), exact.argmax(axis=-1) + 1, MAX_FIGURES + 1)
+
+
+def figures_needed(answer: FloatArray, allowed: FloatArray) -> npt.NDArray[np.int_]:
+    """Per entry, the fewest significant figures whose rounding of the answer is within
+    tolerance (MAX_FIGURES + 1: none up to MAX_FIGURES; 0 for an answer of 0)."""
+    rounded, _ = _round_to(answer[..., np.newaxis], _FIGURES)
+    with np.errstate(invalid="ignore"):
+        close = np.abs(rounded - answer[..., np.newaxis]) <= allowed[..., np.newaxis]
+    needed = np.where(close.any(axis=-1), close.argmax(axis=-1) + 1, MAX_FIGURES + 1)
+    return np.where(answer == 0, 0, needed)
+
+
+@lru_cache(maxsize=1024)
+def _needed_cached(answer_bytes: bytes, allowed_bytes: bytes) -> npt.NDArray[np.int_]:
+    # Keyed by the answer's bytes, as the slips are: a learner's retries ask again.
+    answer = np.frombuffer(answer_bytes, dtype=np.float64)
+    needed = figures_needed(answer, np.frombuffer(allowed_bytes, dtype=np.float64))
+    needed.flags.writeable = False  # shared through the cache
+    return needed
+
+
+def too_few_figures(
+    values: FloatArray, answer: FloatArray, allowed: FloatArray
+) -> npt.NDArray[np.int_]:
+    """Per response (first axis): the significant figures the tolerance needs when every
+    entry is within tolerance or is the answer rounded (or cut) to fewer figures than that;
+    0 when the near miss does not fit.
+
+    Margin: an entry counts only if it lies within SIG_FIG_MARGIN units in its own last
+    significant figure of the answer (half a unit for a rounding, under one for a cut)."""
     count = values.shape[0]
-    fine = within_tolerance(values, answer, tol) | (
-        np.abs(values - answer) <= coarse_half_unit(answer)
-    )
-    return fine.reshape(count, -1).all(axis=1)
+    distance = np.abs(values - answer)
+    within = distance <= allowed
+    # One unit in a value's first figure is at most the value itself: a wrong entry further
+    # than that from the answer is no rounding of it, which settles most responses cheaply.
+    hopeless = (~within & ~(distance <= np.abs(values))).reshape(count, -1).any(axis=1)
+    if hopeless.all():
+        return np.zeros(count, dtype=np.int_)
+    typed = figures_typed(values)
+    allowed = np.broadcast_to(allowed, answer.shape)
+    needed = _needed_cached(answer.tobytes(), allowed.tobytes()).reshape(answer.shape)
+    needed = np.broadcast_to(needed, values.shape)
+    _, unit = _round_to(values, typed)
+    with np.errstate(invalid="ignore"):
+        rounded = distance <= 0.5 * unit * (1 + 1e-9)
+        cut = (np.sign(values) == np.sign(answer)) & (np.abs(values) <= np.abs(answer))
+        cut &= distance < SIG_FIG_MARGIN * unit
+    near = (values != 0) & (typed < needed) & (needed <= MAX_FIGURES) & (rounded | cut)
+    fits = (within | near).reshape(count, -1).all(axis=1)
+    shown = np.where(within, 0, needed).reshape(count, -1).max(axis=1)
+    return np.where(fits, shown, 0)
+
+
+def permuted(values: FloatArray, answer: FloatArray, tol: Tolerance) -> npt.NDArray[np.bool_]:
+    """Per response: its entries, sorted, are within tolerance of the answer's, sorted, and
+    they are not the answer itself (in its own order)."""
+    count = values.shape[0]
+    flat = values.reshape(count, -1)
+    ordered = np.sort(flat, axis=1)
+    target = np.sort(answer.reshape(-1))
+    right = within_tolerance(flat, answer.reshape(-1), tol).all(axis=1)
+    return within_tolerance(ordered, target, tol).all(axis=1) & ~right
+
+
+def explain_after_slips(
+    values: FloatArray,
+    answer: FloatArray,
+    allowed: FloatArray,
+    tol: Tolerance,
+    answer_kind: str | None,
+    givens: Mapping[str, Any],
+) -> list[tuple[str, str] | None]:
+    """For wrong responses (first axis) no mistake or slip explained: the near misses that are
+    no single value (the right probabilities reordered, too few significant figures), then the
+    structural rules (grading.engine.structure); per response (code, sentence) or None."""
+    count = values.shape[0]
+    found: list[tuple[str, str] | None] = [None] * count
+    if applies(RULES["probabilities-permuted"], answer_kind):
+        for row in np.flatnonzero(permuted(values, answer, tol)).tolist():
+            found[row] = ("probabilities-permuted", sentence("probabilities-permuted"))
+    rest = [row for row in range(count) if found[row] is None]
+    if rest:
+        needed = too_few_figures(values[rest], answer, allowed).tolist()
+        for row, figures in zip(rest, needed, strict=True):
+            if figures:
+                found[row] = (ROUNDED, sentence(ROUNDED, needed=figures))
+        rest = [row for row in rest if found[row] is None]
+    if rest:
+        failures = first_failures(answer_kind, values[rest], answer, tol, givens)
+        for row, failure in zip(rest, failures, strict=True):
+            if failure is not None:
+                found[row] = (failure[0], sentence(failure[0], **failure[1]))
+    return found
 
 
 def _join(items: Sequence[str]) -> str:

@@ -18,12 +18,11 @@ import numpy.typing as npt
 from grading.engine.answers import ParseError, parse
 from grading.engine.checks import Tolerance, describe_tolerance
 from grading.engine.feedback import (
-    ROUNDED,
-    SENTENCES,
     Slips,
+    Targets,
     describe_entries,
     drop_coincidences,
-    rounded_too_coarsely,
+    explain_after_slips,
     slips_for,
     width_of,
 )
@@ -34,6 +33,7 @@ from grading.engine.problems.base import (
     offered_mistakes,
     offered_scalar_mistakes,
 )
+from grading.engine.rules import RULES
 
 Status = Literal["correct", "incorrect", "invalid"]
 FloatArray = npt.NDArray[np.float64]
@@ -62,33 +62,6 @@ def _entry_index(flat: int, shape: tuple[int, ...]) -> int | list[int]:
     return [row + 1, col + 1]
 
 
-_CHUNK = 4096  # responses per broadcast comparison, so memory stays small on big regrades
-
-
-class _Targets:
-    """Stacked values (K, *shape) to recognise, with each one's allowed distance precomputed."""
-
-    def __init__(self, values: FloatArray, tol: Tolerance) -> None:
-        self.values = values
-        # Precomputing max(atol, rtol·|target|) leaves one subtract, abs and compare per check.
-        self.allowed = np.maximum(tol.atol, tol.rtol * np.abs(values))
-
-    def first_match(self, responses: FloatArray) -> npt.NDArray[np.intp]:
-        """Index of the first target each response is within tolerance of, or -1."""
-        count, kinds = responses.shape[0], self.values.shape[0]
-        found = np.full(count, -1, dtype=np.intp)
-        if kinds == 0:
-            return found
-        for start in range(0, count, _CHUNK):
-            chunk = responses[start : start + _CHUNK, np.newaxis]
-            hits = (np.abs(chunk - self.values) <= self.allowed).reshape(len(chunk), kinds, -1)
-            matched = hits.all(axis=2)
-            found[start : start + _CHUNK] = np.where(
-                matched.any(axis=1), matched.argmax(axis=1), -1
-            )
-        return found
-
-
 class _Marker:
     """Everything about one variant that does not depend on the response, computed once."""
 
@@ -110,25 +83,26 @@ class _Marker:
         self.answer = solution.answer
         self.allowed = np.maximum(tolerance.atol, tolerance.rtol * np.abs(self.answer))
         self.solution = solution
-        self._mistakes: tuple[tuple[str, ...], _Targets] | None = None
+        self._mistakes: tuple[tuple[str, ...], Targets] | None = None
         self.width = width_of(givens)
         self._slips: Slips | None = None
-        self._slip_targets: _Targets | None = None
+        self._slip_targets: Targets | None = None
         self._feedback: dict[tuple[Any, ...], str] = {}
+        self.answer_kind = family.answer_kind
 
-    def mistakes(self) -> tuple[tuple[str, ...], _Targets]:
+    def mistakes(self) -> tuple[tuple[str, ...], Targets]:
         """Codes and stacked values of the offered mistakes, built when a response is wrong."""
         if self._mistakes is None:
             offered = offered_mistakes(self.solution, self.tolerance)
             values = np.array(list(offered.values())) if offered else np.empty((0, *self.shape))
-            self._mistakes = (tuple(offered), _Targets(values, self.tolerance))
+            self._mistakes = (tuple(offered), Targets(values, self.tolerance))
         return self._mistakes
 
-    def slips(self) -> tuple[Slips, _Targets]:
+    def slips(self) -> tuple[Slips, Targets]:
         """The generic slips, built only when a response matches no named mistake."""
         if self._slips is None or self._slip_targets is None:
-            self._slips = slips_for(self.answer, self.tolerance, self.width)
-            self._slip_targets = _Targets(self._slips.values, self.tolerance)
+            self._slips = slips_for(self.answer, self.tolerance, self.width, self.answer_kind)
+            self._slip_targets = Targets(self._slips.values, self.tolerance)
         return self._slips, self._slip_targets
 
     def feedback(self, mistake: str | None, sentence: str | None, wrong: list[Any]) -> str:
@@ -169,6 +143,7 @@ class _Marker:
                 "wrong_entries": [],
                 "tolerance": self.tolerance_text,
                 "diagnosis": None,
+                "finding": None,
                 "parsed": parsed,
                 "error": None,
             },
@@ -182,10 +157,15 @@ class _Marker:
         code: str | None,
         sentence: str | None,
     ) -> Verdict:
-        """The verdict for a wrong response: its wrong entries and what it was taken for."""
+        """The verdict for a wrong response: its wrong entries and what it was taken for (a
+        named mistake, or the engine rule whose code is given)."""
         misconception = (
             None if mistake is None else self.family.mistake_feedback(mistake, self.grading_key)[0]
         )
+        rule = None if code is None else RULES[code]
+        if rule is not None and rule.misconception in self.family.mistakes:
+            # A rule points to a misconception only where the family lists it.
+            misconception = rule.misconception
         return Verdict(
             "incorrect",
             0.0,
@@ -195,9 +175,11 @@ class _Marker:
                 "wrong_entries": wrong,
                 "tolerance": self.tolerance_text,
                 "diagnosis": code,
+                "finding": None if rule is None else rule.kind,
                 "parsed": parsed,
                 "error": None,
             },
+            costs_try=True if rule is None else rule.costs_try,
         )
 
     def found(self, parsed: Any, wrong: list[Any], finding: Finding) -> Verdict:
@@ -229,12 +211,19 @@ class _Marker:
             values, self.givens, self.grading_key, tolerance=self.tolerance
         )
 
+    def after_slips(self, values: FloatArray) -> list[tuple[str, str] | None]:
+        """explain_after_slips for wrong responses no mistake or slip explained."""
+        return explain_after_slips(
+            values, self.answer, self.allowed, self.tolerance, self.answer_kind, self.givens
+        )
+
     def judge_number(self, value: float) -> Verdict:
         """judge() for one response to a number answer, in plain floats.
 
         Grading one answer is the common case, and for a single number the array machinery
         cost several times the comparisons themselves. The steps and their order are judge()'s
-        (a named mistake first, then a generic slip, then coarse rounding); IEEE arithmetic
+        (the instructor's checks, a named mistake, a slip, the other near misses, the
+        structural rules); IEEE arithmetic
         gives the same results on floats as on float64 arrays, and tests/grading/engine checks
         the verdicts are identical.
         """
@@ -272,9 +261,9 @@ class _Marker:
             if found >= 0:
                 code, sentence = slips.codes[found], slips.sentences[found]
             else:
-                coarse = rounded_too_coarsely(np.array([value]), self.answer, self.tolerance)
-                if coarse[0]:
-                    code, sentence = ROUNDED, SENTENCES[ROUNDED]
+                explained = self.after_slips(np.array([value]))[0]
+                if explained is not None:
+                    code, sentence = explained
         return self.incorrect(value, [], misconception, code, sentence)
 
     def judge(self, values: FloatArray) -> list[Verdict]:
@@ -284,7 +273,7 @@ class _Marker:
         correct = ok_entries.all(axis=1)
         mistake_index = np.full(count, -1, dtype=np.intp)
         slip_index = np.full(count, -1, dtype=np.intp)
-        coarse = np.zeros(count, dtype=bool)
+        explained: dict[int, tuple[str, str]] = {}
         wrong_rows = np.flatnonzero(~correct)
         findings: dict[int, Finding] = {}
         if wrong_rows.size:
@@ -310,13 +299,17 @@ class _Marker:
                 )
                 rest = unexplained[slip_index[unexplained] < 0]
                 if rest.size:
-                    coarse[rest] = rounded_too_coarsely(values[rest], self.answer, self.tolerance)
+                    # Structural rules run only here, on the rows nothing else explained.
+                    for row, found in zip(
+                        rest.tolist(), self.after_slips(values[rest]), strict=True
+                    ):
+                        if found is not None:
+                            explained[row] = found
 
         parsed = values.tolist()
         verdicts: list[Verdict] = []
         mistake_list = mistake_index.tolist()
         slip_list = slip_index.tolist()
-        coarse_list = coarse.tolist()
         for index, is_correct in enumerate(correct.tolist()):
             if is_correct:
                 verdicts.append(self.correct(parsed[index]))
@@ -337,8 +330,8 @@ class _Marker:
                 slips = self.slips()[0]
                 code = slips.codes[slip_list[index]]
                 sentence = slips.sentences[slip_list[index]]
-            elif coarse_list[index]:
-                code, sentence = ROUNDED, SENTENCES[ROUNDED]
+            elif index in explained:
+                code, sentence = explained[index]
             verdicts.append(self.incorrect(parsed[index], wrong, misconception, code, sentence))
         return verdicts
 
@@ -354,6 +347,7 @@ def invalid_verdict(message: str, tolerance_text: str) -> Verdict:
             "wrong_entries": [],
             "tolerance": tolerance_text,
             "diagnosis": None,
+            "finding": None,
             "parsed": None,
             "error": message,
         },

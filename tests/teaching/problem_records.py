@@ -92,8 +92,9 @@ VARIANTS = {
 # Six learners multiply by √d_k (rounded as learners round); on variant 1, 16 is also the
 # square of 4, which grading diagnoses as a generic slip ("squared").
 SCALED = [(1, "16"), (2, "1152"), (3, "16384"), (4, "181"), (1, "16"), (5, "9051")]
-# Wrong values no relation explains (977 is 1024 rounded too coarsely, grading says).
-NOISE = [(2, "150.3"), (3, "977"), (4, "29.5"), (5, "612"), (1, "7.3"), (2, "88.1")]
+# Wrong values no relation explains (1000 is 1024 rounded to too few significant figures,
+# grading says).
+NOISE = [(2, "150.3"), (3, "1000"), (4, "29.5"), (5, "612"), (1, "7.3"), (2, "88.1")]
 
 
 class Discovered(NamedTuple):

@@ -166,6 +166,10 @@ class Family(ABC):
     param_specs: tuple[ParamSpec, ...]
     default_tolerance: Tolerance
     mistakes: dict[str, str]
+    # What the answer is, one of grading.engine.rules.ANSWER_KINDS ("probabilities",
+    # "jacobian", "variance"...): it chooses the structural rules and the kind-specific near
+    # misses a wrong answer is checked against. None: only the rules every answer gets.
+    answer_kind: str | None = None
 
     def clean_params(self, params: Mapping[str, Any] | None) -> dict[str, Any]:
         """Fill defaults and check params; raise ParamError listing every bad field."""

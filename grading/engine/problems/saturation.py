@@ -73,6 +73,7 @@ class SaturationMaxProb(_ScaledLogits):
     """max softmax(c z): how close to one-hot the scaled softmax is."""
 
     key = "saturation-max-prob"
+    answer_kind = "largest-probability"
     version = 2
     title = "Largest probability after rescaling"
     param_specs = (*logit_specs(3, 5, 2.0), _scale_spec((2.0, 4.0, 8.0, 16.0)))
@@ -109,6 +110,7 @@ class SaturatedSlope(_ScaledLogits):
     """max |J_ij| for the softmax of c z: how much gradient a saturated softmax passes on."""
 
     key = "saturated-slope"
+    answer_kind = "largest-slope"
     version = 2
     title = "Slope of a saturated softmax"
     param_specs = (*logit_specs(3, 5, 2.0), _scale_spec((2.0, 4.0, 8.0)))

@@ -30,6 +30,7 @@ class ScaledDot(Family):
     """q·k / √d_k for explicit vectors q and k."""
 
     key = "scaled-dot"
+    answer_kind = "scaled-score"
     version = 2
     title = "Computing a scaled score"
     param_specs = (

@@ -71,6 +71,7 @@ class Softmax(_Logits):
     """p = softmax(z)."""
 
     key = "softmax"
+    answer_kind = "probabilities"
     version = 1
     title = "Softmax probabilities"
     param_specs = logit_specs(3, 6, 3.0)
@@ -119,6 +120,7 @@ class SoftmaxSlope(_Logits):
     """One entry ∂pᵢ/∂zⱼ = p_i(δ_ij − p_j) of the softmax Jacobian."""
 
     key = "softmax-slope"
+    answer_kind = "slope"
     version = 1
     title = "Slope of one softmax output"
     param_specs = (
@@ -189,6 +191,7 @@ class SoftmaxJacobian(_Logits):
     """The full Jacobian diag(p) − p pᵀ of a small softmax."""
 
     key = "softmax-jacobian"
+    answer_kind = "jacobian"
     version = 2
     title = "The softmax Jacobian"
     param_specs = logit_specs(3, 4, 2.0)

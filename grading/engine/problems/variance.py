@@ -68,6 +68,7 @@ class DotVariance(_WidthAndSigmas):
     """Var(q·k) = d_k σq² σk²."""
 
     key = "dot-variance"
+    answer_kind = "variance"
     version = 2
     title = "Variance of a dot product"
     mistakes = {
@@ -124,6 +125,7 @@ class DotStd(_WidthAndSigmas):
     """Std(q·k) = √d_k σq σk."""
 
     key = "dot-std"
+    answer_kind = "standard-deviation"
     version = 2
     title = "Standard deviation of a dot product"
     mistakes = {
@@ -172,6 +174,7 @@ class ScaleForUnitVariance(_WidthAndSigmas):
     """The divisor s = √d_k σq σk that gives q·k / s variance 1."""
 
     key = "scale-for-unit-variance"
+    answer_kind = "divisor"
     version = 2
     title = "A divisor for unit variance"
     mistakes = {
@@ -212,6 +215,7 @@ class ScaledVariance(Family):
     """Var(q·k / s) = d_k / s² for unit-variance components."""
 
     key = "scaled-variance"
+    answer_kind = "variance"
     version = 2
     title = "Variance after scaling"
     param_specs = (

@@ -87,6 +87,7 @@ def test_correct_verdict():
             "wrong_entries": [],
             "tolerance": "within 1% of the correct value",
             "diagnosis": None,
+            "finding": None,
             "parsed": 576.0,
             "error": None,
         },
@@ -121,6 +122,7 @@ def test_invalid_verdict_carries_the_parser_message():
         "wrong_entries": [],
         "tolerance": "within 1% of the correct value",
         "diagnosis": None,
+        "finding": None,
         "parsed": None,
         "error": message,
     }
@@ -178,7 +180,10 @@ def test_rounded_too_coarsely():
     verdict = grade(get_family("dot-variance"), DOT_VARIANCE, "580", tolerance=tight)
     assert verdict.status == "incorrect"
     assert verdict.detail["diagnosis"] == "rounded-too-coarsely"
-    assert "rounded too coarsely" in verdict.feedback
+    assert "give at least 3 significant figures" in verdict.feedback
+    assert verdict.detail["finding"] == "near-miss"
+    # Too few significant figures is the one near miss a quiz may let the learner retry free.
+    assert verdict.costs_try is False
     assert verdict.feedback.endswith("Answers count as correct within 0.1% of the correct value.")
 
 
@@ -211,11 +216,18 @@ def test_vector_mistake_is_named():
     assert verdict.detail["wrong_entries"] == [1, 2, 3]
 
 
-def test_percentages_are_diagnosed_as_power_of_ten():
+def test_percentages_are_named_where_probabilities_are_asked():
     family = get_family("softmax")
     givens = {"z": [1.0, 2.0, 3.0]}
     p = np.exp([1.0, 2.0, 3.0]) / np.exp([1.0, 2.0, 3.0]).sum()
     verdict = grade(family, givens, format_answer(p * 100))
+    assert verdict.detail["diagnosis"] == "percentage-for-fraction"
+    assert "looks like a percentage" in verdict.feedback
+    assert verdict.costs_try is True
+
+
+def test_a_hundredfold_variance_is_a_power_of_ten_not_a_percentage():
+    verdict = grade(get_family("dot-variance"), DOT_VARIANCE, "57600")
     assert verdict.detail["diagnosis"] == "power-of-ten"
 
 

@@ -41,7 +41,7 @@ def test_the_wrong_answers_are_what_grading_stored(course_a, discovered):
     source = sources[first.response]
     assert (source.attempt, source.number) == (attempts["scaled2"].pk, 1)
     assert {sources[a.response].diagnosis for a in answers if a.value == 16.0} == {"squared"}
-    assert {sources[a.response].diagnosis for a in answers if a.value == 977.0} == {
+    assert {sources[a.response].diagnosis for a in answers if a.value == 1000.0} == {
         "rounded-too-coarsely"
     }
     without, _ = wrong_answers(course=course_a, problem=problem, with_diagnosis=False)

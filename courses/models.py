@@ -18,7 +18,21 @@ from django.db.models import Q
 from django.urls import reverse
 
 from .plain_math import plain_math
+from .quiz_items import Pool, QuizItem
 from .visibility import LearnerVisibleQuerySet, practice_problem, published_field
+
+__all__ = [
+    "Choice",
+    "Course",
+    "KeyTerm",
+    "Lesson",
+    "Misconception",
+    "Pool",
+    "Problem",
+    "Question",
+    "Quiz",
+    "QuizItem",
+]
 
 
 class Course(models.Model):
@@ -375,82 +389,3 @@ class Quiz(models.Model):
     def shuffles_items(self) -> bool:
         """Whether a new attempt draws its own order of the items."""
         return self.mode == self.Mode.EXAM if self.shuffle_items is None else self.shuffle_items
-
-
-class Pool(models.Model):
-    """A named set of questions and problems that quiz items draw from, one member per item.
-
-    A quiz draws k members by naming the pool in k items (as the best-known LMS's random
-    questions add k random slots): each drawn entry keeps an item of its own, so its points, its
-    score, an override or a regrade, and its column of the results grid work as for any item.
-    The attempt records what each item drew (grading.draws), so editing the pool later changes
-    no attempt already started.
-    """
-
-    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="pools")
-    slug = models.SlugField(max_length=80, unique=True)
-    title = models.CharField(max_length=200)
-    questions = models.ManyToManyField(Question, blank=True, related_name="pools")
-    problems = models.ManyToManyField(Problem, blank=True, related_name="pools")
-
-    class Meta:
-        ordering = ["lesson", "title"]
-
-    def __str__(self) -> str:
-        return f"{plain_math(self.title)} (pool)"
-
-    def size(self) -> int:
-        """How many members an attempt can draw from: its questions and problems."""
-        return self.questions.count() + self.problems.count()
-
-
-class QuizItem(models.Model):
-    quiz = models.ForeignKey(Quiz, on_delete=models.CASCADE, related_name="items")
-    order = models.PositiveIntegerField(default=0)
-    question = models.ForeignKey(
-        Question, on_delete=models.PROTECT, null=True, blank=True, related_name="quiz_items"
-    )
-    problem = models.ForeignKey(
-        Problem, on_delete=models.PROTECT, null=True, blank=True, related_name="quiz_items"
-    )
-    # PROTECT: an attempt's draws name the item; a pool in use is emptied, not deleted.
-    pool = models.ForeignKey(
-        Pool,
-        on_delete=models.PROTECT,
-        null=True,
-        blank=True,
-        related_name="quiz_items",
-        help_text="Each attempt draws one member of the pool here, a different one for every "
-        "item of the quiz that names the same pool.",
-    )
-    points = models.PositiveIntegerField(default=1, validators=[MinValueValidator(1)])
-
-    class Meta:
-        ordering = ["quiz", "order", "id"]
-        constraints = [
-            models.CheckConstraint(
-                condition=(
-                    Q(question__isnull=False) & Q(problem__isnull=True) & Q(pool__isnull=True)
-                )
-                | (Q(question__isnull=True) & Q(problem__isnull=False) & Q(pool__isnull=True))
-                | (Q(question__isnull=True) & Q(problem__isnull=True) & Q(pool__isnull=False)),
-                name="quizitem_exactly_one_of_question_problem_or_pool",
-                violation_error_message="A quiz item is exactly one question, one problem or "
-                "one pool.",
-            ),
-            models.CheckConstraint(
-                condition=Q(points__gte=1),
-                name="quizitem_points_positive",
-                violation_error_message="An item is worth at least one point.",
-            ),
-        ]
-
-    def __str__(self) -> str:
-        content = self.question or self.problem or self.pool
-        return f"{self.quiz.slug} #{self.order}: {content}"
-
-    @property
-    def content(self) -> Question | Problem:
-        """The item's question or problem; a pool item has one only as an attempt drew it
-        (grading.draws.items_as_drawn)."""
-        return self.question or self.problem  # type: ignore[return-value]

@@ -95,7 +95,7 @@ def test_a_right_answer_never_reaches_the_checks():
     variant = _variant()
     verdict = _grade(variant, format_answer(variant.answer))
     assert verdict.status == "correct"
-    assert "finding" not in verdict.detail
+    assert verdict.detail["finding"] is None
     calls = []
     original = FORMULA.authored_findings
 
@@ -143,7 +143,7 @@ def test_a_number_answer_is_checked_too():
     assert (below.detail["finding"], below.detail["diagnosis"]) == ("property", "property-1")
     assert below.feedback.startswith("A variance over d_k terms...")
     above = _grade(variant, str(float(variant.answer) * 3))
-    assert "finding" not in above.detail
+    assert above.detail["finding"] is None
 
 
 def test_a_check_that_cannot_be_evaluated_for_a_response_says_nothing_about_it():
@@ -167,7 +167,7 @@ def test_a_variant_without_checks_grades_as_before():
     assert FORMULA.authored_findings(stack, variant.givens, variant.grading_key) is None
     assert FORMULA.authored_findings(np.zeros((1, 2)), variant.givens, {}) is None
     verdict = _grade(variant, "[0.3, 0.9]")
-    assert "finding" not in verdict.detail
+    assert verdict.detail["finding"] is None
     assert verdict.feedback.startswith("Not correct.")
 
 

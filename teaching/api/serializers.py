@@ -7,6 +7,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from api.validation import StrictSerializer
+from teaching.findings import KINDS as FINDING_KINDS
 from teaching.statistics.data import RULE_LABELS, RULES
 
 
@@ -36,6 +37,16 @@ class CodeCountSerializer(serializers.Serializer):
     count = serializers.IntegerField()
 
 
+class DiagnosisCountSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="The stable code stored with each response.")
+    kind = serializers.ChoiceField(
+        choices=list(FINDING_KINDS),
+        help_text="property (the problem's own check), structure, near-miss, or other (a code "
+        "no rule of this version knows).",
+    )
+    count = serializers.IntegerField()
+
+
 class ResponseCountsSerializer(serializers.Serializer):
     total = serializers.IntegerField(
         help_text="Every response of the counted attempts: every try, every saved answer, "
@@ -53,10 +64,11 @@ class ResponseCountsSerializer(serializers.Serializer):
     misconceptions = CodeCountSerializer(
         many=True, help_text="Named misconceptions of wrong responses, most frequent first."
     )
-    diagnoses = CodeCountSerializer(
+    diagnoses = DiagnosisCountSerializer(
         many=True,
-        help_text="Generic diagnoses (sign-flipped, power-of-ten, factor-sqrt-dk…) of wrong "
-        "responses to a problem, most frequent first.",
+        help_text="What grading found in wrong responses to a problem (a property check the "
+        "problem states, a structural finding such as rows-not-zero-sum, a near miss such as "
+        "too-few-figures or sign-flipped), most frequent first.",
     )
 
 

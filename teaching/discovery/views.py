@@ -31,6 +31,7 @@ from grading.services.overdue import overdue_attempts_close
 from teaching import access
 from teaching.charts.bars import Bar, bar_chart
 from teaching.discovery.data import Discovery, named_already, problem_discovery
+from teaching.discovery.findings import problem_findings
 from teaching.discovery.forms import (
     MISTAKE,
     NEW,
@@ -49,6 +50,7 @@ from teaching.discovery.problems import (
     problem_counts,
     variant_scores,
 )
+from teaching.findings import kind_counts
 from teaching.models import MisconceptionNote
 
 LEARNERS_SHOWN = 24  # per group; the count says how many there are
@@ -115,7 +117,7 @@ class GroupView:
     group: MistakeGroup
     formula: str  # as a mistake of the formula problem, or the relation's own formula
     named: str | None  # the formula problem's mistake that already has this formula
-    diagnosed: int  # answers of the group that grading diagnosed as a generic slip
+    diagnosed: list[tuple[str, int]]  # answers of the group grading diagnosed, by kind
     # Each learner shown: the user, their attempts (id, number) and whether they practised.
     learners: list[tuple[object, list[tuple[int, int]], bool]]
     examples: list[tuple[object, float, float]]  # user, value, true answer
@@ -193,7 +195,7 @@ def _group_views(
                 group=group,
                 formula=formula,
                 named=named,
-                diagnosed=sum(1 for source in sources if source.diagnosis),
+                diagnosed=kind_counts(source.diagnosis for source in sources),
                 learners=learners,
                 examples=[(users.get(e.learner), e.value, e.answer) for e in group.examples],
                 notes=[note for note in notes if note.relation == group.code],
@@ -222,6 +224,7 @@ def _misconceptions_page(
         "course": course,
         "problem": problem,
         "discovery": discovery,
+        "findings": problem_findings(course=course, problem=problem),
         "groups": groups,
         "with_diagnosis": with_diagnosis,
         "diagnosed": "include" if with_diagnosis else "exclude",

@@ -15,6 +15,7 @@ import csv
 from collections.abc import Iterator
 from typing import Any
 
+from teaching.findings import finding_label
 from teaching.numbers import FRACTION_UNIT, csv_header
 from teaching.results.gradebook import spreadsheet_safe
 from teaching.statistics.data import QuizData, entry_key
@@ -57,7 +58,10 @@ def response_counts(counts: ItemCounts) -> dict[str, Any]:
         **{status: getattr(counts, status) for status in STATUSES},
         "choices": [{"choice": key, "count": count} for key, count in counts.choices],
         "misconceptions": [{"code": key, "count": count} for key, count in counts.misconceptions],
-        "diagnoses": [{"code": key, "count": count} for key, count in counts.diagnoses],
+        "diagnoses": [
+            {"code": key, "kind": finding_label(key).kind, "count": count}
+            for key, count in counts.diagnoses
+        ],
     }
 
 

@@ -10,6 +10,7 @@ submitted attempt.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.contrib.auth.decorators import login_required
@@ -27,6 +28,8 @@ from grading.templatetags.grading_display import choice_letter
 from teaching import access
 from teaching.charts.bars import Bar, bar_chart
 from teaching.charts.histogram import count_ticks, histogram
+from teaching.findings import KINDS as FINDING_KINDS
+from teaching.findings import FindingLabel, finding_label
 from teaching.results.reads import AttemptRule, Learner, learner_of
 from teaching.statistics.data import RULE_LABELS, RULES, ItemData, item_data, quiz_data
 from teaching.statistics.figures import SHARES
@@ -135,6 +138,7 @@ class TallyRow:
     choice: Choice | None = None
     letter: str = ""
     misconception: Misconception | None = None
+    finding: FindingLabel | None = None
 
 
 # A problem's values typed: the most frequent ones, so a page of thousands of distinct values
@@ -172,6 +176,20 @@ def _learners(data: ItemData, links: dict[int, LearnerLink], tally: Tally) -> li
         (links[pk] for pk in attempts),
         key=lambda link: (link.learner.name.casefold(), link.learner.username, link.number),
     )
+
+
+def _finding_groups(
+    data: ItemData, row: Callable[..., TallyRow]
+) -> list[tuple[str, list[TallyRow]]]:
+    """The item's diagnosed wrong responses under their kinds' headings (property checks,
+    structural findings, near misses), most frequent first within each."""
+    problem = getattr(data.item, "problem", None)
+    params = problem.params if problem is not None else None
+    grouped: dict[str, list[TallyRow]] = {heading: [] for heading in FINDING_KINDS.values()}
+    for tally in data.analysis.diagnoses:
+        label = finding_label(str(tally.key), params)
+        grouped[label.heading].append(row(str(tally.key), tally, finding=label))
+    return [(heading, rows) for heading, rows in grouped.items() if rows]
 
 
 @never_cache
@@ -221,7 +239,7 @@ def item_responses(request: HttpRequest, slug: str, item_id: int) -> HttpRespons
             row(str(tally.key), tally, misconception=named.get(str(tally.key)))
             for tally in analysis.misconceptions
         ],
-        "diagnoses": [row(str(tally.key), tally) for tally in analysis.diagnoses],
+        "findings": _finding_groups(data, row),
         "values": [
             ValueRow(value, _learners(data, links, value.tally), named.get(value.misconception))
             for value in data.values[:VALUES_SHOWN]

@@ -115,7 +115,8 @@ def test_each_item_s_responses_counted_by_choice_misconception_and_status(worked
         "unexplained": 1,
         "choices": [],
         "misconceptions": [{"code": "width-ignored", "count": 1}],
-        "diagnoses": [{"code": "sign-flipped", "count": 1}],
+        # With its kind, so an LMS can tell near misses from structural findings.
+        "diagnoses": [{"code": "sign-flipped", "kind": "near-miss", "count": 1}],
     }
 
 

@@ -137,7 +137,8 @@ def quiz_of(lesson, *, learners: int, items: int, launched: dict[int, str], by) 
 # - new misconceptions: the course and the problem (2), the course's overdue attempts closed
 #   first (1), the answers' fingerprint (2), the answers and their variants when not cached
 #   (2), the role (1), notes (1), the learners of the groups (1), a formula problem's lesson's
-#   misconceptions for the form (1; pinned with groups in test_discovery_pages.py);
+#   misconceptions for the form (1; pinned with groups in test_discovery_pages.py), what grading
+#   found in the wrong answers (1) and the titles of the misconceptions named among them (1);
 # - misconception profile: the course (1), counted answers (1), misconceptions (1), learners (1);
 # - learner profile: the course, the learner, their overdue attempts in the course closed first,
 #   their attempts (4), counted answers (1), misconceptions (1);
@@ -171,7 +172,7 @@ PAGES = {
     "regrade, a tolerance fixed": 18,
     "problems": 5,
     "by parameter": 7,
-    "new misconceptions": 13,
+    "new misconceptions": 15,
     "misconception profile": 6,
     "learner profile": 8,
     "statistics": 9,

@@ -4,6 +4,8 @@ answers (generic diagnoses in or out), and the cache keyed by the answers' newes
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -11,7 +13,7 @@ from django.urls import reverse
 
 from grading.models import Regrade
 from teaching.discovery.data import problem_discovery, wrong_answers
-from tests.factories import PoolFactory, QuizItemFactory, UserFactory
+from tests.factories import PoolFactory, ProblemFactory, QuizItemFactory, UserFactory
 from tests.teaching.problem_records import (
     NOISE,
     SCALED,
@@ -158,3 +160,45 @@ def test_the_page_with_groups_and_forms_costs_the_same_queries_with_more_learner
             html = client.get(url).content.decode()
         assert html.count('name="form" value="group-0-mistake"') == 1
         assert f'<dd data-count="answers">{6 + 12 * more}</dd>' in html
+
+
+def test_what_grading_found_is_counted_beside_the_named_mistakes(
+    client, people, course_a, discovered
+):
+    """The 13 wrong answers: one named std-for-variance, two 16s on variant 1 taken for a
+    squared value, one 1000 for 1024 rounded to too few figures; the rest nothing."""
+    problem, *_ = discovered
+    client.force_login(people.assistant)
+    url = reverse("teaching:problem-misconceptions", args=[course_a.slug, problem.slug])
+    html = client.get(url).content.decode()
+    found = html[html.index("data-findings") :]
+    found = found[: found.index("</section>")]
+    assert "in the 13 wrong answers" in found
+    tables = re.findall(r'data-finding-kind="([^"]+)"', found)
+    assert tables == ["Named mistakes", "Near misses"]
+
+    def counts(code: str) -> tuple[str, str]:
+        row = found[found.index(f'<tr data-code="{code}">') :]
+        row = row[: row.index("</tr>")]
+        answers = re.search(r'data-count="answers">(\d+)<', row).group(1)
+        learners = re.search(r'data-count="learners">(\d+)<', row).group(1)
+        return answers, learners
+
+    assert counts("std-for-variance") == ("1", "1")
+    assert counts("squared") == ("2", "2")
+    assert counts("rounded-too-coarsely") == ("1", "1")
+    assert "too few significant figures <code>rounded-too-coarsely</code>" in found
+    # Each group says what grading found among its answers, by kind.
+    group = html[html.index('data-group="times-sqrt-d-k"') :]
+    group = group[: group.index("</section>")]
+    assert "<dt>Near misses</dt>" in group
+
+
+def test_without_wrong_answers_the_page_says_so(client, people, course_a, exam):
+    problem = ProblemFactory(lesson=exam.quiz.lesson, family="dot-variance", slug="unanswered")
+    exam_of(problem)
+    client.force_login(people.assistant)
+    url = reverse("teaching:problem-misconceptions", args=[course_a.slug, problem.slug])
+    html = client.get(url).content.decode()
+    assert "No wrong answer yet." in html
+    assert "data-finding-kind" not in html

@@ -24,7 +24,8 @@ def answered(course_a, exam):
 
     d_k = 16: right, right. d_k = 64: right, wrong. d_k = 256: wrong, wrong (one learner saved a
     right answer first: the last saved answer counts), and one attempt in progress (left out).
-    Practice: d_k = 256 right at the first try; d_k = 64 wrong, then right (the first try counts).
+    Practice: d_k = 256 right at the first try; d_k = 64 wrong, then right (the first try counts;
+    48 is no near miss of 64, whose try would be given back).
     """
     problem = ProblemFactory(lesson=exam.quiz.lesson, family="dot-variance", slug="dot-by-width")
     quiz, item = exam_of(problem)
@@ -41,7 +42,7 @@ def answered(course_a, exam):
         sit_with(quiz, item, people[name], dot_givens(d_k), *texts)
     sit_with(quiz, item, UserFactory(), dot_givens(16), "1", submit=False)
     practise_with(problem, UserFactory(username="p256"), dot_givens(256), "256")
-    practise_with(problem, UserFactory(username="p64"), dot_givens(64), "60", "64")
+    practise_with(problem, UserFactory(username="p64"), dot_givens(64), "48", "64")
     return problem
 
 

@@ -202,6 +202,11 @@ def test_a_problem_s_outcomes_misconceptions_and_diagnoses(worked, page):
     assert tally_rows(html, "misconception") == {"width-ignored": (1, "20%")}
     assert Misconception.objects.get(code="width-ignored").title in html
     assert tally_rows(html, "diagnosis") == {"sign-flipped": (1, "20%")}
+    # Under its kind's heading, by the rule's title as well as its code.
+    found = html[html.index('id="diagnoses-heading"') :]
+    assert found.index("<h3>Near misses</h3>") < found.index('<tr data-key="sign-flipped">')
+    assert "sign flipped <code>sign-flipped</code>" in found
+    assert "<h3>Structural findings</h3>" not in found
     assert 'data-tally="choice"' not in html
     invalid = html[html.index('<tr data-key="invalid">') :]
     invalid = invalid[: invalid.index("</tr>")]

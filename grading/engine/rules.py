@@ -319,6 +319,16 @@ _TABLE = (
         ("jacobian",),
     ),
     _rule(
+        "jacobian-not-softmax-form",
+        "structure",
+        "not diag(p) − ppᵀ for any p",
+        "Your matrix is symmetric and its rows sum to 0, but no probability vector p gives it "
+        "as diag(p) − p pᵀ: each diagonal entry is pᵢ(1 − pᵢ) and each off-diagonal entry "
+        "−pᵢ pⱼ, for the same p throughout.",
+        "no probability vector q gives diag(q) − q qᵀ within FORM_MARGIN tolerances",
+        ("jacobian",),
+    ),
+    _rule(
         "negative-variance",
         "structure",
         "negative variance",

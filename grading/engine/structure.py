@@ -32,6 +32,9 @@ Bools = npt.NDArray[np.bool_]
 # A Jacobian built from probabilities this close (largest entry difference) to softmax(z) is
 # not called "built from other probabilities": printing them would all but print the answer.
 OTHER_P_MARGIN = 0.01
+# A matrix is "not diag(q) − q qᵀ for any q" only when no q comes within this many tolerances:
+# a right Jacobian nudged within tolerance moves its fitted q, and the fit's own error with it.
+FORM_MARGIN = 4.0
 # Float noise in a bound computed from allowances of exactly 0.
 _EPSILON = 1e-12
 
@@ -184,6 +187,39 @@ def _other_probabilities(values: FloatArray, ctx: _Context) -> tuple[Bools, list
     return fits & other & ctx.wrong(values), fields
 
 
+def _form_error(matrix: FloatArray, start: FloatArray, tol: Tolerance) -> float:
+    """How far, in tolerances, the matrix is from diag(q) − q qᵀ for the q a few least-squares
+    steps reach from `start` (fitting from the diagonal alone is ill-conditioned near qᵢ = 1/2,
+    where a tolerance on Jᵢᵢ moves qᵢ by its square root)."""
+    n = matrix.shape[0]
+    q = start.astype(np.float64).copy()
+    eye = np.eye(n)
+    for _ in range(8):
+        residual = (matrix - (np.diag(q) - np.outer(q, q))).reshape(-1)
+        # ∂(diag(q) − q qᵀ)_ij / ∂q_k = δ_ij δ_ik − δ_ik q_j − q_i δ_jk
+        slopes = (
+            eye[:, :, np.newaxis] * eye[:, np.newaxis, :]
+            - eye[:, np.newaxis, :] * q[np.newaxis, :, np.newaxis]
+            - q[:, np.newaxis, np.newaxis] * eye[np.newaxis, :, :]
+        ).reshape(n * n, n)
+        q += np.linalg.lstsq(slopes, residual, rcond=None)[0]
+    built = np.diag(q) - np.outer(q, q)
+    allowed = np.maximum(tol.atol, tol.rtol * np.abs(built)) + _EPSILON
+    return float((np.abs(built - matrix) / allowed).max())
+
+
+def _not_softmax_form(values: FloatArray, ctx: _Context) -> Bools:
+    fitted, _ = fit_probabilities(values, ctx.tol)
+    return np.array(
+        [
+            min(_form_error(matrix, start, ctx.tol) for start in (fitted[index], ctx.p))
+            > FORM_MARGIN
+            for index, matrix in enumerate(values)
+        ],
+        dtype=bool,
+    )
+
+
 # Each structural rule's check; they are tried in the rule table's order (rules.STRUCTURES).
 CHECKS: dict[str, Check] = {
     "probability-out-of-range": _out_of_range,
@@ -199,6 +235,7 @@ CHECKS: dict[str, Check] = {
     "slope-too-large": _too_large,
     "jacobian-probabilities-permuted": _permuted_probabilities,
     "jacobian-from-other-probabilities": _other_probabilities,
+    "jacobian-not-softmax-form": _not_softmax_form,
     "negative-variance": _negative,
     "negative-standard-deviation": _negative,
     "divisor-not-positive": _negative,

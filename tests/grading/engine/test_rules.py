@@ -145,6 +145,14 @@ EXAMPLES: dict[str, tuple[str, dict[str, Any], Any, Tolerance | None, str]] = {
         None,
         "p = (0.302, 0.607, 0.0909)",
     ),
+    # Symmetric, rows summing to 0, the right signs, but 0.2 = q(1 − q) and 0.1 = q q disagree.
+    "jacobian-not-softmax-form": (
+        "softmax-jacobian",
+        {"z": Z},
+        np.array([[0.2, -0.1, -0.1], [-0.1, 0.2, -0.1], [-0.1, -0.1, 0.2]]),
+        None,
+        "no probability vector p gives it",
+    ),
     "negative-variance": ("dot-variance", DOT, -100.0, None, "never negative"),
     "negative-standard-deviation": ("dot-std", DOT, -10.0, None, "never negative"),
     "divisor-not-positive": ("scale-for-unit-variance", DOT, -3.0, None, "positive number"),

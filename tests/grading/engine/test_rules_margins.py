@@ -205,3 +205,23 @@ def test_probability_rules_fire_only_beyond_their_margin(weights, drift):
         assert ((gaps > bound) & above).any()
     if abs(drift) <= STRUCTURE_MARGIN * allowed.sum() * 0.999:
         assert code not in {"probabilities-do-not-sum-to-1", "probability-out-of-range"}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    logits=st.lists(st.floats(-4, 4), min_size=2, max_size=6),
+    noise=st.lists(st.floats(-1, 1), min_size=36, max_size=36),
+)
+def test_a_softmax_jacobian_of_any_p_is_never_called_no_such_form(logits, noise):
+    """diag(q) − q qᵀ for any probability vector q, every entry moved by up to one tolerance:
+    "not diag(p) − ppᵀ for any p" never fires there (its margin is FORM_MARGIN tolerances)."""
+    n = len(logits)
+    tol = get_family("softmax-jacobian").default_tolerance
+    built = jacobian(softmax(logits))
+    allowed = np.maximum(tol.atol, tol.rtol * np.abs(built))
+    nudged = built + allowed * np.array(noise[: n * n]).reshape(n, n) * 0.999
+    answer = jacobian(softmax(np.linspace(-1, 1, n)))
+    codes = _structural(
+        "jacobian", [built, nudged], answer, tol, {"z": list(np.linspace(-1, 1, n))}
+    )
+    assert "jacobian-not-softmax-form" not in codes

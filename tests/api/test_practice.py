@@ -169,3 +169,35 @@ def test_the_likely_mistakes_of_the_first_problem_are_named(lms, text, code):
     # The answer (128) in no value of the reply; times and ids are left out of the scan
     # (a timestamp's microseconds can read "...080128Z").
     assert "128" not in NUMBER.findall(without_identifiers(verdict.content.decode()))
+
+
+def test_a_structural_finding_is_named_without_the_right_value(lms):
+    client = lms.client()
+    variant = new_variant(client, problem="softmax").json()
+    Variant.objects.filter(pk=variant["id"]).update(givens={"z": [1.0, 2.0, 3.0]})
+    verdict = client.post(
+        f"/api/v1/variants/{variant['id']}/answers/", {"text": "[0.2, 0.3, 0.6]"}, format="json"
+    )
+    assert verdict.status_code == 201
+    body = verdict.json()
+    assert body["status"] == "incorrect"
+    assert body["counts_as_try"] is True
+    assert "do not add up to 1" in body["feedback"]
+    # softmax([1, 2, 3]) = (0.0900, 0.2447, 0.6652): in no value of the reply, to any figures.
+    numbers = set(NUMBER.findall(without_identifiers(verdict.content.decode())))
+    assert not numbers & {"0.09", "0.090", "0.0900", "0.24", "0.245", "0.2447", "0.67", "0.665"}
+
+
+def test_too_few_figures_is_named_and_costs_no_try(lms):
+    client = lms.client()
+    variant = new_variant(client).json()
+    Variant.objects.filter(pk=variant["id"]).update(
+        givens={"d_k": 512, "sigma_q": 0.5, "sigma_k": 1.0}
+    )
+    verdict = client.post(
+        f"/api/v1/variants/{variant['id']}/answers/", {"text": "130"}, format="json"
+    ).json()
+    assert (verdict["status"], verdict["counts_as_try"]) == ("incorrect", False)
+    assert "at least 3 significant figures" in verdict["feedback"]
+    assert "128" not in verdict["feedback"]
+    assert not PracticeStreak.objects.exists()

@@ -97,3 +97,27 @@ def test_the_preview_button_works_without_the_script(browser, live_server, instr
         assert problem.params["answer"] == "3 * d_k * s^2"
     finally:
         context.close()
+
+
+def test_a_property_check_is_tried_on_the_right_answers_as_the_instructor_types(
+    page, live_server, instructor, problem
+):
+    log_in(page, live_server, instructor)
+    page.goto(f"{live_server.url}/admin/courses/problem/{problem.pk}/formula/")
+    check = page.locator("#id_properties-0-check")
+    page.locator("#id_properties-0-feedback").fill("A variance is never negative.")
+    check.fill("x >= 0")
+    page.wait_for_function(
+        "() => document.querySelectorAll('#formula-preview .formula-checks li').length === 3"
+    )
+    assert page.locator("#formula-preview .formula-checks li.errors").count() == 0
+    assert check.get_attribute("aria-invalid") is None
+    # A check the right answer fails: the field is marked and says why, nothing is saved.
+    check.fill("x <= 0")
+    page.wait_for_selector("#id_properties-0-check[aria-invalid='true']")
+    described = check.get_attribute("aria-describedby").split()
+    # Its help text and, last, the message the preview gave it.
+    assert page.locator(f"#{described[0]}").inner_text().startswith("What every right answer")
+    assert "seed" in page.locator(f"#{described[-1]}").inner_text().lower()
+    problem.refresh_from_db()
+    assert "properties" not in problem.params

@@ -138,7 +138,12 @@ def prepare() -> tuple[Client, dict[str, str]]:
         text = repr(wrong_value(rng, answer, values["sigma_q"], i))
         graded = engine.grade(family, variant.givens, text, grading_key=variant.grading_key)
         responses.append(
-            Response(user_id=variant.user_id, variant=variant, text=text, **verdict_fields(graded))
+            Response(
+                user_id=variant.user_id,
+                variant=variant,
+                text=text,
+                **verdict_fields(graded, quiz=None),  # practice answers
+            )
         )
     Response.objects.bulk_create(responses)
     teacher = get_user_model().objects.create(username="teacher", is_superuser=True)

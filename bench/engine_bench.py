@@ -52,6 +52,16 @@ def _grading(family_key: str, givens: dict, text: str) -> Callable[[], object]:
     return lambda: grade(family, givens, text)
 
 
+def _diagonal(n: int) -> str:
+    """A symmetric matrix whose rows do not sum to 0."""
+    return format_answer(np.diag(np.linspace(0.05, 0.2, n)))
+
+
+def _no_such_p(n: int) -> str:
+    """Symmetric, rows summing to 0, the right signs, yet diag(p) − ppᵀ for no p."""
+    return format_answer(0.24 * np.eye(n) - 0.08 * (np.ones((n, n)) - np.eye(n)) * 3 / (n - 1))
+
+
 def per_answer_cases() -> list[tuple[str, Callable[[], object], float | None, int]]:
     """(label, one graded answer, target in µs or None, calls per timing sample)."""
     scalar = make_variant(get_family("dot-variance"), {}, 1)
@@ -72,8 +82,18 @@ def per_answer_cases() -> list[tuple[str, Callable[[], object], float | None, in
         ("scalar, expression", _grading("dot-variance", s, "64*1.5^2*2^2"), scalar_target, 400),
         ("scalar, named mistake", _grading("dot-variance", s, mistake_text), scalar_target, 400),
         ("scalar, wrong sign", _grading("dot-variance", s, "-576"), scalar_target, 400),
+        # Wrong with no named mistake: every near miss, then the structural rules, are tried.
+        ("scalar, unexplained", _grading("dot-variance", s, "123.456"), scalar_target, 400),
         ("vector (6 entries)", _grading("softmax", v, format_answer(vector.answer)), None, 400),
+        (
+            "vector, sums to 1.3",
+            _grading("softmax", v, "[0.1, 0.1, 0.2, 0.2, 0.2, 0.5]"),
+            None,
+            400,
+        ),
         ("matrix (4x4)", _grading("softmax-jacobian", m, format_answer(matrix.answer)), None, 200),
+        ("matrix, rows not 0", _grading("softmax-jacobian", m, _diagonal(4)), None, 200),
+        ("matrix, no such p", _grading("softmax-jacobian", m, _no_such_p(4)), None, 200),
         ("hostile 9^9^9", _grading("dot-variance", s, "9^9^9"), hostile_target, 400),
         ("hostile 10**10**10", _grading("dot-variance", s, "10**10**10"), hostile_target, 400),
         ("hostile 1000 chars", _grading("softmax-jacobian", m, long_hostile), hostile_target, 50),

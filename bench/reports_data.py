@@ -91,7 +91,7 @@ class _Grader:
         key = (item.pk, tuple(picked))
         if key not in self.verdicts:
             self.verdicts[key] = verdict_fields(
-                question_grade(question=item.question, choice_ids=picked)
+                question_grade(question=item.question, choice_ids=picked), quiz=item.quiz
             )
         return picked, self.verdicts[key]
 
@@ -116,7 +116,8 @@ class _Grader:
                 float(seed % 97) + 0.5,
             ][kind]
             text = engine.format_answer(value)
-            self.verdicts[key] = (text, verdict_fields(variant_grade(variant=variant, text=text)))
+            graded = variant_grade(variant=variant, text=text)
+            self.verdicts[key] = (text, verdict_fields(graded, quiz=item.quiz))
         return self.verdicts[key]
 
 

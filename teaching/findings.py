@@ -21,6 +21,7 @@ KINDS = {
     "near-miss": "Near misses",
     "other": "Other diagnoses",
 }
+KIND_CODES = tuple(KINDS)  # as the statistics API names them (its schema's DiagnosisKindEnum)
 PROPERTY_PREFIX = "property-"
 
 

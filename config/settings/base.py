@@ -266,6 +266,12 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": "/api/v1",
+    # Fields named "kind" hold two sets of choices: an attempt item's (its name unchanged) and
+    # a diagnosis's; naming both keeps each stable in the schema.
+    "ENUM_NAME_OVERRIDES": {
+        "KindEnum": ["question", "problem"],
+        "DiagnosisKindEnum": "teaching.findings.KIND_CODES",
+    },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "api.schema.refuse_unknown_fields",

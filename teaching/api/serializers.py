@@ -7,7 +7,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from api.validation import StrictSerializer
-from teaching.findings import KINDS as FINDING_KINDS
+from teaching.findings import KIND_CODES
 from teaching.statistics.data import RULE_LABELS, RULES
 
 
@@ -40,7 +40,7 @@ class CodeCountSerializer(serializers.Serializer):
 class DiagnosisCountSerializer(serializers.Serializer):
     code = serializers.CharField(help_text="The stable code stored with each response.")
     kind = serializers.ChoiceField(
-        choices=list(FINDING_KINDS),
+        choices=list(KIND_CODES),
         help_text="property (the problem's own check), structure, near-miss, or other (a code "
         "no rule of this version knows).",
     )

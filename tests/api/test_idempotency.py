@@ -37,9 +37,10 @@ def test_the_same_key_with_another_answer_is_a_conflict(answer):
 
 def test_a_retry_after_the_tries_ran_out_still_gets_its_first_result(answer, practice_quiz):
     keys = [f"k{n}" for n in range(practice_quiz.tries_per_item)]
-    results = [answer(str(1000 + n), key).json() for n, key in enumerate(keys)]
+    # Wrong and nowhere near the answer: no near miss, whose try would be given back.
+    results = [answer(f"{123457 + n}.7", key).json() for n, key in enumerate(keys)]
     assert answer("9", "one-more").json()["code"] == "no_tries_left"
-    assert answer("1000", keys[0]).json() == results[0]
+    assert answer("123457.7", keys[0]).json() == results[0]
 
 
 def test_different_keys_are_different_tries(answer):

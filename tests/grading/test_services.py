@@ -239,7 +239,8 @@ def test_tries_run_out(shipped_bank, learner):
     attempt = attempt_start(user=learner, quiz=quiz)
     item = quiz.items.filter(problem__isnull=False).first()
     for n in range(quiz.tries_per_item):
-        response_submit(attempt=attempt, item=item, text=str(n + 1000))
+        # Wrong and nowhere near the answer: no near miss, whose try could be given back.
+        response_submit(attempt=attempt, item=item, text=f"{123457 + n}.7")
     with pytest.raises(NoTriesLeft, match="No tries left"):
         response_submit(attempt=attempt, item=item, text="5")
     assert tries_used(attempt=attempt, item=item) == quiz.tries_per_item

@@ -286,7 +286,7 @@ def test_with_immediate_feedback_a_sheet_keeps_the_tries_rules(learner, shipped_
     problem, question = _items(attempt)
     wrong = question.question.choices.filter(is_correct=False).first()
     for n in range(attempt.quiz.tries_per_item):
-        response_submit(attempt=attempt, item=problem, text=str(1000 + n))
+        response_submit(attempt=attempt, item=problem, text=f"{123457 + n}.7")  # no near miss
     with pytest.raises(NoTriesLeft):
         attempt_answers_save(
             attempt=attempt,

@@ -37,6 +37,7 @@ OTHER_P_MARGIN = 0.01
 FORM_MARGIN = 4.0
 # Float noise in a bound computed from allowances of exactly 0.
 _EPSILON = 1e-12
+_RIDGE = 1e-12  # keeps the normal equations solvable where a qᵢ leaves them singular
 
 
 class _Context:
@@ -202,7 +203,12 @@ def _form_error(matrix: FloatArray, start: FloatArray, tol: Tolerance) -> float:
             - eye[:, np.newaxis, :] * q[np.newaxis, :, np.newaxis]
             - q[:, np.newaxis, np.newaxis] * eye[np.newaxis, :, :]
         ).reshape(n * n, n)
-        q += np.linalg.lstsq(slopes, residual, rcond=None)[0]
+        # The normal equations: n unknowns, so a small solve instead of an SVD per step.
+        normal = slopes.T @ slopes + _RIDGE * eye
+        step = np.linalg.solve(normal, slopes.T @ residual)
+        q += step
+        if np.abs(step).max() < 1e-6:  # settled, far finer than any tolerance
+            break
     built = np.diag(q) - np.outer(q, q)
     allowed = np.maximum(tol.atol, tol.rtol * np.abs(built)) + _EPSILON
     return float((np.abs(built - matrix) / allowed).max())
@@ -210,11 +216,11 @@ def _form_error(matrix: FloatArray, start: FloatArray, tol: Tolerance) -> float:
 
 def _not_softmax_form(values: FloatArray, ctx: _Context) -> Bools:
     fitted, _ = fit_probabilities(values, ctx.tol)
+    # From the q the diagonal suggests, then (only if that fails) from softmax(z) itself.
     return np.array(
         [
-            min(_form_error(matrix, start, ctx.tol) for start in (fitted[index], ctx.p))
-            > FORM_MARGIN
-            for index, matrix in enumerate(values)
+            all(_form_error(matrix, start, ctx.tol) > FORM_MARGIN for start in (fitted[i], ctx.p))
+            for i, matrix in enumerate(values)
         ],
         dtype=bool,
     )

@@ -268,3 +268,58 @@ def test_no_rule_fires_on_a_right_answer_on_200_seeds(key):
         assert {(v.status, v.detail["diagnosis"], v.detail["finding"]) for v in verdicts} == {
             ("correct", None, None)
         }, seed
+
+
+# Formula problems of each shape, with property checks, as instructors write them.
+FORMULA_PROBLEMS = {
+    "number": {
+        "variables": {"d_k": {"choices": [16, 64, 256]}, "s": {"min": 0.5, "max": 2, "step": 0.1}},
+        "answer": "d_k * s^2",
+        "mistakes": {"std-for-variance": "sqrt(d_k) * s"},
+        "properties": [{"check": "x >= 0", "feedback": "A variance is never negative."}],
+        "prompt": "Var(q·k) for $d_k = {@d_k@}$, σ = {@s@}?",
+    },
+    "vector": {
+        "variables": {
+            "a": {"min": -2, "max": 2, "step": 0.1},
+            "b": {"min": -2, "max": 2, "step": 0.1},
+        },
+        "shape": "vector",
+        "answer": ["exp(a) / (exp(a) + exp(b))", "exp(b) / (exp(a) + exp(b))"],
+        "properties": [
+            {"check": "0 <= x <= 1", "feedback": "Probabilities lie in [0, 1]."},
+            {"check": "sum(x) = 1", "feedback": "Probabilities add up to 1."},
+        ],
+        "prompt": "softmax of ({@a@}, {@b@})?",
+    },
+    "matrix": {
+        "variables": {"p": {"min": 0.05, "max": 0.95, "step": 0.01}},
+        "shape": "matrix",
+        "answer": [["p * (1 - p)", "-p * (1 - p)"], ["-p * (1 - p)", "p * (1 - p)"]],
+        "properties": [
+            {"check": "symmetric(x)", "feedback": "The Jacobian is symmetric."},
+            {"check": "rowsums(x) = 0", "feedback": "Each row sums to 0."},
+        ],
+        "prompt": "The Jacobian for probabilities ({@p@}, 1 − {@p@})?",
+    },
+}
+
+
+@pytest.mark.parametrize("shape", sorted(FORMULA_PROBLEMS))
+def test_no_rule_and_no_property_check_fires_on_a_formula_problem_s_right_answer(shape):
+    family = get_family("formula")
+    params = FORMULA_PROBLEMS[shape]
+    tol = family.default_tolerance
+    rng = np.random.default_rng(24)
+    for seed in range(200):
+        variant = make_variant(family, params, seed)
+        answer = np.asarray(variant.answer, dtype=np.float64)
+        values = _within_tolerance_variants(answer, tol, rng)
+        allowed = np.maximum(tol.atol, tol.rtol * np.abs(answer))
+        found = explain_after_slips(values, answer, allowed, tol, None, variant.givens)
+        assert found == [None, None, None], (seed, found)
+        texts = [format_answer(v, 17) for v in values]
+        verdicts = grade_many(family, variant.givens, texts, grading_key=variant.grading_key)
+        assert {(v.status, v.detail["diagnosis"], v.detail["finding"]) for v in verdicts} == {
+            ("correct", None, None)
+        }, seed

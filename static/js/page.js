@@ -35,7 +35,8 @@
   // that do nothing.
   function focusableWideMath() {
     document.querySelectorAll('math[display="block"], .solution-steps li, .table-wrap').forEach(function (box) {
-      if (box.scrollWidth > box.clientWidth + 1) {
+      // No slack: a box a single pixel too narrow (math rounds sub-pixel widths up) scrolls too.
+      if (box.scrollWidth > box.clientWidth) {
         box.setAttribute("tabindex", "0");
       } else {
         box.removeAttribute("tabindex");

@@ -123,9 +123,11 @@ def test_a_step_a_pixel_too_wide_is_a_tab_stop_too(
     problem = Problem.objects.get(slug="softmax-jacobian")
     variant = practice_variant_current(user=learner_account, problem=problem)
     Variant.objects.filter(pk=variant.pk).update(givens={"z": [-1.9, 1.7, -0.4, 1.2]})
+    variant.refresh_from_db()  # graded against these numbers, whatever length was drawn
     for value in (1, 2, 3):
         wrong = engine.format_answer(np.full((4, 4), float(value)))
-        practice_answer_submit(user=learner_account, variant=variant, text=wrong)
+        response = practice_answer_submit(user=learner_account, variant=variant, text=wrong)
+        assert response.status == "incorrect"
     log_in(phone_page, live_server, learner_account)
     phone_page.goto(live_server.url + "/practice/softmax-jacobian/")
     phone_page.get_by_role("button", name="Show the worked solution").click()

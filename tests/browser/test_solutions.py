@@ -73,21 +73,30 @@ def test_a_learner_reveals_a_worked_solution(page, live_server, shipped_bank, le
     reveal_after_giving_up(page, live_server, learner_account)
 
 
-def test_a_revealed_solution_fits_a_phone(phone_page, live_server, shipped_bank, learner_account):
+def reveal_on_a_phone(phone_page, live_server, learner, logits=None) -> None:
+    """Three wrong tries at the learner's softmax-jacobian variant (its logits set first when
+    given), then its worked solution revealed on the phone, the math font in."""
     problem = Problem.objects.get(slug="softmax-jacobian")
-    variant = practice_variant_current(user=learner_account, problem=problem)
+    variant = practice_variant_current(user=learner, problem=problem)
+    if logits is not None:
+        Variant.objects.filter(pk=variant.pk).update(givens={"z": logits})
+        variant.refresh_from_db()  # graded against these numbers, whatever length was drawn
     n = len(variant.givens["z"])
     for value in (1, 2, 3):  # three wrong tries: offered without giving up
         wrong = engine.format_answer(np.full((n, n), float(value)))
-        response = practice_answer_submit(user=learner_account, variant=variant, text=wrong)
+        response = practice_answer_submit(user=learner, variant=variant, text=wrong)
         assert response.status == "incorrect"
-    log_in(phone_page, live_server, learner_account)
+    log_in(phone_page, live_server, learner)
     phone_page.goto(live_server.url + "/practice/softmax-jacobian/")
     phone_page.get_by_role("button", name="Show the worked solution").click()
     expect(phone_page.locator("#solution li")).to_have_count(5)
     phone_page.wait_for_load_state("load")
     # The math font, which widens the steps, is in (and the page's script has seen it).
     phone_page.wait_for_function("document.fonts.status === 'loaded'")
+
+
+def test_a_revealed_solution_fits_a_phone(phone_page, live_server, shipped_bank, learner_account):
+    reveal_on_a_phone(phone_page, live_server, learner_account)
     overflow = phone_page.evaluate(
         "() => document.documentElement.scrollWidth - document.documentElement.clientWidth"
     )
@@ -120,20 +129,7 @@ def test_a_step_a_pixel_too_wide_is_a_tab_stop_too(
 ):
     """On a phone the first step of these numbers' solution overflows its box by one pixel
     (math widths round up): it scrolls, so it must be reachable by keyboard like any wider one."""
-    problem = Problem.objects.get(slug="softmax-jacobian")
-    variant = practice_variant_current(user=learner_account, problem=problem)
-    Variant.objects.filter(pk=variant.pk).update(givens={"z": [-1.9, 1.7, -0.4, 1.2]})
-    variant.refresh_from_db()  # graded against these numbers, whatever length was drawn
-    for value in (1, 2, 3):
-        wrong = engine.format_answer(np.full((4, 4), float(value)))
-        response = practice_answer_submit(user=learner_account, variant=variant, text=wrong)
-        assert response.status == "incorrect"
-    log_in(phone_page, live_server, learner_account)
-    phone_page.goto(live_server.url + "/practice/softmax-jacobian/")
-    phone_page.get_by_role("button", name="Show the worked solution").click()
-    expect(phone_page.locator("#solution li")).to_have_count(5)
-    phone_page.wait_for_load_state("load")
-    phone_page.wait_for_function("document.fonts.status === 'loaded'")
+    reveal_on_a_phone(phone_page, live_server, learner_account, logits=[-1.9, 1.7, -0.4, 1.2])
     steps = phone_page.evaluate(
         """() => [...document.querySelectorAll("#solution li")].map(step => ({
             over: step.scrollWidth - step.clientWidth,

@@ -8,7 +8,14 @@ HTTPS_PORT ?= 8443
 DEV_CERTIFICATE := .dev-certificate
 PYTEST_ARGS ?=
 
-.PHONY: run run-https install migrate bank worker test lint format bench bench-exam check-bank check-deploy clean
+.PHONY: run run-https install migrate bank worker test lint format bench bench-exam check-bank check-deploy clean messages catalogs
+
+# Languages (docs/languages.md): complete ones fail `make lint` on any untranslated string; stub
+# ones hold a few strings and fall back to English for the rest.
+COMPLETE_LANGUAGES := de
+STUB_LANGUAGES := ar
+MESSAGE_OPTIONS := $(addprefix -l ,$(COMPLETE_LANGUAGES) $(STUB_LANGUAGES)) --no-obsolete \
+	--add-location=file --ignore=tests --ignore=bench --ignore=staticfiles --ignore=docs
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || { base=$$(bin/find-python) && echo "Creating $(VENV) with $$base" && "$$base" -m venv $(VENV); }
@@ -24,14 +31,14 @@ migrate: $(STAMP)
 bank: migrate
 	$(PY) manage.py import_bank
 
-run: bank
+run: bank catalogs
 	@echo "softgrade is serving on http://$(HOST):$(PORT)/ (admin: /admin/); Ctrl-C stops it."
 	$(PY) manage.py runserver $(HOST):$(PORT)
 
 # HTTPS on this machine, as an LMS's iframe needs (docs/lti.md): a self-signed certificate for
 # localhost is made at the first run (in .dev-certificate/, git-ignored), then gunicorn serves
 # the local settings with it and reloads on code changes.
-run-https: bank
+run-https: bank catalogs
 	$(PY) manage.py lti_dev_certificate --dir $(DEV_CERTIFICATE)
 	@echo "softgrade is serving on https://localhost:$(HTTPS_PORT)/ (the browser warns once about the certificate); Ctrl-C stops it."
 	DJANGO_SETTINGS_MODULE=config.settings.local $(VENV)/bin/gunicorn config.wsgi \
@@ -43,10 +50,20 @@ run-https: bank
 worker: migrate
 	$(PY) manage.py db_worker
 
-test: $(STAMP)
+test: $(STAMP) catalogs
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-lint: $(STAMP)
+# Extract every string a person reads into the catalogs (locale/<language>/LC_MESSAGES/*.po), for
+# translators; then `make catalogs` compiles them (the compiled .mo files are built, not kept).
+messages: $(STAMP)
+	$(PY) manage.py makemessages $(MESSAGE_OPTIONS)
+	$(PY) manage.py makemessages -d djangojs $(MESSAGE_OPTIONS)
+
+catalogs: $(STAMP)
+	@command -v msgfmt >/dev/null || { echo "GNU gettext is needed to build the catalogs (apt-get install gettext)" >&2; exit 2; }
+	$(PY) manage.py compilemessages --ignore=.venv --ignore=staticfiles --ignore=node_modules
+
+lint: $(STAMP) messages
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) manage.py makemigrations --check --dry-run

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from accounts.languages import language_choices
 from accounts.time_zones import zone_choices
 
 
@@ -20,9 +21,20 @@ class SettingsForm(forms.Form):
         ),
     )
 
+    language = forms.ChoiceField(
+        label=_("Language"),
+        required=False,
+        help_text=_(
+            "The language of softgrade's pages, messages and feedback, and how you write "
+            "decimal numbers in answers. Lessons and questions stay in the language their "
+            "instructors wrote them in."
+        ),
+    )
+
     def __init__(self, *args, browser_zone: str | None = None, **kwargs):
         super().__init__(*args, label_suffix="", **kwargs)
         follow = _("Follow my browser")
         if browser_zone:
             follow = _("Follow my browser (now %(zone)s)") % {"zone": browser_zone}
         self.fields["time_zone"].choices = [("", follow), *zone_choices()]
+        self.fields["language"].choices = [("", _("Follow my browser")), *language_choices()]

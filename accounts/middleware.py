@@ -1,4 +1,5 @@
-"""Every request in its person's time zone (accounts/time_zones.py decides which).
+"""Every request in its person's time zone (accounts/time_zones.py decides which) and language
+(accounts/languages.py).
 
 Activated for the whole request, admin included: templates, Django's forms and the admin's date
 and time inputs read and write times in it, and messages name times in it. The API and CSV
@@ -7,8 +8,10 @@ files write UTC whatever is active (their serializers and writers say so themsel
 
 from __future__ import annotations
 
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.cache import patch_vary_headers
 
+from accounts.languages import request_language
 from accounts.time_zones import BROWSER_ZONE_COOKIE, person_zone
 
 
@@ -38,3 +41,25 @@ class TimeZoneMiddleware:
             return self.get_response(request)
         finally:
             timezone.deactivate()
+
+
+class LanguageMiddleware:
+    """Activates the person's language (accounts/languages.py decides which; listed after
+    AuthenticationMiddleware) and leaves it on the request as `request.LANGUAGE_CODE`, as
+    Django's own LocaleMiddleware would. Responses vary by what chose it."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        language = request_language(request)
+        request.LANGUAGE_CODE = language.code
+        request.language_source = language.source
+        translation.activate(language.code)
+        try:
+            response = self.get_response(request)
+        finally:
+            translation.deactivate()
+        patch_vary_headers(response, ("Accept-Language", "Cookie"))
+        response.headers.setdefault("Content-Language", language.code)
+        return response

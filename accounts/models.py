@@ -1,7 +1,7 @@
 """A person's own settings, one profile per account, kept apart from the account itself.
 
 A profile exists only once its person saves a setting: an account without one follows every
-default (its time zone: the browser's).
+default (its time zone and its language: the browser's).
 """
 
 from __future__ import annotations
@@ -17,6 +17,10 @@ class Profile(models.Model):
     )
     # An IANA zone name (accounts/time_zones.py checks it), blank: follow the browser's zone.
     time_zone = models.CharField(_("time zone"), max_length=64, blank=True, default="")
+    # A code of settings.LANGUAGES, blank: follow the browser's (accounts/languages.py).
+    language = models.CharField(
+        _("language"), max_length=16, blank=True, default="", choices=settings.LANGUAGES
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

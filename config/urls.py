@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from accounts.catalog import javascript_catalog
 from availability.views import health
 from security.logins import LimitedAdminLoginForm
 
@@ -9,6 +10,7 @@ admin.site.login_form = LimitedAdminLoginForm
 
 urlpatterns = [
     path("health/", health, name="health"),
+    path("jsi18n/<str:language>/", javascript_catalog, name="javascript-catalog"),
     path("admin/", admin.site.urls),
     path("api/v1/", include("config.api")),
     path("lti/", include("lti.urls")),

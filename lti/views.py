@@ -26,11 +26,13 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.backends import ACCOUNT_BACKEND
+from accounts.languages import SESSION_LTI_LOCALE
 from grading.models import Attempt
 from grading.services.overdue import overdue_attempts_close
 from lti import access, keys, selectors
 from lti.deep_linking import LtiServiceError, deep_linking_respond
 from lti.launch.accept import launch_accept
+from lti.launch.claims import LAUNCH_PRESENTATION
 from lti.launch.login import NONCE_LIFETIME, login_initiate, state_cookie_name
 from lti.launch.roles import launch_teaching_landing
 from lti.launch.verify import launch_verify
@@ -172,6 +174,10 @@ def launch(request: HttpRequest) -> HttpResponse:
         )
     login(request, result.user, backend=ACCOUNT_BACKEND)
     request.session[SESSION_FRAME_ANCESTORS] = [platform_origin(result.registration.auth_url)]
+    # The LMS's language for this learner, used when neither they nor their browser chose one.
+    presentation = verified.claims.get(LAUNCH_PRESENTATION)
+    locale = presentation.get("locale") if isinstance(presentation, dict) else None
+    request.session[SESSION_LTI_LOCALE] = locale if isinstance(locale, str) else None
     if result.deep_linking is not None:
         token = get_random_string(24)
         pending = request.session.get(SESSION_DEEP_LINKING, {})

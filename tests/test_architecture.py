@@ -163,6 +163,7 @@ ALLOWED = {
     "security": {"availability"},  # limits stay open while the cache is down
     "availability": set(),  # the 503 for outages: neutral, like api/ and security/
     "config": {
+        "accounts",  # the page scripts' catalog (accounts/catalog.py)
         "api",
         "availability",
         "security",

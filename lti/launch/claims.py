@@ -10,6 +10,7 @@ ROLES = CLAIM + "roles"
 RESOURCE_LINK = CLAIM + "resource_link"
 TARGET_LINK_URI = CLAIM + "target_link_uri"
 CUSTOM = CLAIM + "custom"
+LAUNCH_PRESENTATION = CLAIM + "launch_presentation"
 AGS_ENDPOINT = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 
 DEEP_LINKING_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/"

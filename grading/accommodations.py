@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Max
+from django.utils.translation import gettext
 
 from accounts.moments import moment_text
 from courses.models import Quiz
@@ -85,9 +86,9 @@ def learner_rules(*, quiz: Quiz, user: AbstractBaseUser) -> LearnerRules:
 def availability_error(*, rules: LearnerRules, now: datetime) -> str | None:
     """Why the learner cannot start an attempt now, or None."""
     if rules.opens_at and now < rules.opens_at:
-        return f"This quiz opens at {moment_text(rules.opens_at)}."
+        return gettext("This quiz opens at %(moment)s.") % {"moment": moment_text(rules.opens_at)}
     if rules.closes_at and now >= rules.closes_at:
-        return f"This quiz closed at {moment_text(rules.closes_at)}."
+        return gettext("This quiz closed at %(moment)s.") % {"moment": moment_text(rules.closes_at)}
     return None
 
 

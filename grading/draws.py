@@ -22,6 +22,7 @@ from typing import NamedTuple
 
 from django.conf import settings
 from django.db.models import Prefetch, QuerySet
+from django.utils.translation import ngettext
 
 from courses.models import Choice, Pool, Problem, Question, QuizItem
 from grading import engine
@@ -83,9 +84,14 @@ def attempt_draw(*, attempt: Attempt, items: Sequence[QuizItem]) -> list[Attempt
         if len(available) < len(pool_items):
             pool = Pool.objects.get(pk=pool_id)
             raise QuizNotOpen(
-                f"This quiz cannot start: its pool “{pool.title}” has {len(available)} "
-                f"question{'s' if len(available) != 1 else ''} or problems for "
-                f"{len(pool_items)} items. Please tell your instructor."
+                ngettext(
+                    "This quiz cannot start: its pool “%(pool)s” has %(count)d question or "
+                    "problems for %(items)d items. Please tell your instructor.",
+                    "This quiz cannot start: its pool “%(pool)s” has %(count)d questions or "
+                    "problems for %(items)d items. Please tell your instructor.",
+                    len(available),
+                )
+                % {"pool": pool.title, "count": len(available), "items": len(pool_items)}
             )
         drawn = draw(
             available,

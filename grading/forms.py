@@ -12,6 +12,8 @@ import secrets
 
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from grading.services.responses import SheetAnswer
 
@@ -24,7 +26,7 @@ ANSWER_MAX_LENGTH = 5000
 # lti.identity) and learners an integration provisions ("lms<integration id>-…",
 # integrations.services). Nobody may take one, in any case, so no account ever looks like theirs.
 RESERVED_USERNAME = re.compile(r"^(lti-|lms[0-9]+-)", re.IGNORECASE)
-RESERVED_USERNAME_MESSAGE = (
+RESERVED_USERNAME_MESSAGE = _(
     "User names starting with “lti-” or “lms” and a number and a hyphen are kept for the "
     "accounts of learners who come from an LMS. Please choose another user name."
 )
@@ -47,9 +49,9 @@ class SignupForm(UserCreationForm):
     learner wants to be able to reset a forgotten password, an email address."""
 
     email = forms.EmailField(
-        label="Email (optional)",
+        label=_("Email (optional)"),
         required=False,
-        help_text="Only to send you a link if you forget your password. You can leave it empty.",
+        help_text=_("Only to send you a link if you forget your password. You can leave it empty."),
     )
 
     class Meta(UserCreationForm.Meta):
@@ -78,7 +80,7 @@ class PracticeAnswerForm(TokenForm):
     answer = forms.CharField(
         max_length=ANSWER_MAX_LENGTH,
         strip=False,
-        error_messages={"required": "Enter an answer before checking it."},
+        error_messages={"required": _("Enter an answer before checking it.")},
     )
 
 
@@ -102,7 +104,11 @@ class SheetForm(TokenForm):
     (the confirmation page), or save and submit (the confirmation's own button)."""
 
     action = forms.ChoiceField(
-        choices=[("save", "Save"), ("review", "Review and submit"), ("submit", "Submit")]
+        choices=[
+            ("save", _("Save")),
+            ("review", _("Review and submit")),
+            ("submit", pgettext_lazy("verb: submit an attempt", "Submit")),
+        ]
     )
 
     def answers(self) -> dict[int, SheetAnswer]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from accounts.moments import moment_text
 from courses.models import Choice, Problem, Question, Quiz, QuizItem
@@ -44,12 +45,12 @@ class Attempt(models.Model):
         # Made when its learner opened the quiz page (the waiting room before an exam opens):
         # number, draws, variants and order fixed, no clock. Starting it is one guarded update
         # (grading/services/prepared.py); until then it is in no read (started_attempt).
-        PREPARED = "prepared", "Prepared (not started)"
-        IN_PROGRESS = "in_progress", "In progress"
-        SUBMITTED = "submitted", "Submitted"
+        PREPARED = "prepared", _("Prepared (not started)")
+        IN_PROGRESS = "in_progress", _("In progress")
+        SUBMITTED = "submitted", _("Submitted")
         # Time ran out at a quiz whose overdue attempts are "never submitted: no score"
         # (Quiz.overdue_handling): closed, but counted nowhere as a score.
-        NEVER_SUBMITTED = "never_submitted", "Never submitted"
+        NEVER_SUBMITTED = "never_submitted", _("Never submitted")
 
     # No index of their own: the unique (user, quiz, number) and the (quiz, updated_at) index
     # lead with them, and every answer rewrites updated_at, so each index costs a write.
@@ -211,10 +212,10 @@ class Response(models.Model):
     """Every submission, invalid ones included; only `counts_as_try` ones use up a try."""
 
     class Status(models.TextChoices):
-        CORRECT = "correct", "Correct"
-        INCORRECT = "incorrect", "Incorrect"
-        INVALID = "invalid", "Invalid input"
-        RECORDED = "recorded", "Recorded (graded on submission)"
+        CORRECT = "correct", _("Correct")
+        INCORRECT = "incorrect", _("Incorrect")
+        INVALID = "invalid", _("Invalid input")
+        RECORDED = "recorded", _("Recorded (graded on submission)")
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="responses"

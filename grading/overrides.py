@@ -15,6 +15,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils.module_loading import import_string
+from django.utils.translation import gettext
 
 from courses.models import Quiz, QuizItem
 from grading.models import Attempt, Response, ScoreChange
@@ -52,7 +53,7 @@ def may_change_scores(*, user: AbstractBaseUser, quiz: Quiz) -> bool:
 
 def score_change_authorize(*, user: AbstractBaseUser, quiz: Quiz) -> None:
     if not may_change_scores(user=user, quiz=quiz):
-        raise ScoreChangeNotAllowed("Only instructors may change a learner's score.")
+        raise ScoreChangeNotAllowed(gettext("Only instructors may change a learner's score."))
 
 
 def item_points(*, attempt: Attempt, item: QuizItem, overrides: dict[int, float]) -> float:
@@ -81,12 +82,16 @@ def item_score_override(
     """
     score_change_authorize(user=by, quiz=attempt.quiz)
     if item.quiz_id != attempt.quiz_id:
-        raise ScoreChangeRefused("That item is not part of this attempt's quiz.")
+        raise ScoreChangeRefused(gettext("That item is not part of this attempt's quiz."))
     reason = (reason or "").strip()
     if not reason:
-        raise ScoreChangeRefused("Give a reason for the override: the learner's record keeps it.")
+        raise ScoreChangeRefused(
+            gettext("Give a reason for the override: the learner's record keeps it.")
+        )
     if len(reason) > REASON_MAX_LENGTH:
-        raise ScoreChangeRefused(f"Keep the reason under {REASON_MAX_LENGTH} characters.")
+        raise ScoreChangeRefused(
+            gettext("Keep the reason under %(count)d characters.") % {"count": REASON_MAX_LENGTH}
+        )
     if (
         isinstance(score, bool)
         or not isinstance(score, int | float)
@@ -94,14 +99,20 @@ def item_score_override(
         or not 0 <= score <= item.points
     ):
         raise ScoreChangeRefused(
-            f"The score must be a number from 0 to {item.points} (the item's points); "
-            f"got {score!r}."
+            gettext(
+                "The score must be a number from 0 to %(points)s (the item's points); "
+                "got %(score)s."
+            )
+            % {"points": item.points, "score": repr(score)}
         )
     with transaction.atomic():
         locked = Attempt.objects.select_for_update().select_related("quiz").get(pk=attempt.pk)
         if locked.status != Attempt.Status.SUBMITTED:
             raise ScoreChangeRefused(
-                "Only a submitted attempt's score can be overridden; this one is still in progress."
+                gettext(
+                    "Only a submitted attempt's score can be overridden; this one is still in "
+                    "progress."
+                )
             )
         overrides = item_overrides(attempt=locked)
         old_item = item_points(attempt=locked, item=item, overrides=overrides)

@@ -45,6 +45,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from django.utils.translation import gettext, ngettext
+
 from accounts.moments import moment_text
 from courses.models import Quiz
 
@@ -163,21 +165,21 @@ def staff_visibility() -> Visibility:
 def feedback_summary(quiz: QuizSettings) -> str:
     """The quiz page's words for when results are shown."""
     if immediate_feedback(quiz):
-        return "At once for each answer"
+        return gettext("At once for each answer")
     if quiz.show_feedback == Quiz.Feedback.NEVER:
-        return "Never: neither results per item nor a score"
-    return "After the attempt is submitted"
+        return gettext("Never: neither results per item nor a score")
+    return gettext("After the attempt is submitted")
 
 
 def answers_summary(quiz: QuizSettings) -> str:
     """The quiz page's words for when correct answers are shown."""
     if quiz.show_feedback == Quiz.Feedback.NEVER:
-        return "Never"
+        return gettext("Never")
     if quiz.release_answers == Quiz.AnswerRelease.AFTER_SUBMISSION:
-        return "After the attempt is submitted"
+        return gettext("After the attempt is submitted")
     if quiz.release_answers == Quiz.AnswerRelease.AFTER_CLOSE and quiz.closes_at is not None:
-        return "After the quiz closes"  # the quiz page gives the time beside it
-    return "Never"
+        return gettext("After the quiz closes")  # the quiz page gives the time beside it
+    return gettext("Never")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -221,28 +223,51 @@ def practice_refusal(
     """
     if exam_only:
         return PracticeRefusal(
-            f"“{problem_title}” is an exam-only problem: it cannot be practised."
+            gettext("“%(problem)s” is an exam-only problem: it cannot be practised.")
+            % {"problem": problem_title}
         )
     running = [exam for exam in open_exams if exam.deadline is None or now < exam.deadline]
     if not running:
         return None
-    one = len(running) == 1
-    titles = " and ".join(f"“{exam.title}”" for exam in running)
-    exams = "exam" if one else "exams"
-    lead = (
-        f"Practice on “{problem_title}” is paused while your {exams} {titles} "
-        f"{'is' if one else 'are'} in progress, because "
-        f"{'it uses' if one else 'they use'} this problem: "
-    )
+    words = {
+        "problem": problem_title,
+        "titles": _titles([exam.title for exam in running]),
+        "until": _UNTIL,
+    }
     if any(exam.deadline is None for exam in running):
-        return PracticeRefusal(f"{lead}until you submit the {exams}.")
-    last = max(exam.deadline for exam in running)
-    deadline = "your exam's deadline" if one else "the last of their deadlines"
-    return PracticeRefusal(
-        f"{lead}until ",
-        last,
-        f" ({deadline}), or until you submit {'it' if one else 'them'}.",
+        sentence = ngettext(
+            "Practice on “%(problem)s” is paused while your exam %(titles)s is in progress, "
+            "because it uses this problem: until you submit the exam.",
+            "Practice on “%(problem)s” is paused while your exams %(titles)s are in progress, "
+            "because they use this problem: until you submit the exams.",
+            len(running),
+        )
+        return PracticeRefusal(sentence % words)
+    sentence = ngettext(
+        "Practice on “%(problem)s” is paused while your exam %(titles)s is in progress, "
+        "because it uses this problem: until %(until)s (your exam's deadline), or until you "
+        "submit it.",
+        "Practice on “%(problem)s” is paused while your exams %(titles)s are in progress, "
+        "because they use this problem: until %(until)s (the last of their deadlines), or "
+        "until you submit them.",
+        len(running),
     )
+    before, _, after = (sentence % words).partition(_UNTIL)
+    return PracticeRefusal(before, max(exam.deadline for exam in running), after)
+
+
+# Where the moment goes in a refusal's sentence: translations may put it anywhere, and pages show
+# it as a <time> between the words before and after it. No title or translation contains it.
+_UNTIL = "\x00until\x00"
+
+
+def _titles(titles: list[str]) -> str:
+    """Exam titles quoted and joined: “A” and “B” and “C”."""
+    quoted = [gettext("“%(title)s”") % {"title": title} for title in titles]
+    joined = quoted[0]
+    for title in quoted[1:]:
+        joined = gettext("%(first)s and %(next)s") % {"first": joined, "next": title}
+    return joined
 
 
 # ---------------------------------------------------------------------------------------------
@@ -278,12 +303,12 @@ def practice_solution_refusal(*, stage: str, give_up: bool) -> str | None:
     """Why a learner who asks (`give_up`: they said they give up) may not see the worked
     solution now, or None when they may."""
     if stage == CLOSED:
-        return (
+        return gettext(
             "The worked solution opens after a wrong try on these numbers, and not once you have "
             "answered them correctly."
         )
     if stage == ON_REQUEST and not give_up:
-        return (
+        return gettext(
             "Before the solution is offered you can still have it, but only if you confirm that "
             "you give up on these numbers."
         )

@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 from typing import Protocol
 
-from django.utils.translation import ngettext
+from django.utils.formats import number_format
+from django.utils.translation import gettext, gettext_lazy, gettext_noop, ngettext, pgettext
 
 from courses.models import Quiz
 from grading import policy
@@ -18,13 +19,13 @@ from grading.accommodations import LearnerRules
 
 # Shares a teacher would name in words; any other reads as a percentage.
 SHARE_WORDS = {
-    1 / 2: "half",
-    1 / 3: "a third",
-    2 / 3: "two thirds",
-    1 / 4: "a quarter",
-    3 / 4: "three quarters",
-    1 / 5: "a fifth",
-    1.0: "all",
+    1 / 2: gettext_lazy("half"),
+    1 / 3: gettext_lazy("a third"),
+    2 / 3: gettext_lazy("two thirds"),
+    1 / 4: gettext_lazy("a quarter"),
+    3 / 4: gettext_lazy("three quarters"),
+    1 / 5: gettext_lazy("a fifth"),
+    1.0: gettext_lazy("all"),
 }
 
 
@@ -33,11 +34,15 @@ def share_words(share: float) -> str:
     as 0.3333 in the admin reads as a third too."""
     for value, words in SHARE_WORDS.items():
         if math.isclose(share, value, abs_tol=5e-4):
-            return words
-    return f"{share:.0%}"
+            return str(words)
+    # In the page's language: "20%" in English, "20 %" in German.
+    return pgettext("a share of an item's points", "%(percent)s%%") % {
+        "percent": number_format(round(share * 100))
+    }
 
 
-ROUNDING_RETRY = (
+# Marked here, translated where it is said (a plain string, so callers can compare with it).
+ROUNDING_RETRY = gettext_noop(
     "An answer that is right but given to too few significant figures costs no try: the "
     "feedback says how many are needed."
 )
@@ -47,19 +52,27 @@ def tries_rule(quiz: Quiz) -> str:
     """What the quiz's tries per item are and how they score, as one or two sentences, and
     whether a too coarsely rounded answer gives its try back (grading.scores.try_counts)."""
     if not policy.immediate_feedback(quiz):
-        return "One answer per item, which you can change as often as you like until you submit."
+        return gettext(
+            "One answer per item, which you can change as often as you like until you submit."
+        )
     tries = quiz.tries_per_item
     if tries == 1:
-        rule = "One try per item."
+        rule = gettext("One try per item.")
     elif not quiz.extra_try_penalty:
-        rule = f"{tries} tries per item; your best try counts."
+        rule = ngettext(
+            "%(count)d try per item; your best try counts.",
+            "%(count)d tries per item; your best try counts.",
+            tries,
+        ) % {"count": tries}
     else:
-        rule = (
-            f"{tries} tries per item. Each try after the first costs "
-            f"{share_words(quiz.extra_try_penalty)} of the item's points (an item never scores "
-            "below 0), and your best try counts."
-        )
-    return f"{rule} {ROUNDING_RETRY}" if quiz.rounding_retries else rule
+        rule = ngettext(
+            "%(count)d try per item. Each try after the first costs %(share)s of the item's "
+            "points (an item never scores below 0), and your best try counts.",
+            "%(count)d tries per item. Each try after the first costs %(share)s of the item's "
+            "points (an item never scores below 0), and your best try counts.",
+            tries,
+        ) % {"count": tries, "share": share_words(quiz.extra_try_penalty)}
+    return f"{rule} {gettext(ROUNDING_RETRY)}" if quiz.rounding_retries else rule
 
 
 class TimeLimited(Protocol):
@@ -72,7 +85,7 @@ def time_rule(rules: TimeLimited) -> str:
     """The time limit, or that there is none."""
     minutes = rules.time_limit_minutes
     if not minutes:
-        return "None"
+        return pgettext("time limit", "None")
     return ngettext(
         "%(count)d minute, from when you start an attempt",
         "%(count)d minutes, from when you start an attempt",
@@ -86,13 +99,18 @@ def overdue_rule(*, quiz: Quiz, rules: LearnerRules) -> str:
     if not (rules.time_limit_minutes or rules.closes_at):
         return ""
     grace = quiz.grace_minutes
-    then = (
-        "the answers you saved are submitted"
-        if quiz.overdue_handling == Quiz.OverdueHandling.SUBMIT
-        else "the attempt is closed unsubmitted, with no score"
-    )
+    submit = quiz.overdue_handling == Quiz.OverdueHandling.SUBMIT
     if not grace:
-        return f"If you have not submitted, {then}."
+        if submit:
+            return gettext("If you have not submitted, the answers you saved are submitted.")
+        return gettext(
+            "If you have not submitted, the attempt is closed unsubmitted, with no score."
+        )
+    then = (
+        gettext("the answers you saved are submitted")
+        if submit
+        else gettext("the attempt is closed unsubmitted, with no score")
+    )
     return ngettext(
         "You may still submit for %(count)d minute (no answer is saved after the deadline); "
         "then, if you have not, %(then)s.",
@@ -129,6 +147,7 @@ def accommodation_rules(rules: LearnerRules) -> list[str]:
                 rules.extra_attempts,
             )
             % {"extra": rules.extra_attempts}
-            + f": {rules.attempts_allowed} in all."
+            + ngettext(": %(total)d in all.", ": %(total)d in all.", rules.attempts_allowed)
+            % {"total": rules.attempts_allowed}
         )
     return sentences

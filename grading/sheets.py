@@ -16,9 +16,11 @@ choices and its sanitizer strips comments (courses/markup.py), and every other v
 escaped by the template, so the only comments in the output are the template's own slots.
 
 A stored sheet is keyed by what it was rendered from (`sheet_key`): the sheet's templates
-(SHEET_FORMAT), the markup renderer (courses.markup.RENDERER_VERSION) and the quiz's content
+(SHEET_FORMAT), the markup renderer (courses.markup.RENDERER_VERSION), the quiz's content
 version (courses/content_versions.py), which every change to items, points, prompts and choices
-raises, as do regrades that change a tolerance. The attempt's own part (its variants, draws and
+raises, as do regrades that change a tolerance, and the language it was rendered in (its
+headings and hints are translated), so a learner who switches language in the middle of an
+exam gets the sheet in the new one. The attempt's own part (its variants, draws and
 orders) is fixed when it starts. A sheet with another key, or none (an attempt started before
 sheets were stored), is rendered and stored on the way.
 
@@ -33,11 +35,13 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language, gettext_lazy
 
 from courses.markup import RENDERER_VERSION
 from courses.models import Quiz
@@ -50,14 +54,18 @@ from grading.models import Attempt, AttemptSheet, Response
 SHEET_FORMAT = 1
 
 SLOT = re.compile(r"<!--slot:([a-z0-9-]+)-->")
-NOT_ANSWERED = "not answered yet"
-SAVED = "saved"
+# Lazy: each request fills them in its own language.
+NOT_ANSWERED = gettext_lazy("not answered yet")
+SAVED = gettext_lazy("saved")
 _INVALID_ATTRIBUTE = mark_safe(' aria-invalid="true"')
 
 
 def sheet_key(quiz: Quiz) -> str:
-    """What a sheet of this quiz is rendered from, as a key: `sheet_key(quiz)` == "1.2.7"."""
-    return f"{SHEET_FORMAT}.{RENDERER_VERSION}.{quiz.content_version}"
+    """What a sheet of this quiz is rendered from in the active language, as a key:
+    `sheet_key(quiz)` == "1.2.7.de"."""
+    # No language active (a task outside a request) renders in the default one, as the key says.
+    language = get_language() or settings.LANGUAGE_CODE
+    return f"{SHEET_FORMAT}.{RENDERER_VERSION}.{quiz.content_version}.{language}"
 
 
 def sheet_parts(rendered: str) -> list[str]:

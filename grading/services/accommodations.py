@@ -18,6 +18,7 @@ from functools import partial
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_noop
 
 from accounts.moments import moment_text
 from courses.models import Quiz
@@ -35,7 +36,9 @@ logger = logging.getLogger("softgrade.accommodations")
 MAX_EXTRA_MINUTES = 7 * 24 * 60
 MAX_EXTRA_ATTEMPTS = 100
 
-NOTHING_CHANGED = "Give extra minutes, extra attempts or a due date of the learner's own."
+NOTHING_CHANGED = gettext_noop(
+    "Give extra minutes, extra attempts or a due date of the learner's own."
+)
 
 
 class AccommodationNotAllowed(ServiceError):
@@ -70,42 +73,48 @@ def accommodation_problems(
     """Why these terms cannot be given at this quiz, by field (None: the terms as a whole)."""
     problems: dict[str | None, str] = {}
     if terms.extra_minutes < 0:
-        problems["extra_minutes"] = "Extra minutes cannot be negative."
+        problems["extra_minutes"] = gettext("Extra minutes cannot be negative.")
     elif terms.extra_minutes > MAX_EXTRA_MINUTES:
-        problems["extra_minutes"] = f"At most {MAX_EXTRA_MINUTES} extra minutes (a week)."
+        problems["extra_minutes"] = gettext("At most %(count)d extra minutes (a week).") % {
+            "count": MAX_EXTRA_MINUTES
+        }
     elif terms.extra_minutes and not quiz.time_limit_minutes:
-        problems["extra_minutes"] = "This quiz has no time limit to add minutes to."
+        problems["extra_minutes"] = gettext("This quiz has no time limit to add minutes to.")
     if terms.extra_attempts < 0:
-        problems["extra_attempts"] = "Extra attempts cannot be negative."
+        problems["extra_attempts"] = gettext("Extra attempts cannot be negative.")
     elif terms.extra_attempts > MAX_EXTRA_ATTEMPTS:
-        problems["extra_attempts"] = f"At most {MAX_EXTRA_ATTEMPTS} extra attempts."
+        problems["extra_attempts"] = gettext("At most %(count)d extra attempts.") % {
+            "count": MAX_EXTRA_ATTEMPTS
+        }
     elif terms.extra_attempts and not quiz.attempts_allowed:
-        problems["extra_attempts"] = "This quiz has no attempt limit to add attempts to."
+        problems["extra_attempts"] = gettext("This quiz has no attempt limit to add attempts to.")
     if terms.closes_at is not None:
         if quiz.opens_at and terms.closes_at <= quiz.opens_at:
-            problems["closes_at"] = (
-                f"The due date must be after the quiz opens ({moment_text(quiz.opens_at)})."
-            )
+            problems["closes_at"] = gettext(
+                "The due date must be after the quiz opens (%(opens)s)."
+            ) % {"opens": moment_text(quiz.opens_at)}
         else:
             released = accommodations.answers_release_at(quiz)
             # The key is out already: a learner who may answer after that would answer with it.
             if released is not None and released <= now < terms.closes_at:
-                problems["closes_at"] = (
-                    f"Correct answers to this quiz were released at {moment_text(released)}: a due "
-                    "date after now would let this learner answer with the answer key out. "
-                    "Change when the quiz releases its answers first."
-                )
+                problems["closes_at"] = gettext(
+                    "Correct answers to this quiz were released at %(released)s: a due date "
+                    "after now would let this learner answer with the answer key out. Change "
+                    "when the quiz releases its answers first."
+                ) % {"released": moment_text(released)}
     if len(terms.reason) > REASON_MAX_LENGTH:
-        problems["reason"] = f"Keep the reason under {REASON_MAX_LENGTH} characters."
+        problems["reason"] = gettext("Keep the reason under %(count)d characters.") % {
+            "count": REASON_MAX_LENGTH
+        }
     if not problems and not (terms.extra_minutes or terms.extra_attempts or terms.closes_at):
-        problems[None] = NOTHING_CHANGED
+        problems[None] = gettext(NOTHING_CHANGED)
     return problems
 
 
 def _authorize(*, by: AbstractBaseUser, quiz: Quiz) -> None:
     if not may_change_scores(user=by, quiz=quiz):
         raise AccommodationNotAllowed(
-            "Only the course's instructors may set a learner's accommodations."
+            gettext("Only the course's instructors may set a learner's accommodations.")
         )
 
 

@@ -18,6 +18,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 from django.utils.module_loading import import_string
+from django.utils.translation import gettext, ngettext
 
 from courses import publishing
 from courses.models import Quiz, QuizItem
@@ -218,7 +219,7 @@ def attempt_start_or_resume(
         if current is not None:
             return AttemptStarted(current, created=False)
         raise AttemptLimitReached(
-            "Another attempt was started at the same moment; reload the quiz."
+            gettext("Another attempt was started at the same moment; reload the quiz.")
         ) from None
 
 
@@ -248,7 +249,12 @@ def _may_start(
     if not accommodations.attempts_left(rules=rules, used=used):
         allowed = rules.attempts_allowed
         raise AttemptLimitReached(
-            f"You have used all {allowed} attempt{'s' if allowed != 1 else ''} at this quiz."
+            ngettext(
+                "You have used all %(count)d attempt at this quiz.",
+                "You have used all %(count)d attempts at this quiz.",
+                allowed,
+            )
+            % {"count": allowed}
         )
     return rules, used
 

@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from courses.models import Quiz
 from grading import scores
@@ -61,11 +62,13 @@ def answers_accepted(*, attempt: Attempt, now: datetime) -> bool:
 def time_up_message(attempt: Attempt) -> str:
     """What a learner is told of an attempt the server closed when time ran out."""
     if attempt.status == Attempt.Status.NEVER_SUBMITTED:
-        return (
+        return gettext(
             "Time is up: this attempt was not submitted before it closed, so it has no score, "
             "as this quiz sets."
         )
-    return "Time is up: this attempt closed at its deadline, and your saved answers were graded."
+    return gettext(
+        "Time is up: this attempt closed at its deadline, and your saved answers were graded."
+    )
 
 
 # What closing an attempt changes (_close), copied to the caller's instance.
@@ -116,12 +119,16 @@ def attempt_expire_if_overdue(*, attempt: Attempt, now: datetime | None = None) 
 def _late_submission_refused(attempt: Attempt) -> AttemptClosed:
     if attempt.status == Attempt.Status.NEVER_SUBMITTED:
         return AttemptClosed(
-            "Time is up: the submission arrived after the attempt closed and was refused. "
-            "This quiz gives an attempt not submitted in time no score."
+            gettext(
+                "Time is up: the submission arrived after the attempt closed and was refused. "
+                "This quiz gives an attempt not submitted in time no score."
+            )
         )
     return AttemptClosed(
-        "Time is up: the submission arrived after the deadline and was refused. "
-        "Your answers saved before the deadline have been graded."
+        gettext(
+            "Time is up: the submission arrived after the deadline and was refused. "
+            "Your answers saved before the deadline have been graded."
+        )
     )
 
 

@@ -8,6 +8,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.db.models import Max, Q
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from courses.models import Problem, Quiz
 from grading import policy
@@ -81,7 +82,7 @@ def _practice_variant_make(*, user: AbstractBaseUser, problem: Problem) -> Varia
                 return variant
         except IntegrityError:
             continue
-    raise ServiceError("Could not create a new variant; please try again.")
+    raise ServiceError(gettext("Could not create a new variant; please try again."))
 
 
 def practice_variant_current(*, user: AbstractBaseUser, problem: Problem) -> Variant:
@@ -107,7 +108,7 @@ def practice_answer_submit(
     solution the learner revealed (SolutionRevealed).
     """
     if variant.user_id != user.pk or variant.attempt_id is not None:
-        raise ServiceError("That variant is not one of your practice variants.")
+        raise ServiceError(gettext("That variant is not one of your practice variants."))
     # Before the replay too: nothing about this problem is graded or returned while refused.
     practice_check(user=user, problem=variant.problem)
     fingerprint = answer_fingerprint("practice", variant.pk, text)
@@ -119,8 +120,10 @@ def practice_answer_submit(
     with transaction.atomic():
         if SolutionReveal.objects.filter(variant=variant).exists():
             raise SolutionRevealed(
-                "You have seen the worked solution of these numbers, so they take no more "
-                "answers: ask for a new variant."
+                gettext(
+                    "You have seen the worked solution of these numbers, so they take no more "
+                    "answers: ask for a new variant."
+                )
             )
         earlier = list(
             Response.objects.filter(variant=variant, counts_as_try=True).order_by(

@@ -26,6 +26,7 @@ from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from courses.models import Quiz
 from grading.models import Attempt
@@ -50,6 +51,6 @@ def preview_start(
     start whether the quiz is open or not.
     """
     if not may_preview(user=user, quiz=quiz):
-        raise PreviewNotAllowed("Only the course's instructors may preview its quizzes.")
+        raise PreviewNotAllowed(gettext("Only the course's instructors may preview its quizzes."))
     now = now or timezone.now()
     return preview_start_or_resume(user=user, quiz=quiz, now=now, fresh=fresh).attempt

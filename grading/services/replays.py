@@ -7,6 +7,7 @@ import json
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext
 
 from grading.models import Response
 from grading.services.errors import IdempotencyConflict
@@ -40,7 +41,7 @@ def keyed_replay(earlier: Response, *, fingerprint: str) -> Response:
     different body under that key is a conflict."""
     if earlier.request_fingerprint != fingerprint:
         raise IdempotencyConflict(
-            "This Idempotency-Key was already used for a different answer; use a new key."
+            gettext("This Idempotency-Key was already used for a different answer; use a new key.")
         )
     return mark_replayed(earlier)
 

@@ -17,6 +17,7 @@ from datetime import datetime
 from django.db import IntegrityError, transaction
 from django.db.models import Prefetch, Q
 from django.utils import timezone
+from django.utils.translation import gettext, gettext_noop, ngettext
 
 from courses.models import Choice, Quiz, QuizItem
 from grading import draws, engine, policy, scores
@@ -33,7 +34,7 @@ from grading.services.replays import (
 from grading.services.verdicts import question_grade, variant_grade, verdict_fields
 
 RETRIES = 3  # reads and decisions before an answer or a sheet gives up as too busy
-TOO_BUSY = "Too many answers arrived at the same moment; please send yours again."
+TOO_BUSY = gettext_noop("Too many answers arrived at the same moment; please send yours again.")
 
 
 def tries_used(*, attempt: Attempt, item: QuizItem) -> int:
@@ -59,9 +60,9 @@ def response_submit(
     """
     now = now or timezone.now()
     if item.quiz_id != attempt.quiz_id:
-        raise ServiceError("That item is not part of this quiz.")
+        raise ServiceError(gettext("That item is not part of this quiz."))
     if variant is not None and (variant.attempt_id, variant.quiz_item_id) != (attempt.pk, item.pk):
-        raise ServiceError("That variant belongs to another item or attempt.")
+        raise ServiceError(gettext("That variant belongs to another item or attempt."))
     if item.pool_id and not (item.question_id or item.problem_id):
         draws.items_as_drawn(attempt=attempt, items=[item])
     fingerprint = answer_fingerprint("attempt", attempt.pk, item.pk, text, sorted(choice_ids))
@@ -106,7 +107,7 @@ def response_submit(
         except _AttemptChanged:
             # Another answer or a submission got in between: read the attempt and decide again.
             attempt.refresh_from_db()
-    raise ServiceError(TOO_BUSY)
+    raise ServiceError(gettext(TOO_BUSY))
 
 
 def _attempt_open(*, attempt: Attempt, now: datetime) -> None:
@@ -116,15 +117,19 @@ def _attempt_open(*, attempt: Attempt, now: datetime) -> None:
     if answers_accepted(attempt=attempt, now=now):
         return
     if attempt.status == Attempt.Status.SUBMITTED and not attempt.late:
-        raise AttemptClosed("This attempt has been submitted; answers can no longer change.")
-    then = {
-        Attempt.Status.NEVER_SUBMITTED: "This attempt was not submitted in time and has no score.",
+        raise AttemptClosed(
+            gettext("This attempt has been submitted; answers can no longer change.")
+        )
+    if attempt.status == Attempt.Status.NEVER_SUBMITTED:
+        then = gettext("This attempt was not submitted in time and has no score.")
+    elif attempt.status == Attempt.Status.IN_PROGRESS:
         # In progress past the deadline: the quiz's grace period, for submitting only.
-        Attempt.Status.IN_PROGRESS: "Submit the attempt now: the answers saved before the "
-        "deadline are graded.",
-    }.get(attempt.status, "Your saved answers have been graded.")
+        then = gettext("Submit the attempt now: the answers saved before the deadline are graded.")
+    else:
+        then = gettext("Your saved answers have been graded.")
     raise AttemptClosed(
-        f"Time is up: this answer arrived after the deadline and was not saved. {then}"
+        gettext("Time is up: this answer arrived after the deadline and was not saved. %(then)s")
+        % {"then": then}
     )
 
 
@@ -136,12 +141,13 @@ def _tries_refusal(
     if graded.status == "invalid" or not immediate:
         return ""
     if scores.solved(earlier):
-        return "You have already answered this item correctly."
+        return gettext("You have already answered this item correctly.")
     if scores.tries_left(quiz=quiz, tries=earlier) == 0:
-        return (
-            f"No tries left: this item allows {quiz.tries_per_item} "
-            f"tr{'y' if quiz.tries_per_item == 1 else 'ies'}."
-        )
+        return ngettext(
+            "No tries left: this item allows %(count)d try.",
+            "No tries left: this item allows %(count)d tries.",
+            quiz.tries_per_item,
+        ) % {"count": quiz.tries_per_item}
     return ""
 
 
@@ -340,7 +346,7 @@ def attempt_answers_save(
     if others_ignored:
         answers = {item_id: answer for item_id, answer in answers.items() if item_id in items}
     elif set(answers) - set(items):
-        raise ServiceError("That item is not part of this quiz.")
+        raise ServiceError(gettext("That item is not part of this quiz."))
     given = {item_id: answer for item_id, answer in answers.items() if not answer.blank}
     keys = {item_id: f"{idempotency_key}:{item_id}" if idempotency_key else "" for item_id in given}
     variants: dict[int, Variant] = {}
@@ -398,7 +404,7 @@ def attempt_answers_save(
             attempt.refresh_from_db()
         except _AttemptChanged:
             attempt.refresh_from_db()
-    raise ServiceError(TOO_BUSY)
+    raise ServiceError(gettext(TOO_BUSY))
 
 
 def _quiz_items(*, attempt: Attempt) -> list[QuizItem]:

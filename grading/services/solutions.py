@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from grading import policy
 from grading.engine.solutions import worked_solution
@@ -59,7 +60,7 @@ def solution_reveal(
     Refused (SolutionNotAvailable, with grading.policy's reason) before the rule allows it, and
     while practice on the problem is refused (PracticeRefused)."""
     if variant.user_id != user.pk or variant.attempt_id is not None:
-        raise ServiceError("That variant is not one of your practice variants.")
+        raise ServiceError(gettext("That variant is not one of your practice variants."))
     practice_check(user=user, problem=variant.problem)
     with transaction.atomic():
         state = practice_solution_state(variant=variant)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from django.utils.translation import gettext, ngettext
+
 from courses.models import Question, Quiz
 from grading import engine, scores
 from grading.models import Variant
@@ -29,29 +31,35 @@ def question_grade(*, question: Question, choice_ids: Iterable[int]) -> engine.V
     by_id = {choice.id: choice for choice in choices}
     picked_ids = sorted(set(choice_ids))
     if not picked_ids:
-        return engine.Verdict("invalid", 0.0, None, "Choose an answer.", {})
+        return engine.Verdict("invalid", 0.0, None, gettext("Choose an answer."), {})
     if any(choice_id not in by_id for choice_id in picked_ids):
-        return engine.Verdict("invalid", 0.0, None, "That choice is not part of this question.", {})
+        message = gettext("That choice is not part of this question.")
+        return engine.Verdict("invalid", 0.0, None, message, {})
     if question.kind != Question.Kind.MULTIPLE and len(picked_ids) > 1:
-        return engine.Verdict("invalid", 0.0, None, "Choose exactly one answer.", {})
+        return engine.Verdict("invalid", 0.0, None, gettext("Choose exactly one answer."), {})
     picked = [by_id[i] for i in picked_ids]
     correct_ids = {c.id for c in choices if c.is_correct}
     detail = {"picked": picked_ids}
     if set(picked_ids) == correct_ids:
-        feedback = " ".join(c.feedback for c in picked if c.feedback) or "Correct."
+        feedback = " ".join(c.feedback for c in picked if c.feedback) or gettext("Correct.")
         return engine.Verdict("correct", 1.0, None, feedback, detail)
     wrong = [c for c in picked if not c.is_correct]
     if wrong:
         first = wrong[0]
         code = first.misconception.code if first.misconception else None
-        return engine.Verdict("incorrect", 0.0, code, first.feedback or "Not quite.", detail)
+        feedback = first.feedback or gettext("Not quite.")
+        return engine.Verdict("incorrect", 0.0, code, feedback, detail)
     missing = len(correct_ids) - len(picked_ids)
     return engine.Verdict(
         "incorrect",
         0.0,
         None,
-        f"Every choice you picked is right, but {missing} more "
-        f"{'is' if missing == 1 else 'are'} right too.",
+        ngettext(
+            "Every choice you picked is right, but %(count)d more is right too.",
+            "Every choice you picked is right, but %(count)d more are right too.",
+            missing,
+        )
+        % {"count": missing},
         detail,
     )
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
+from django.utils.formats import get_format
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext, ngettext
 
 from courses.markup import render_markup_or_plain
 from grading import engine
@@ -68,17 +70,22 @@ def answer_hint(variant: Variant) -> str:
     """A short reminder of what the answer box accepts, for this variant's answer shape."""
     shape = _shape(variant)
     if not shape:
-        return "One number or expression, e.g. 2.5, 3/4, sqrt(64) or √64, 2^10, e^-1, ln(2), pi."
-    if len(shape) == 1:
-        return (
-            f"{shape[0]} numbers separated by commas, e.g. [0.1, 0.2, 0.7]; "
-            "each may be an expression such as 1/3."
+        return gettext(
+            "One number or expression, e.g. 2.5, 3/4, sqrt(64) or √64, 2^10, e^-1, ln(2), pi."
         )
+    if len(shape) == 1:
+        return ngettext(
+            "%(count)d number separated by commas, e.g. [0.1, 0.2, 0.7]; each may be an "
+            "expression such as 1/3.",
+            "%(count)d numbers separated by commas, e.g. [0.1, 0.2, 0.7]; each may be an "
+            "expression such as 1/3.",
+            shape[0],
+        ) % {"count": shape[0]}
     rows, cols = shape
-    return (
-        f"A {rows}×{cols} matrix, row by row: [[a, b], [c, d]], or one row per line "
+    return gettext(
+        "A %(rows)d×%(cols)d matrix, row by row: [[a, b], [c, d]], or one row per line "
         "(or rows separated by ;). Entries may be expressions."
-    )
+    ) % {"rows": rows, "cols": cols}
 
 
 @register.filter
@@ -102,6 +109,12 @@ def solution_steps(variant: Variant) -> list[SafeString]:
     return [render_markup_or_plain(step) for step in steps]
 
 
+def _shown(value: float) -> str:
+    """An entry the learner typed, as the page's language writes a number: "0,25" in German
+    (format_number writes the "." a machine reads)."""
+    return format_number(value, 4).replace(".", get_format("DECIMAL_SEPARATOR"))
+
+
 def _entry_label(entry: Any) -> str:
     return f"({entry[0]}, {entry[1]})" if isinstance(entry, list) else str(entry)
 
@@ -122,16 +135,13 @@ def verdict(
     if isinstance(parsed, list) and response.status != Response.Status.INVALID:
         if parsed and isinstance(parsed[0], list):
             grid = [
-                [
-                    {"value": format_number(v, 4), "wrong": (i, j) in wrong}
-                    for j, v in enumerate(row, start=1)
-                ]
+                [{"value": _shown(v), "wrong": (i, j) in wrong} for j, v in enumerate(row, start=1)]
                 for i, row in enumerate(parsed, start=1)
             ]
         else:
             grid = [
                 [
-                    {"value": format_number(v, 4), "wrong": (i,) in wrong}
+                    {"value": _shown(v), "wrong": (i,) in wrong}
                     for i, v in enumerate(parsed, start=1)
                 ]
             ]
@@ -140,8 +150,10 @@ def verdict(
         # The reader's messages are lower-case fragments, e.g. "that power is too large".
         feedback = f"{feedback[:1].upper()}{feedback[1:]}".rstrip(".") + "."
     else:
-        # The panel's title already says it.
-        feedback = feedback.removeprefix("Not correct. ")
+        # The panel's title already says it (in the words of the language it was graded in).
+        feedback = feedback.removeprefix("Not correct. ").removeprefix(
+            gettext("Not correct.") + " "
+        )
     if response.question_id:
         # A question's feedback is its choices' authored feedback (Markdown with $math$); a
         # problem's is the engine's plain text, which may quote what the learner typed.

@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext
 from django.views.decorators.http import require_http_methods
 
 from accounts.backends import ACCOUNT_BACKEND
@@ -82,7 +83,9 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend=ACCOUNT_BACKEND)
-        messages.success(request, f"Welcome to softgrade, {user.get_username()}.")
+        messages.success(
+            request, gettext("Welcome to softgrade, %(name)s.") % {"name": user.get_username()}
+        )
         return redirect(_safe_next(request))
     return render(
         request, "registration/signup.html", {"form": form, "next": request.GET.get("next", "")}

@@ -11,7 +11,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import ngettext
+from django.utils.translation import gettext, gettext_noop, ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courses.models import QuizItem
@@ -34,7 +34,7 @@ from grading.views.refusals import found, refusal_message
 def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
     """The quiz page: its rules, the learner's attempts and the start; before the quiz opens,
     the waiting room (a countdown to the opening and the start, active from that instant)."""
-    quiz = found(selectors.quiz_detail, missing="No such quiz.", slug=slug)
+    quiz = found(selectors.quiz_detail, missing=gettext("No such quiz."), slug=slug)
     # An attempt whose time ran out is closed first, so "Resume" never quietly starts a new one.
     overdue_attempts_close(user=request.user, quiz=quiz)
     attempts = selectors.learner_quiz_attempts(user=request.user, quiz=quiz)
@@ -86,7 +86,7 @@ def quiz_detail(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 @login_required
 def attempt_start(request: HttpRequest, slug: str) -> HttpResponse:
-    quiz = found(selectors.quiz_detail, missing="No such quiz.", slug=slug)
+    quiz = found(selectors.quiz_detail, missing=gettext("No such quiz."), slug=slug)
     try:
         attempt = attempt_services.attempt_start(user=request.user, quiz=quiz)
     except ServiceError as error:
@@ -98,14 +98,14 @@ def attempt_start(request: HttpRequest, slug: str) -> HttpResponse:
 def _attempt_or_404(request: HttpRequest, pk: int, *, with_sheet: bool = False) -> Attempt:
     return found(
         selectors.attempt_of_learner,
-        missing="No such attempt.",
+        missing=gettext("No such attempt."),
         user=request.user,
         attempt_id=pk,
         with_sheet=with_sheet,
     )
 
 
-GRACE = (
+GRACE = gettext_noop(
     "Time is up: answers are no longer saved. Submit now, within the few minutes this quiz "
     "allows, to have the answers you saved by the deadline graded."
 )
@@ -129,7 +129,7 @@ def attempt_take(request: HttpRequest, pk: int) -> HttpResponse:
     if not closing.answers_accepted(attempt=attempt, now=now):
         # The quiz's grace period: the countdown's reload lands here, and the page to be on is
         # the one that submits (the attempt page would reload itself again at once).
-        messages.warning(request, GRACE)
+        messages.warning(request, gettext(GRACE))
         return redirect("attempt-submit", pk=attempt.pk)
     immediate = policy.immediate_feedback(attempt.quiz)
     seconds_left = None
@@ -167,7 +167,9 @@ def attempt_take(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _item_of_attempt(attempt: Attempt, item_pk: int) -> QuizItem:
-    return found(selectors.attempt_item, missing="No such item.", attempt=attempt, item_id=item_pk)
+    return found(
+        selectors.attempt_item, missing=gettext("No such item."), attempt=attempt, item_id=item_pk
+    )
 
 
 @require_POST
@@ -180,7 +182,7 @@ def attempt_answer(request: HttpRequest, pk: int, item_pk: int) -> HttpResponse:
     form = ItemAnswerForm(request.POST, choice_ids=choice_ids)
     take = reverse("attempt-take", kwargs={"pk": attempt.pk})
     if not form.is_valid():
-        messages.error(request, "That choice is not part of this question; choose again.")
+        messages.error(request, gettext("That choice is not part of this question; choose again."))
         return redirect(f"{take}#item-{item.pk}")
     try:
         response_submit(
@@ -221,8 +223,8 @@ def attempt_sheet_save(request: HttpRequest, pk: int) -> HttpResponse:
     autosave = _autosave(request)
     if not form.is_valid():
         if autosave:
-            return _autosave_reply(400, "invalid", "Choose Save answers or Submit.")
-        messages.error(request, "Choose Save answers or Submit.")
+            return _autosave_reply(400, "invalid", gettext("Choose Save answers or Submit."))
+        messages.error(request, gettext("Choose Save answers or Submit."))
         return redirect("attempt-take", pk=attempt.pk)
     try:
         recorded = attempt_answers_save(
@@ -235,8 +237,8 @@ def attempt_sheet_save(request: HttpRequest, pk: int) -> HttpResponse:
             closing.attempt_submit(attempt=attempt)
             if autosave:
                 results = reverse("attempt-results", kwargs={"pk": attempt.pk})
-                return _autosave_reply(200, "submitted", "Submitted.", location=results)
-            messages.success(request, "Your attempt has been submitted.")
+                return _autosave_reply(200, "submitted", gettext("Submitted."), location=results)
+            messages.success(request, gettext("Your attempt has been submitted."))
             return redirect("attempt-results", pk=attempt.pk)
     except AttemptClosed as error:
         if autosave:
@@ -282,7 +284,7 @@ def attempt_sheet_save(request: HttpRequest, pk: int) -> HttpResponse:
             ngettext("Saved %(count)d answer.", "Saved %(count)d answers.", saved)
             % {"count": saved}
             if saved
-            else "Nothing new to save.",
+            else gettext("Nothing new to save."),
         )
     if form.cleaned_data["action"] == "review" and not unreadable:
         # Saved first, so the confirmation lists what is unanswered after this save; an answer
@@ -307,7 +309,7 @@ def attempt_submit(request: HttpRequest, pk: int) -> HttpResponse:
         closing.attempt_submit(attempt=attempt)
     except AttemptClosed as error:
         return _closed(request, attempt, error.message)
-    messages.success(request, "Your attempt has been submitted.")
+    messages.success(request, gettext("Your attempt has been submitted."))
     return redirect("attempt-results", pk=attempt.pk)
 
 

@@ -8,6 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from courses.models import Problem
@@ -30,7 +31,7 @@ from grading.views.refusals import found, refusal_message
 @require_GET
 @login_required
 def practice_lesson(request: HttpRequest, slug: str) -> HttpResponse:
-    lesson = found(selectors.practice_lesson, missing="No such lesson.", slug=slug)
+    lesson = found(selectors.practice_lesson, missing=gettext("No such lesson."), slug=slug)
     problems = list(lesson.problems.all())
     streaks = selectors.practice_streaks(user=request.user, problems=problems)
     rows = [(problem, streaks.get(problem.pk)) for problem in problems]
@@ -42,7 +43,7 @@ def practice_lesson(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _problem_or_404(slug: str) -> Problem:
-    return found(selectors.practice_problem, missing="No such problem.", slug=slug)
+    return found(selectors.practice_problem, missing=gettext("No such problem."), slug=slug)
 
 
 @require_http_methods(["GET", "POST"])
@@ -57,7 +58,7 @@ def practice(request: HttpRequest, slug: str) -> HttpResponse:
         return _practice_page(request, problem, form=form)
     variant = found(
         selectors.practice_variant_of_learner,
-        missing="No such variant.",
+        missing=gettext("No such variant."),
         user=request.user,
         problem=problem,
         variant_id=form.cleaned_data["variant"],
@@ -153,7 +154,7 @@ def practice_solution(request: HttpRequest, slug: str) -> HttpResponse:
     variant_id = request.POST.get("variant", "")
     variant = found(
         selectors.practice_variant_of_learner,
-        missing="No such variant.",
+        missing=gettext("No such variant."),
         user=request.user,
         problem=problem,
         variant_id=int(variant_id) if variant_id.isdigit() else 0,

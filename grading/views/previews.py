@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from grading import selectors
@@ -22,8 +23,8 @@ from grading.views.refusals import found
 @login_required
 def quiz_preview(request: HttpRequest, slug: str) -> HttpResponse:
     """POST: resume the user's preview in progress, or start one; `fresh=1` starts a new one."""
-    quiz = found(selectors.quiz_to_preview, missing="No such quiz.", slug=slug)
+    quiz = found(selectors.quiz_to_preview, missing=gettext("No such quiz."), slug=slug)
     if not may_preview(user=request.user, quiz=quiz):
-        raise Http404("No such quiz.")
+        raise Http404(gettext("No such quiz."))
     attempt = preview_start(user=request.user, quiz=quiz, fresh=request.POST.get("fresh") == "1")
     return redirect("attempt-take", pk=attempt.pk)

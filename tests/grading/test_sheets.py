@@ -8,6 +8,7 @@ import re
 import pytest
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import translation
 from django.utils.safestring import mark_safe
 
 from courses.content_versions import content_changed
@@ -197,6 +198,33 @@ def test_a_sheet_from_an_older_renderer_or_format_is_rendered_again(learner_clie
     html = take(learner_client, exam_attempt)
     assert "<p>old</p>" not in html
     assert AttemptSheet.objects.get(attempt=exam_attempt).key == sheets.sheet_key(exam_attempt.quiz)
+
+
+def test_a_sheet_is_stored_per_language_so_a_switch_mid_exam_renders_it_again(
+    exam_attempt, monkeypatch
+):
+    # The sheet's headings and hints are translated: a sheet rendered in one language is never
+    # served in another, and a learner who switches language mid-exam gets it in the new one.
+    rendered_in = []
+    render = sheets.render_to_string
+
+    def recording(*args, **kwargs):
+        rendered_in.append(translation.get_language())
+        return render(*args, **kwargs)
+
+    monkeypatch.setattr(sheets, "render_to_string", recording)
+    first_key = AttemptSheet.objects.get(attempt=exam_attempt).key
+    with translation.override("de"):
+        german_key = sheets.sheet_key(exam_attempt.quiz)
+        sheets.sheet_page(attempt=Attempt.objects.get(pk=exam_attempt.pk))
+    assert german_key != first_key
+    assert german_key.endswith(".de")
+    assert AttemptSheet.objects.get(attempt=exam_attempt).key == german_key
+    assert rendered_in == ["de"]
+    # Back to the first language: rendered again in it, not the German one served.
+    sheets.sheet_page(attempt=Attempt.objects.get(pk=exam_attempt.pk))
+    assert AttemptSheet.objects.get(attempt=exam_attempt).key == first_key
+    assert rendered_in == ["de", translation.get_language()]
 
 
 def test_a_practice_page_with_feedback_at_once_stores_no_sheet(

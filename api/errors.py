@@ -1,6 +1,7 @@
 """One error shape for every 4xx the API sends: {"code", "message", "field"?}.
 
-`code` is stable for programs, `message` is for people, `field` names the body field, query
+`code` is stable for programs, `message` is for people (in the request's language: Accept-Language,
+as LocaleMiddleware activates it; codes never change with it), `field` names the body field, query
 parameter or header at fault when there is one.
 
 Domain errors (a service refusing what the rules forbid) reach the API through one table, the
@@ -22,6 +23,7 @@ from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.http import Http404, JsonResponse
 from django.utils.module_loading import import_string
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, serializers
 from rest_framework.response import Response
@@ -79,7 +81,8 @@ def domain_error(exc: Exception) -> DomainError | None:
         if isinstance(exc, error):
             code = getattr(exc, "code", None)
             code = code or HTTPStatus(status_code).phrase.lower().replace(" ", "_")
-            message = getattr(exc, "message", None) or str(exc)
+            # str(): a service's lazily translated message, in the request's language.
+            message = str(getattr(exc, "message", None) or exc)
             return DomainError(message, code=code, status_code=status_code)
     return None
 
@@ -103,7 +106,7 @@ def _first_error(detail: Any, path: tuple[str, ...] = ()) -> tuple[tuple[str, ..
             if inner:  # nested list serializers give [] for entries without errors
                 nested = isinstance(inner, dict | list) and len(detail) > 1 and path
                 return _first_error(inner, (*path, str(position)) if nested else path)
-        return path, exceptions.ErrorDetail("Invalid input.", code="invalid")
+        return path, exceptions.ErrorDetail(_("Invalid input."), code="invalid")
     return path, detail
 
 
@@ -133,7 +136,7 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
     set_rollback()
     body = _body_for(exc)
     if isinstance(exc, exceptions.NotAuthenticated):
-        body["message"] = "Send an API key (Authorization: Bearer …) or sign in to the site."
+        body["message"] = _("Send an API key (Authorization: Bearer …) or sign in to the site.")
     return Response(body, status=exc.status_code, headers=headers)
 
 
@@ -141,6 +144,9 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
 def endpoint_not_found(request, *args, **kwargs) -> JsonResponse:
     """Any path under /api/v1/ that names no endpoint: the same shape as every other 404."""
     return JsonResponse(
-        error_body("not_found", f"No API endpoint at {request.path}; see /api/v1/docs/."),
+        error_body(
+            "not_found",
+            _("No API endpoint at %(path)s; see /api/v1/docs/.") % {"path": request.path},
+        ),
         status=404,
     )

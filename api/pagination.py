@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from rest_framework import exceptions
 from rest_framework.pagination import CursorPagination, PageNumberPagination
 
@@ -45,6 +46,6 @@ class SyncCursor(CursorPagination):
         except exceptions.NotFound as exc:
             # 404 as DRF has it (a cursor is an address, not input to validate), but named.
             raise not_found(
-                "This cursor is not valid; start again from the first page.",
+                _("This cursor is not valid; start again from the first page."),
                 field=self.cursor_query_param,
             ) from exc

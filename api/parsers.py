@@ -5,6 +5,8 @@ from __future__ import annotations
 import codecs
 import json
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from rest_framework import exceptions, status
 from rest_framework.parsers import JSONParser
 
@@ -14,7 +16,7 @@ MAX_BODY_BYTES = 64 * 1024
 class BodyTooLarge(exceptions.APIException):
     status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
     default_code = "body_too_large"
-    default_detail = "The request body is too large."
+    default_detail = gettext_lazy("The request body is too large.")
 
 
 def _refuse_constant(name: str):
@@ -28,8 +30,11 @@ class BoundedJSONParser(JSONParser):
         parser_context = parser_context or {}
         request = parser_context.get("request")
         too_large = BodyTooLarge(
-            f"The request body is larger than {MAX_BODY_BYTES // 1024} KiB; answers and "
-            "provisioning requests are far smaller."
+            _(
+                "The request body is larger than %(size)s KiB; answers and provisioning requests "
+                "are far smaller."
+            )
+            % {"size": MAX_BODY_BYTES // 1024}
         )
         declared = request.META.get("CONTENT_LENGTH") if request is not None else None
         if declared and declared.isdigit() and int(declared) > MAX_BODY_BYTES:
@@ -42,17 +47,23 @@ class BoundedJSONParser(JSONParser):
             text = codecs.decode(raw, encoding)
         except (UnicodeDecodeError, LookupError) as exc:
             raise exceptions.ParseError(
-                f"The request body is not valid {encoding} text.", code="malformed_json"
+                _("The request body is not valid %(encoding)s text.") % {"encoding": encoding},
+                code="malformed_json",
             ) from exc
         try:
             return json.loads(text, parse_constant=_refuse_constant)
         except json.JSONDecodeError as exc:
+            # The parser's own reason (exc.msg) is Python's, in English.
             raise exceptions.ParseError(
-                f"The request body is not valid JSON: {exc.msg} at line {exc.lineno}, "
-                f"column {exc.colno}.",
+                _(
+                    "The request body is not valid JSON: %(reason)s at line %(line)s, "
+                    "column %(column)s."
+                )
+                % {"reason": exc.msg, "line": exc.lineno, "column": exc.colno},
                 code="malformed_json",
             ) from exc
         except (ValueError, RecursionError) as exc:
             raise exceptions.ParseError(
-                f"The request body is not valid JSON: {exc}.", code="malformed_json"
+                _("The request body is not valid JSON: %(reason)s.") % {"reason": exc},
+                code="malformed_json",
             ) from exc

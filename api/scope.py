@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
+from django.utils.translation import gettext as _
 from rest_framework import exceptions
 
 
@@ -34,7 +35,7 @@ class Scope:
         """The user a learner-facing request acts for: the signed-in learner."""
         if external_id:
             raise exceptions.ValidationError(
-                {"learner": ["A signed-in learner acts for themselves; leave learner out."]}
+                {"learner": [_("A signed-in learner acts for themselves; leave learner out.")]}
             )
         return self.user
 
@@ -42,7 +43,7 @@ class Scope:
         """Narrow to one learner by external id; a signed-in learner sees only their own."""
         if external_id:
             raise exceptions.ValidationError(
-                {"learner": ["A signed-in learner sees only their own records; leave it out."]}
+                {"learner": [_("A signed-in learner sees only their own records; leave it out.")]}
             )
         return queryset
 

@@ -5,19 +5,23 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from django.utils.translation import gettext as _
 from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail, ValidationError
 
 
 def _refuse_unknown(names: Iterable[str], known: Iterable[str], what: str) -> None:
     known = sorted(known)
-    code = f"unknown_{what.split()[-1]}"  # unknown_field, unknown_parameter
+    code = f"unknown_{what}"  # unknown_field, unknown_parameter
     for name in names:
         if name not in known:
-            listed = ", ".join(known) or "none"
-            raise ValidationError(
-                {name: [ErrorDetail(f"Unknown {what}; the known ones are: {listed}.", code)]}
-            )
+            # The names are identifiers: listed as they are, in any language.
+            listed = ", ".join(known) or _("none")
+            if what == "field":
+                message = _("Unknown field; the known ones are: %(known)s.")
+            else:
+                message = _("Unknown query parameter; the known ones are: %(known)s.")
+            raise ValidationError({name: [ErrorDetail(message % {"known": listed}, code)]})
 
 
 class StrictSerializer(serializers.Serializer):
@@ -31,7 +35,7 @@ class StrictSerializer(serializers.Serializer):
                 value = data.get(name)
                 text_field = isinstance(field, serializers.CharField)
                 if text_field and value is not None and not isinstance(value, str):
-                    raise ValidationError({name: [ErrorDetail("Send a string.", "invalid")]})
+                    raise ValidationError({name: [ErrorDetail(_("Send a string."), "invalid")]})
         return super().to_internal_value(data)
 
 
@@ -47,12 +51,12 @@ class WholeNumberField(serializers.IntegerField):
 def query_params(request, serializer_class: type[StrictSerializer], paging: Iterable[str] = ()):
     """Validated query parameters; the paginator's own parameters are let through."""
     raw = request.query_params
-    _refuse_unknown(raw, [*serializer_class().fields, *paging], "query parameter")
+    _refuse_unknown(raw, [*serializer_class().fields, *paging], "parameter")
     for name in set(paging) & set(raw) & {"page", "page_size"}:
         # The paginator would quietly fall back to its defaults on a bad number.
         values = raw.getlist(name)
         if len(values) > 1 or not values[0].isdigit() or int(values[0]) < 1:
-            raise ValidationError({name: [ErrorDetail("Use a whole number from 1.", "invalid")]})
+            raise ValidationError({name: [ErrorDetail(_("Use a whole number from 1."), "invalid")]})
     serializer = serializer_class(data={name: raw.get(name) for name in raw if name not in paging})
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data

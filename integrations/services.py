@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from courses.models import Course
 from integrations.models import ApiKey, Integration, Learner
@@ -91,7 +92,8 @@ def api_key_authenticate(*, token: str, now: datetime | None = None) -> ApiKey:
     Raises InvalidApiKey for a malformed or unknown token and RevokedApiKey for a revoked one, so
     a key revoked or re-issued is refused by the very next request, whichever worker serves it.
     """
-    unknown = InvalidApiKey("This API key is not valid.")
+    # Messages for the API caller, in the request's language.
+    unknown = InvalidApiKey(gettext("This API key is not valid."))
     if not token.startswith(ApiKey.TOKEN_PREFIX):
         raise unknown
     prefix, separator, _ = token.removeprefix(ApiKey.TOKEN_PREFIX).partition("_")
@@ -102,7 +104,9 @@ def api_key_authenticate(*, token: str, now: datetime | None = None) -> ApiKey:
     if key is None or not hmac.compare_digest(key.digest, _digest(token)):
         raise unknown
     if key.revoked_at is not None:
-        raise RevokedApiKey("This API key has been revoked; ask an instructor for a new one.")
+        raise RevokedApiKey(
+            gettext("This API key has been revoked; ask an instructor for a new one.")
+        )
     now = now or timezone.now()
     if key.last_used_at is None or now - key.last_used_at >= LAST_USED_PRECISION:
         key.last_used_at = now

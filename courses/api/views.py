@@ -4,6 +4,7 @@ practice problems, each read in a fixed number of queries whatever the page size
 from __future__ import annotations
 
 from django.db.models import Prefetch
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics
 from rest_framework.response import Response
@@ -47,13 +48,13 @@ class _ContentList(generics.ListAPIView):
 
 class _ContentDetail(generics.GenericAPIView):
     course_path = "lesson__course"
-    what = "content"
+    missing = gettext_lazy("No content with that slug is available to you.")
 
     def get(self, request, slug: str):
         rows = request_scope(request).courses(self.get_queryset(), self.course_path)
         found = rows.filter(slug=slug).first()
         if found is None:
-            raise not_found(f"No {self.what} with that slug is available to you.")
+            raise not_found(str(self.missing))
         return Response(self.get_serializer(found).data)
 
 
@@ -77,7 +78,7 @@ class CourseList(_ContentList):
 class CourseDetail(_ContentDetail):
     serializer_class = CourseSerializer
     course_path = "pk"
-    what = "course"
+    missing = gettext_lazy("No course with that slug is available to you.")
 
     def get_queryset(self):
         return _courses()
@@ -101,7 +102,7 @@ class LessonList(_ContentList):
 class LessonDetail(_ContentDetail):
     serializer_class = LessonDetailSerializer
     course_path = "course"
-    what = "lesson"
+    missing = gettext_lazy("No lesson with that slug is available to you.")
 
     def get_queryset(self):
         return Lesson.objects.select_related("course").prefetch_related(
@@ -125,7 +126,7 @@ class QuizList(_ContentList):
 @extend_schema(tags=["content"], summary="A quiz and its items' public metadata")
 class QuizDetail(_ContentDetail):
     serializer_class = QuizDetailSerializer
-    what = "quiz"
+    missing = gettext_lazy("No quiz with that slug is available to you.")
 
     def get_queryset(self):
         items = QuizItem.objects.select_related("question", "problem", "pool").order_by(
@@ -153,7 +154,7 @@ class ProblemList(_ContentList):
 @extend_schema(tags=["content"], summary="A practice problem")
 class ProblemDetail(_ContentDetail):
     serializer_class = ProblemSerializer
-    what = "problem"
+    missing = gettext_lazy("No problem with that slug is available to you.")
 
     def get_queryset(self):
         # An exam-only problem is no practice problem: a 404 like any other slug.

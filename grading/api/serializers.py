@@ -9,6 +9,8 @@ appear only once the policy shows them.
 from __future__ import annotations
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -32,7 +34,9 @@ def _learner_field(**kwargs):
         max_length=255,
         required=False,
         help_text=LEARNER_HELP,
-        error_messages={"invalid": "Not an external_id: 1 to 255 of A-Z a-z 0-9 . _ ~ @ : + -."},
+        error_messages={
+            "invalid": gettext_lazy("Not an external_id: 1 to 255 of A-Z a-z 0-9 . _ ~ @ : + -.")
+        },
         **kwargs,
     )
 
@@ -73,7 +77,7 @@ class AnswerSerializer(StrictSerializer):
     def validate(self, attrs):
         if ("text" in attrs) == ("choices" in attrs):
             raise serializers.ValidationError(
-                "Send either text (a problem) or choices (a question).", code="answer_required"
+                _("Send either text (a problem) or choices (a question)."), code="answer_required"
             )
         return attrs
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import exceptions
 from rest_framework.authentication import SessionAuthentication, get_authorization_header
@@ -39,14 +40,17 @@ class ApiKeyAuthentication:
             return None
         if len(parts) != 2:
             raise exceptions.AuthenticationFailed(
-                "Send the key as `Authorization: Bearer <key>`, with nothing else in the header.",
+                _(
+                    "Send the key as `Authorization: Bearer <key>`, with nothing else in the "
+                    "header."
+                ),
                 code="invalid_api_key",
             )
         try:
             token = parts[1].decode("ascii")
         except UnicodeDecodeError as exc:
             raise exceptions.AuthenticationFailed(
-                "This API key is not valid.", code="invalid_api_key"
+                _("This API key is not valid."), code="invalid_api_key"
             ) from exc
         try:
             key = services.api_key_authenticate(token=token)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from rest_framework import exceptions
 from rest_framework.permissions import BasePermission
 
@@ -19,7 +21,7 @@ from integrations.models import ApiKey
 class ApiKeyRequired(BasePermission):
     """Endpoints that serve the integration itself (provisioning, grades), not one learner."""
 
-    message = "This endpoint is for integrations: call it with an API key."
+    message = gettext_lazy("This endpoint is for integrations: call it with an API key.")
 
     def has_permission(self, request, view) -> bool:
         return isinstance(request.auth, ApiKey)
@@ -47,12 +49,13 @@ class KeyScope(Scope):
         """The user a learner-facing request acts for: the learner it names."""
         if not external_id:
             raise exceptions.ValidationError(
-                {"learner": ["Name the learner (their external_id) this request acts for."]}
+                {"learner": [_("Name the learner (their external_id) this request acts for.")]}
             )
         learner = services.learner_find(integration=self.key.integration, external_id=external_id)
         if learner is None:
             raise not_found(
-                f"No learner {external_id!r} has been provisioned by this integration.",
+                _("No learner %(external_id)s has been provisioned by this integration.")
+                % {"external_id": repr(external_id)},
                 field="learner",
             )
         return learner.user

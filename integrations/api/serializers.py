@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy
 from rest_framework import serializers
 
 from api.times import UtcModelSerializer
@@ -18,7 +19,7 @@ class LearnerProvisionSerializer(StrictSerializer):
         EXTERNAL_ID_PATTERN,
         max_length=255,
         help_text="Your own id for the learner: 1 to 255 of A-Z a-z 0-9 . _ ~ @ : + -",
-        error_messages={"invalid": "Use 1 to 255 letters, digits or . _ ~ @ : + -."},
+        error_messages={"invalid": gettext_lazy("Use 1 to 255 letters, digits or . _ ~ @ : + -.")},
     )
     name = serializers.CharField(max_length=200, required=False, allow_blank=True)
     email = serializers.EmailField(required=False, allow_blank=True)

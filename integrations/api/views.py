@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.response import Response
@@ -76,7 +77,7 @@ class LearnerDetail(generics.GenericAPIView):
             integration=self.request.auth.integration, external_id=self.kwargs["external_id"]
         )
         if learner is None:
-            raise not_found("This integration has provisioned no learner with that external id.")
+            raise not_found(_("This integration has provisioned no learner with that external id."))
         return learner
 
     @extend_schema(summary="Look up a learner", tags=["learners"])

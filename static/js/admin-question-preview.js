@@ -12,10 +12,14 @@
 (function () {
   "use strict";
 
+  // Words come from Django's JavaScript catalog (loaded before this script); a page without it
+  // shows the English.
+  var gettext = window.gettext || function (text) { return text; };
+
+  // The learners' feedback is authored content, in the course's language: the check reads the
+  // English words the server's check reads (courses/admin_questions.py).
   var SAYS_RIGHT = /^\s*(?:right|correct)\s*(?:[:!.,;\u2014\u2013]|$)/i;
-  var FLAG =
-    "This choice is wrong, but its feedback still tells the learner they are right. " +
-    "Rewrite it for a learner who picked a wrong answer, or leave it empty.";
+  var FLAG = gettext("This choice is wrong, but its feedback still tells the learner they are right. Rewrite it for a learner who picked a wrong answer, or leave it empty.");
 
   function flagRow(feedback, correct) {
     var id = feedback.id + "-flag";

@@ -17,6 +17,14 @@
 (function () {
   "use strict";
 
+  // Words come from Django's JavaScript catalog (loaded before this script); a page without it
+  // shows the English.
+  var gettext = window.gettext || function (text) { return text; };
+  var ngettext = window.ngettext || function (one, many, count) { return count === 1 ? one : many; };
+  var interpolate = window.interpolate || function (format, values) {
+    return format.replace(/%\((\w+)\)s/g, function (match, name) { return String(values[name]); });
+  };
+
   var form = document.querySelector("form[data-autosave]");
   if (!form || !window.fetch || !window.FormData) return;
   var QUIET = 5000; // ms without a change before saving
@@ -43,7 +51,9 @@
   var native = false; // the button's own request is on its way: let the browser send it
 
   function time() {
-    return new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+    // In the page's language (its <html lang>), as the server writes times.
+    var language = document.documentElement.lang || undefined;
+    return new Date().toLocaleTimeString(language, { hour: "2-digit", minute: "2-digit", second: "2-digit" });
   }
 
   function tell(text, kind) {
@@ -62,17 +72,13 @@
     return data;
   }
 
-  function answers(count) {
-    return count + " answer" + (count === 1 ? "" : "s");
-  }
-
   // Item headings say "saved" for every answer the save sent, as the page would after a reload.
   function markSaved(data) {
     data.forEach(function (value, name) {
       var match = /^item-(\d+)-(answer|choice)$/.exec(name);
       if (!match || !String(value).trim()) return;
       var state = document.querySelector("#item-" + match[1] + " [data-item-state]");
-      if (state) state.textContent = "saved";
+      if (state) state.textContent = gettext("saved");
     });
   }
 
@@ -86,8 +92,7 @@
   function retry(why) {
     failures += 1;
     var wait = RETRY[Math.min(failures, RETRY.length) - 1];
-    tell("Not saved yet: " + why + " Your answers are still on this page; trying again in " +
-      wait + " s.", "failed");
+    tell(interpolate(gettext("Not saved yet: %(reason)s Your answers are still on this page; trying again in %(seconds)s s."), { reason: why, seconds: wait }, true), "failed");
     later(wait * 1000);
   }
 
@@ -101,7 +106,7 @@
       asked = false;
     }
     sending = true;
-    tell(failures ? "Trying to save again…" : "Saving…", "saving");
+    tell(failures ? gettext("Trying to save again…") : gettext("Saving…"), "saving");
     // getAttribute: the buttons named "action" shadow form.action.
     fetch(form.getAttribute("action"), {
       method: "POST",
@@ -115,7 +120,7 @@
         sending = false;
         if (response.status === 503 || response.status === 502 || response.status === 504) {
           failed = request;
-          retry("the service is briefly unavailable.");
+          retry(gettext("the service is briefly unavailable."));
           return;
         }
         failed = null;
@@ -123,17 +128,18 @@
         if (response.ok && body && body.code === "saved") {
           if (request.asked && body.unreadable) {
             // The same token: the server hands back the answers it just stored, not new ones.
-            showOnPage(answers(body.unreadable) + " could not be read; showing why…");
+            showOnPage(interpolate(ngettext("%(count)s answer could not be read; showing why…", "%(count)s answers could not be read; showing why…", body.unreadable), { count: body.unreadable }, true));
             return;
           }
           if (token && body.token) token.value = body.token;
           lastTaken = Date.now();
           if (!body.unreadable) markSaved(request.data);
           if (request.asked) {
-            tell(body.saved ? "Saved " + answers(body.saved) + " at " + time() + "." :
-              "Nothing new to save at " + time() + ": your answers were already saved.", "saved");
+            tell(body.saved ?
+              interpolate(ngettext("Saved %(count)s answer at %(time)s.", "Saved %(count)s answers at %(time)s.", body.saved), { count: body.saved, time: time() }, true) :
+              interpolate(gettext("Nothing new to save at %(time)s: your answers were already saved."), { time: time() }, true), "saved");
           } else {
-            tell(body.message || "All answers saved at " + time() + ".", body.message ? "failed" : "saved");
+            tell(body.message || interpolate(gettext("All answers saved at %(time)s."), { time: time() }, true), body.message ? "failed" : "saved");
           }
           if (changed) later(urgent || asked ? 0 : GAP);
           return;
@@ -145,16 +151,16 @@
         }
         // Signed out, a stale form, a refusal: the buttons show the server's own page for it.
         if (request.asked || asked) {
-          showOnPage((body && body.message ? body.message + " " : "") + "Opening the page…");
+          showOnPage((body && body.message ? body.message + " " : "") + gettext("Opening the page…"));
           return;
         }
         tell((body && body.message ? body.message + " " : "") +
-          "Not saved automatically: press Save answers.", "failed");
+          gettext("Not saved automatically: press Save answers."), "failed");
       });
     }).catch(function () {
       sending = false;
       failed = request;
-      retry("the service is not answering.");
+      retry(gettext("the service is not answering."));
     });
   }
 
@@ -181,7 +187,7 @@
     event.preventDefault();
     asked = true;
     changed = true;
-    tell("Saving…", "saving");
+    tell(gettext("Saving…"), "saving");
     save(); // or, while a save is on its way, right after it
   });
   form.dataset.autosave = "on";

@@ -12,6 +12,13 @@
 (function () {
   "use strict";
 
+  // Words come from Django's JavaScript catalog (loaded before this script); a page without it
+  // shows the English.
+  var gettext = window.gettext || function (text) { return text; };
+  var interpolate = window.interpolate || function (format, values) {
+    return format.replace(/%\((\w+)\)s/g, function (match, name) { return String(values[name]); });
+  };
+
   var clock = document.querySelector("[data-seconds-left]");
   if (!clock) return;
   var LAST_SAVE = 10;
@@ -45,13 +52,13 @@
     [300, 60, 10].forEach(function (mark) {
       if (left <= mark && left > 0 && !announced[mark]) {
         announced[mark] = true;
-        say(format(left) + " left.");
+        say(interpolate(gettext("%(time)s left."), { time: format(left) }, true));
       }
     });
     // Only a page open before the last seconds saves by itself, so a reload never loops.
     if (left <= LAST_SAVE && secondsAtLoad > LAST_SAVE && changed && !saved && form) {
       saved = true;
-      say("Saving your answers before time runs out.");
+      say(gettext("Saving your answers before time runs out."));
       if (form.dataset.autosave === "on") {
         form.dispatchEvent(new Event("softgrade:save-now"));
       } else {
@@ -62,7 +69,7 @@
     }
     if (Date.now() >= end + 1000) {
       clock.classList.add("countdown-over");
-      say("Time is up. Opening your result.");
+      say(gettext("Time is up. Opening your result."));
       openResult();
       return;
     }
@@ -87,9 +94,7 @@
   function waitForService() {
     waits += 1;
     var wait = Math.min(2 * waits, 10);
-    var text = "Time is up. The service is briefly unavailable; your answers saved by the " +
-      "deadline are graded and your result opens as soon as it answers (trying again in " +
-      wait + " s).";
+    var text = interpolate(gettext("Time is up. The service is briefly unavailable; your answers saved by the deadline are graded and your result opens as soon as it answers (trying again in %(seconds)s s)."), { seconds: wait }, true);
     say(text);
     var notice = document.getElementById("autosave-status");
     if (notice) {

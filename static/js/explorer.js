@@ -17,8 +17,29 @@
 (function () {
   "use strict";
 
+  // Words come from Django's JavaScript catalog (loaded before this script); a page without it
+  // shows the English.
+  var gettext = window.gettext || function (text) { return text; };
+  var ngettext = window.ngettext || function (one, many, count) { return count === 1 ? one : many; };
+  var pgettext = window.pgettext || function (context, text) { return text; };
+  var interpolate = window.interpolate || function (format, values) {
+    return format.replace(/%\((\w+)\)s/g, function (match, name) { return String(values[name]); });
+  };
+
   var section = document.getElementById("explorer");
   if (!section) return;
+
+  // Numbers in the page's language (its <html lang>): 0.123 in English, 0,123 in German.
+  var language = document.documentElement.lang || undefined;
+  var threeDigits = new Intl.NumberFormat(language, {
+    minimumSignificantDigits: 3, maximumSignificantDigits: 3, useGrouping: false,
+  });
+  var twoDecimals = new Intl.NumberFormat(language, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  var whole = new Intl.NumberFormat(language, { maximumFractionDigits: 0, useGrouping: false });
+  var count = new Intl.NumberFormat(language);
+  // A list of numbers that write a decimal comma is separated by semicolons, as answers are.
+  var commaDecimal = twoDecimals.format(0.5).indexOf(",") !== -1;
+  var listSeparator = commaDecimal ? "; " : ", ";
 
   var KEYS = parseInt(section.dataset.keys, 10) || 12;
   var QUERIES = parseInt(section.dataset.queries, 10) || 64;
@@ -157,10 +178,10 @@
       var power = String(parseInt(parts[1], 10)).split("").map(function (c) {
         return SUPERSCRIPTS[c];
       }).join("");
-      return parts[0] + " × 10" + power;
+      return twoDecimals.format(parseFloat(parts[0])) + " × 10" + power;
     }
-    if (Math.abs(x) >= 1000) return String(Math.round(x));
-    return x.toPrecision(3);
+    if (Math.abs(x) >= 1000) return whole.format(Math.round(x));
+    return threeDigits.format(x);
   }
 
   var bars = [];
@@ -205,7 +226,11 @@
     }
     barsBox.setAttribute(
       "aria-label",
-      "Softmax probabilities of the " + KEYS + " keys: " + p.map(show).join(", ")
+      interpolate(
+        ngettext("Softmax probabilities of the %(count)s key: %(probabilities)s", "Softmax probabilities of the %(count)s keys: %(probabilities)s", KEYS),
+        { count: KEYS, probabilities: p.map(show).join(listSeparator) },
+        true
+      )
     );
     stdOut.textContent = show(std);
     varianceOut.textContent = show(variance);
@@ -214,15 +239,25 @@
     typicalOut.textContent = show(typical);
     jacobianOut.textContent = show(jacobian);
     var state = typical > 0.9
-      ? "saturated: typically nearly one-hot, so the gradients through the softmax vanish"
-      : "not saturated: the weights are typically spread and the gradients stay alive";
-    readout.textContent =
-      "dₖ = " + width + ", " + (scaled ? "scores divided by √dₖ" : "raw scores") +
-      ": variance of the score over " + DRAWS.toLocaleString("en-US") + " draws " + show(variance) + " (theory " +
-      (scaled ? "1" : String(width)) + "), spread of the first query's scores " + show(std) +
-      ", largest probability " + show(top) +
-      " (median over " + QUERIES + " queries " + show(typical) + "), largest Jacobian entry " +
-      show(jacobian) + ". The softmax is " + state + ".";
+      ? gettext("The softmax is saturated: typically nearly one-hot, so the gradients through the softmax vanish.")
+      : gettext("The softmax is not saturated: the weights are typically spread and the gradients stay alive.");
+    var readings = interpolate(
+      gettext("dₖ = %(width)s, %(scores)s: variance of the score over %(draws)s draws %(variance)s (theory %(theory)s), spread of the first query's scores %(spread)s, largest probability %(largest)s (median over %(queries)s queries %(typical)s), largest Jacobian entry %(jacobian)s."),
+      {
+        width: width,
+        scores: scaled ? gettext("scores divided by √dₖ") : gettext("raw scores"),
+        draws: count.format(DRAWS),
+        variance: show(variance),
+        theory: scaled ? "1" : String(width),
+        spread: show(std),
+        largest: show(top),
+        queries: count.format(QUERIES),
+        typical: show(typical),
+        jacobian: show(jacobian),
+      },
+      true
+    );
+    readout.textContent = readings + " " + state;
   }
 
   slider.addEventListener("input", update);
@@ -230,7 +265,7 @@
   drawButton.addEventListener("click", function () {
     seed += 1;
     draws += 1;
-    drawCount.textContent = "Draw " + draws;
+    drawCount.textContent = interpolate(pgettext("a draw of random vectors, numbered", "Draw %(number)s"), { number: draws }, true);
     draw();
     update();
   });

@@ -12,6 +12,14 @@
 (function () {
   "use strict";
 
+  // Words come from Django's JavaScript catalog (loaded before this script); a page without it
+  // shows the English.
+  var gettext = window.gettext || function (text) { return text; };
+  var ngettext = window.ngettext || function (one, many, count) { return count === 1 ? one : many; };
+  var interpolate = window.interpolate || function (format, values) {
+    return format.replace(/%\((\w+)\)s/g, function (match, name) { return String(values[name]); });
+  };
+
   var dialog = document.getElementById("submit-dialog");
   if (!dialog || typeof dialog.showModal !== "function") return;
   var summary = dialog.querySelector("[data-dialog-summary]");
@@ -42,13 +50,12 @@
     });
     summary.textContent = "";
     if (!missing.length) {
-      summary.appendChild(paragraph("Every item has an answer. Once submitted, the attempt " +
-        "cannot be changed."));
+      summary.appendChild(paragraph(gettext("Every item has an answer. Once submitted, the attempt cannot be changed.")));
       return;
     }
-    var lead = missing.length === sections.length ? "No item has an answer yet:" :
-      missing.length === 1 ? "One item has no answer yet:" :
-        missing.length + " of " + sections.length + " items have no answer yet:";
+    var lead = missing.length === sections.length ? gettext("No item has an answer yet:") :
+      missing.length === 1 ? gettext("One item has no answer yet:") :
+        interpolate(ngettext("%(missing)s of %(total)s item has no answer yet:", "%(missing)s of %(total)s items have no answer yet:", missing.length), { missing: missing.length, total: sections.length }, true);
     summary.appendChild(paragraph(lead));
     var list = document.createElement("ul");
     list.className = "unanswered-list";
@@ -56,14 +63,13 @@
       var item = document.createElement("li");
       var link = document.createElement("a");
       link.href = "#" + section.id;
-      link.textContent = "Item " + section.dataset.itemNumber;
+      link.textContent = interpolate(gettext("Item %(number)s"), { number: section.dataset.itemNumber }, true);
       link.addEventListener("click", function () { dialog.close(); });
       item.appendChild(link);
       list.appendChild(item);
     });
     summary.appendChild(list);
-    summary.appendChild(paragraph("An item without an answer scores 0. Once submitted, the " +
-      "attempt cannot be changed."));
+    summary.appendChild(paragraph(gettext("An item without an answer scores 0. Once submitted, the attempt cannot be changed.")));
   }
 
   // On the form itself, so it runs before page.js marks the form as on its way.

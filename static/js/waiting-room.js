@@ -10,6 +10,13 @@
 (function () {
   "use strict";
 
+  // Words come from Django's JavaScript catalog (loaded before this script); a page without it
+  // shows the English.
+  var gettext = window.gettext || function (text) { return text; };
+  var interpolate = window.interpolate || function (format, values) {
+    return format.replace(/%\((\w+)\)s/g, function (match, name) { return String(values[name]); });
+  };
+
   var timer = document.querySelector("[data-opens-in-ms]");
   if (!timer) return;
   var display = timer.querySelector("[data-countdown-display]");
@@ -31,8 +38,8 @@
     display.textContent = format(0);
     timer.dataset.state = "open";
     if (button) button.disabled = false;
-    if (help) help.textContent = "The quiz is open: start when you are ready.";
-    say("The quiz is open. You can start now.");
+    if (help) help.textContent = gettext("The quiz is open: start when you are ready.");
+    say(gettext("The quiz is open. You can start now."));
   }
 
   function tick() {
@@ -48,7 +55,7 @@
     [300, 60, 10].forEach(function (mark) {
       if (seconds <= mark && atLoad > mark && !announced[mark]) {
         announced[mark] = true;
-        say("The quiz opens in " + format(seconds) + ".");
+        say(interpolate(gettext("The quiz opens in %(time)s."), { time: format(seconds) }, true));
       }
     });
     // Wake at the instant itself when it is near, else at the next second's change.

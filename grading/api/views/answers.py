@@ -7,6 +7,7 @@ that lost a reply can always send the answer again.
 from __future__ import annotations
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions, generics, status
 from rest_framework.response import Response
@@ -43,7 +44,7 @@ def _idempotency_key(request) -> str:
     key = request.headers.get(IDEMPOTENCY_HEADER, "")
     if len(key) > 200 or not key.isprintable() or not key.isascii():
         raise exceptions.ValidationError(
-            {IDEMPOTENCY_HEADER: ["Use at most 200 printable ASCII characters."]}
+            {IDEMPOTENCY_HEADER: [_("Use at most 200 printable ASCII characters.")]}
         )
     return key
 
@@ -91,15 +92,15 @@ class ItemAnswer(generics.GenericAPIView):
         else:
             attempt = selectors.attempt_to_answer(scope=scope, attempt_id=attempt_id)
             if attempt is None:
-                raise not_found("No attempt with that id is available to you.")
+                raise not_found(_("No attempt with that id is available to you."))
             item = selectors.item_to_answer(attempt=attempt, item_id=item_id)
             if item is None:
-                raise not_found("That item is not part of this attempt's quiz.")
+                raise not_found(_("That item is not part of this attempt's quiz."))
         if item.problem_id and "text" not in answer:
-            raise exceptions.ValidationError({"text": ["This item is a problem: send text."]})
+            raise exceptions.ValidationError({"text": [_("This item is a problem: send text.")]})
         if item.question_id and "choices" not in answer:
             raise exceptions.ValidationError(
-                {"choices": ["This item is a question: send the ids of the choices picked."]}
+                {"choices": [_("This item is a question: send the ids of the choices picked.")]}
             )
         answered_at = timezone.now()
         response = response_submit(

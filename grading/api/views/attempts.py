@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.response import Response
@@ -38,7 +40,7 @@ START_REFUSALS = {
     + "; preview_on_page when the caller teaches the quiz's course (what they start is a "
     "preview, taken on the quiz's page).",
 }
-PREVIEW_ON_PAGE = (
+PREVIEW_ON_PAGE = gettext_lazy(
     "You teach this quiz's course, so what you start is a preview that counts nowhere. "
     "Previews are taken on the quiz's page, never through the API; yours is waiting there."
 )
@@ -52,7 +54,7 @@ def _attempt_context() -> dict:
 def _scoped_attempt(request, attempt_id: int) -> Attempt:
     attempt = selectors.attempts(scope=request_scope(request)).filter(pk=attempt_id).first()
     if attempt is None:
-        raise not_found("No attempt with that id is available to you.")
+        raise not_found(_("No attempt with that id is available to you."))
     # Time may have run out since the last request: close it and grade what was saved.
     attempt_expire_if_overdue(attempt=attempt)
     return attempt
@@ -107,12 +109,12 @@ class AttemptList(generics.ListAPIView):
         user = scope.learner_user(body.validated_data.get("learner"))
         quiz = selectors.quiz_to_start(scope=scope, slug=body.validated_data["quiz"])
         if quiz is None:
-            raise not_found("No quiz with that slug is available to you.", field="quiz")
+            raise not_found(_("No quiz with that slug is available to you."), field="quiz")
         started = attempt_start_or_resume(user=user, quiz=quiz)
         if started.attempt.preview:
             # The start made it a preview (attempt_start_or_resume decides who): previews are
             # a page of their own and never in the API, so it is not answered here.
-            raise DomainError(PREVIEW_ON_PAGE, code="preview_on_page", status_code=409)
+            raise DomainError(str(PREVIEW_ON_PAGE), code="preview_on_page", status_code=409)
         attempt = selectors.attempts(scope=scope).get(pk=started.attempt.pk)
         return Response(
             self.get_serializer(attempt).data,

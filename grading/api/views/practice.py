@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
 from rest_framework.response import Response
@@ -23,7 +24,7 @@ def scoped_variant(request, variant_id: int):
     scope = request_scope(request)
     variant = selectors.practice_variants(scope=scope).filter(pk=variant_id).first()
     if variant is None:
-        raise not_found("No practice variant with that id is available to you.")
+        raise not_found(_("No practice variant with that id is available to you."))
     return variant
 
 
@@ -43,7 +44,7 @@ class VariantCreate(generics.GenericAPIView):
         user = scope.learner_user(body.validated_data.get("learner"))
         problem = selectors.problem_to_practise(scope=scope, slug=body.validated_data["problem"])
         if problem is None:
-            raise not_found("No problem with that slug is available to you.", field="problem")
+            raise not_found(_("No problem with that slug is available to you."), field="problem")
         variant = practice_variant_new(user=user, problem=problem)
         return Response(
             VariantSerializer(scoped_variant(request, variant.pk)).data,

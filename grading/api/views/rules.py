@@ -3,6 +3,7 @@ an accommodation (grading/accommodations.py decides; this only says it)."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics
 from rest_framework.response import Response
@@ -31,7 +32,7 @@ class LearnerQuizRules(generics.GenericAPIView):
         scope = request_scope(request)
         quiz = selectors.quiz_to_start(scope=scope, slug=slug)
         if quiz is None:
-            raise not_found("No quiz with that slug is available to you.")
+            raise not_found(_("No quiz with that slug is available to you."))
         user = scope.learner_user(params.get("learner"))
         rules = learner_rules(quiz=quiz, user=user)
         body = {

@@ -6,6 +6,7 @@ variant solved, or a give-up not confirmed).
 
 from __future__ import annotations
 
+from django.utils.translation import ngettext
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.generics import GenericAPIView
@@ -114,9 +115,15 @@ class VariantSolution(GenericAPIView):
         variant = scoped_variant(request, variant_id)
         state = practice_solution_state(variant=variant)
         if state.reveal is None:
+            # The stage is a code (offered, locked…): named as it is in every language.
             raise SolutionNotAvailable(
-                "This variant's solution has not been revealed: POST to this address to reveal "
-                f"it (its standing now: {state.stage}, {state.wrong_tries} wrong "
-                f"tr{'y' if state.wrong_tries == 1 else 'ies'} of {state.after_tries})."
+                ngettext(
+                    "This variant's solution has not been revealed: POST to this address to "
+                    "reveal it (its standing now: %(stage)s, %(count)s wrong try of %(after)s).",
+                    "This variant's solution has not been revealed: POST to this address to "
+                    "reveal it (its standing now: %(stage)s, %(count)s wrong tries of %(after)s).",
+                    state.wrong_tries,
+                )
+                % {"stage": state.stage, "count": state.wrong_tries, "after": state.after_tries}
             )
         return Response(SolutionSerializer(state.reveal).data)

@@ -4,6 +4,7 @@ attempt rule (teaching.results.grades, the gradebook CSV's numbers)."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from api.times import UtcDateTimeField
@@ -24,7 +25,7 @@ class GradeQuerySerializer(StrictSerializer):
         max_length=255,
         required=False,
         help_text="Only this learner, by the external_id your integration gave them.",
-        error_messages={"invalid": "Not an external_id: 1 to 255 of A-Z a-z 0-9 . _ ~ @ : + -."},
+        error_messages={"invalid": _("Not an external_id: 1 to 255 of A-Z a-z 0-9 . _ ~ @ : + -.")},
     )
     quiz = serializers.SlugField(required=False)
     course = serializers.SlugField(required=False)
@@ -37,7 +38,7 @@ class GradeQuerySerializer(StrictSerializer):
         choices=[rule.value for rule in GRADE_RULES],
         required=False,
         help_text=ATTEMPTS_HELP,
-        error_messages={"invalid_choice": "attempts must be first, best or last, not {input}."},
+        error_messages={"invalid_choice": _("attempts must be first, best or last, not {input}.")},
     )
 
 

@@ -4,6 +4,7 @@ response counts, as JSON or the item rows as CSV, for a quiz of the API key's co
 from __future__ import annotations
 
 from django.http import StreamingHttpResponse
+from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics
@@ -41,7 +42,7 @@ class _QuizStatistics(generics.GenericAPIView):
         )
         quiz = quizzes.filter(slug=slug).first()
         if quiz is None:
-            raise not_found("No quiz with that slug is available to you.")
+            raise not_found(gettext("No quiz with that slug is available to you."))
         # Statistics count submitted attempts: one whose time ran out is closed first.
         overdue_attempts_close(quiz=quiz)
         return quiz_data(quiz=quiz, rule=AttemptRule(params["attempts"]))

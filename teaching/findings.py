@@ -4,6 +4,7 @@ formula problem's own property check, and grouped by kind.
 
 Codes are stable identifiers stored with each response, so an answer graded by an older engine
 is labelled by the rule of the same code today; a code no rule knows keeps its code as its title.
+Titles and headings are translated when a label is made (at request time), never stored.
 """
 
 from __future__ import annotations
@@ -12,14 +13,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
 from grading.engine import rule_for
 
 # Each kind's heading, in the order the pages show them.
 KINDS = {
-    "property": "Property checks",
-    "structure": "Structural findings",
-    "near-miss": "Near misses",
-    "other": "Other diagnoses",
+    "property": _("Property checks"),
+    "structure": _("Structural findings"),
+    "near-miss": _("Near misses"),
+    "other": _("Other diagnoses"),
 }
 KIND_CODES = tuple(KINDS)  # as the statistics API names them (its schema's DiagnosisKindEnum)
 PROPERTY_PREFIX = "property-"
@@ -35,7 +39,7 @@ class FindingLabel:
 
     @property
     def heading(self) -> str:
-        return KINDS[self.kind]
+        return str(KINDS[self.kind])
 
 
 def _property_check(code: str, problem_params: Any) -> str | None:
@@ -58,12 +62,19 @@ def finding_label(code: str, problem_params: Any = None) -> FindingLabel:
     if code.startswith(PROPERTY_PREFIX):
         check = _property_check(code, problem_params)
         number = code.removeprefix(PROPERTY_PREFIX)
-        title = f"Property check {number}" + (f": {check}" if check else "")
+        if check:
+            title = gettext("Property check %(number)s: %(check)s") % {
+                "number": number,
+                "check": check,
+            }
+        else:
+            title = gettext("Property check %(number)s") % {"number": number}
         return FindingLabel(code, "property", title)
     rule = rule_for(code)
     if rule is None:
         return FindingLabel(code, "other", code)
-    return FindingLabel(code, rule.kind if rule.kind in KINDS else "other", rule.title)
+    # The engine keeps its titles in English (it imports no Django); the catalog has them.
+    return FindingLabel(code, rule.kind if rule.kind in KINDS else "other", gettext(rule.title))
 
 
 def kind_counts(codes: Iterable[str | None]) -> list[tuple[str, int]]:
@@ -73,4 +84,4 @@ def kind_counts(codes: Iterable[str | None]) -> list[tuple[str, int]]:
     for code in codes:
         if code:
             counts[finding_label(code).kind] += 1
-    return [(KINDS[kind], count) for kind, count in counts.items() if count]
+    return [(str(KINDS[kind]), count) for kind, count in counts.items() if count]

@@ -8,11 +8,18 @@
 - A statistical coefficient that is no share (a correlation, a skewness) stays a plain decimal.
 - CSV files and the API carry plain numbers (points, fractions 0 to 1) for programs to read;
   their headers name the unit, as the page's do (POINTS_UNIT, FRACTION_UNIT).
+- On a page every number is written in the page's language (3,5 in German): the functions here
+  round in Python, then hand the digits to Django's number_format; exports never call them.
 
 The templates use them through teaching/templatetags/teaching_numbers.py.
 """
 
 from __future__ import annotations
+
+from decimal import Decimal
+
+from django.utils.formats import number_format
+from django.utils.translation import gettext
 
 POINTS_UNIT = "points"
 FRACTION_UNIT = "fraction"
@@ -27,7 +34,18 @@ def points_text(value: float | None) -> str:
     if value is None:
         return ""
     text = f"{value:.2f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
+    return "0" if text in ("-0", "") else localized(text)
+
+
+def localized(text: str) -> str:
+    """Digits as Python writes them ("-3.5") in the page's language ("-3,5" in German)."""
+    return number_format(Decimal(text))
+
+
+def decimal(value: float, digits: int) -> str:
+    """A value to exactly `digits` decimals in the page's language: 0.46, 0,46 in German
+    (rounded here: Django's number_format cuts a float's digits instead)."""
+    return localized(f"{value:.{digits}f}")
 
 
 def points_of(value: float | None, maximum: float | None) -> str:
@@ -52,7 +70,7 @@ def percent(fraction: float | None) -> str:
     text = f"{100 * fraction:.1f}".rstrip("0").rstrip(".")
     if text in ("-0", ""):
         text = "0"
-    return f"{text.replace('-', '−')} %"
+    return f"{localized(text).replace('-', '−')} %"
 
 
 def points_header(label: str, maximum: float | None = None) -> str:
@@ -62,8 +80,11 @@ def points_header(label: str, maximum: float | None = None) -> str:
     ('Total (points of 10)', 'Score (points)')
     """
     if maximum is None:
-        return f"{label} ({POINTS_UNIT})"
-    return f"{label} ({POINTS_UNIT} of {points_text(maximum)})"
+        return gettext("%(label)s (points)") % {"label": label}
+    return gettext("%(label)s (points of %(maximum)s)") % {
+        "label": label,
+        "maximum": points_text(maximum),
+    }
 
 
 def csv_header(name: str, unit: str) -> str:

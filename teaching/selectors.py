@@ -10,6 +10,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery, Sum
 from django.utils.module_loading import import_string
+from django.utils.translation import gettext
 
 from courses.models import Course, Lesson, Misconception, Quiz
 from grading import scores, selectors
@@ -44,7 +45,7 @@ def courses_with_roles(*, user: AbstractBaseUser) -> list[Course]:
     )
     labels = dict(CourseRole.Role.choices)
     for course in courses:
-        course.role = labels.get(course.held, "Superuser")
+        course.role = labels.get(course.held, gettext("Superuser"))
     return courses
 
 

@@ -5,6 +5,8 @@ learner; whether the terms may be given is the service's decision
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from accounts.fields import LocalDateTimeField, zone_label
 from courses.models import Course, Quiz
@@ -16,39 +18,46 @@ from teaching.accommodations.learners import LearnerNotFound, course_learner
 class AccommodationForm(forms.Form):
     """A quiz of the course, one of its learners (by name or username), and what they get."""
 
-    quiz = forms.ModelChoiceField(queryset=Quiz.objects.none(), label="Quiz")
+    quiz = forms.ModelChoiceField(queryset=Quiz.objects.none(), label=_("Quiz"))
     learner = forms.CharField(
-        label="Learner",
+        label=_("Learner"),
         max_length=300,
-        help_text="A learner of the course: their username, or their name or part of it "
-        "(any case). Pick from the suggestions, or find them with the search above.",
+        help_text=_(
+            "A learner of the course: their username, or their name or part of it "
+            "(any case). Pick from the suggestions, or find them with the search above."
+        ),
         # The suggestions list (static/js/learner-search.js fills it from the course's learners).
         widget=forms.TextInput(attrs={"list": "learner-options", "autocomplete": "off"}),
     )
     extra_minutes = forms.IntegerField(
-        label="Extra minutes", min_value=0, initial=0, help_text="Added to the time limit."
+        label=_("Extra minutes"), min_value=0, initial=0, help_text=_("Added to the time limit.")
     )
     extra_attempts = forms.IntegerField(
-        label="Extra attempts", min_value=0, initial=0, help_text="Added to the attempt limit."
+        label=_("Extra attempts"),
+        min_value=0,
+        initial=0,
+        help_text=_("Added to the attempt limit."),
     )
     closes_at = LocalDateTimeField(
-        label="Own due date",
+        label=_("Own due date"),
         required=False,
-        help_text="In place of the quiz's closing time, for this learner only. Empty: the quiz's.",
+        help_text=_(
+            "In place of the quiz's closing time, for this learner only. Empty: the quiz's."
+        ),
     )
     reason = forms.CharField(
-        label="Reason",
+        label=_("Reason"),
         required=False,
         max_length=REASON_MAX_LENGTH,
         widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="Kept with the accommodation, with who set it and when.",
+        help_text=_("Kept with the accommodation, with who set it and when."),
     )
 
     def __init__(self, *args, course: Course, editing: QuizAccommodation | None = None, **kwargs):
         super().__init__(*args, label_suffix="", **kwargs)
         self.course, self.editing = course, editing
         # Typed in the instructor's own zone, which the label names.
-        self.fields["closes_at"].label = zone_label("Own due date")
+        self.fields["closes_at"].label = zone_label(gettext("Own due date"))
         self.fields["quiz"].queryset = Quiz.objects.filter(lesson__course=course).order_by(
             "lesson__order", "title"
         )

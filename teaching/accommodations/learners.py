@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Q, QuerySet, Value
 from django.db.models.functions import Concat
+from django.utils.translation import gettext
 
 from courses.models import Course, Quiz
 from grading.models import Attempt
@@ -86,7 +87,7 @@ def course_learner(*, course: Course, text: str) -> AbstractBaseUser:
     "Name (username)", or a name or part of one only they match. LearnerNotFound otherwise."""
     text = text.strip()
     if not text:
-        raise LearnerNotFound("Name a learner of the course.")
+        raise LearnerNotFound(gettext("Name a learner of the course."))
     learners = course_learners(course=course)
     username = get_user_model().USERNAME_FIELD
     picked = PICKED.search(text)
@@ -99,12 +100,21 @@ def course_learner(*, course: Course, text: str) -> AbstractBaseUser:
         return learners.get(**{username: matches[0].username})
     if not matches:
         raise LearnerNotFound(
-            f"No learner of this course matches “{text}”. Its learners are those with an "
-            "attempt at one of its quizzes or sent to one by the LMS."
+            gettext(
+                "No learner of this course matches “%(text)s”. Its learners are those with an "
+                "attempt at one of its quizzes or sent to one by the LMS."
+            )
+            % {"text": text}
         )
     shown = ", ".join(option.label for option in matches[:5])
-    more = " and more" if len(matches) > 5 else ""
-    raise LearnerNotFound(
-        f"Several learners match “{text}”: {shown}{more}. Type or pick the username of the one "
-        "you mean."
-    )
+    if len(matches) > 5:
+        message = gettext(
+            "Several learners match “%(text)s”: %(shown)s and more. Type or pick the username "
+            "of the one you mean."
+        )
+    else:
+        message = gettext(
+            "Several learners match “%(text)s”: %(shown)s. Type or pick the username of the "
+            "one you mean."
+        )
+    raise LearnerNotFound(message % {"text": text, "shown": shown})

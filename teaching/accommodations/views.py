@@ -17,6 +17,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -61,9 +62,11 @@ def _saved(request: HttpRequest, form: AccommodationForm) -> bool:
         return False
     messages.success(
         request,
-        f"Accommodation saved for {data['learner'].get_username()} at "
-        f"“{plain_math(data['quiz'].title)}”. "
-        "It applies at once, to an attempt in progress too.",
+        _(
+            "Accommodation saved for %(learner)s at “%(quiz)s”. It applies at once, to an "
+            "attempt in progress too."
+        )
+        % {"learner": data["learner"].get_username(), "quiz": plain_math(data["quiz"].title)},
     )
     return True
 
@@ -158,6 +161,8 @@ def accommodation_delete(request: HttpRequest, pk: int) -> HttpResponse:
     except AccommodationNotAllowed as refusal:
         raise PermissionDenied(refusal.message) from None
     messages.success(
-        request, f"Accommodation removed: {learner} is held to the rules of “{quiz}” again."
+        request,
+        _("Accommodation removed: %(learner)s is held to the rules of “%(quiz)s” again.")
+        % {"learner": learner, "quiz": quiz},
     )
     return HttpResponseRedirect(_page(course))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from django.db.models import Count, TextField, Value
 from django.db.models.fields.json import KT
 from django.db.models.functions import NullIf
+from django.utils.translation import gettext_lazy as _
 
 from courses.models import Course, Problem
 from grading.models import Response
@@ -20,7 +21,7 @@ from grading.selectors import misconceptions_by_code
 from teaching.discovery.problems import responses_of
 from teaching.findings import KINDS, finding_label
 
-NAMED = "Named mistakes"
+NAMED = _("Named mistakes")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +42,7 @@ class ProblemFindings:
 
     def headings(self) -> list[tuple[str, list[FindingCount]]]:
         """The rows under their headings, in the pages' order; empty headings left out."""
-        order = [NAMED, *KINDS.values()]
+        order = [str(heading) for heading in (NAMED, *KINDS.values())]
         return [
             (heading, rows)
             for heading in order
@@ -76,7 +77,7 @@ def problem_findings(*, course: Course, problem: Problem) -> ProblemFindings:
     rows = []
     for (kind, code), count in answers.items():
         if kind == "named":
-            heading, title = NAMED, titles[code].title if code in titles else code
+            heading, title = str(NAMED), titles[code].title if code in titles else code
         else:
             label = finding_label(code, problem.params)
             heading, title = label.heading, label.title

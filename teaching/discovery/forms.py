@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from courses.models import Misconception
 from courses.plain_math import plain_math
@@ -26,29 +27,31 @@ class MistakeForm(forms.Form):
     relation = forms.CharField(max_length=120, widget=forms.HiddenInput)
     formula = forms.CharField(
         max_length=500,
-        label="Mistake formula",
-        help_text="Over the problem's variables; checked as the admin and a bank import check it.",
+        label=_("Mistake formula"),
+        help_text=_(
+            "Over the problem's variables; checked as the admin and a bank import check it."
+        ),
     )
-    misconception = forms.ChoiceField(label="Misconception it names")
+    misconception = forms.ChoiceField(label=_("Misconception it names"))
     code = forms.CharField(
         max_length=80,
         required=False,
-        label="New misconception: code",
-        help_text="Lowercase letters, digits and hyphens.",
+        label=_("New misconception: code"),
+        help_text=_("Lowercase letters, digits and hyphens."),
     )
-    title = forms.CharField(max_length=200, required=False, label="New misconception: title")
+    title = forms.CharField(max_length=200, required=False, label=_("New misconception: title"))
     explanation = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
-        label="New misconception: explanation",
-        help_text="What a learner reads: why the idea is wrong (Markdown, $…$ math).",
+        label=_("New misconception: explanation"),
+        help_text=_("What a learner reads: why the idea is wrong (Markdown, $…$ math)."),
     )
 
     def __init__(self, *args, misconceptions: Sequence[Misconception], **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.known = {m.code: m for m in misconceptions}
         self.fields["misconception"].choices = [
-            (NEW, "A new misconception (give its code, title and explanation)"),
+            (NEW, _("A new misconception (give its code, title and explanation)")),
             *((m.code, f"{plain_math(m.title)} ({m.code})") for m in misconceptions),
         ]
 
@@ -65,6 +68,6 @@ class NoteForm(forms.Form):
     )
     text = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}),
-        label="Note",
-        help_text="What the group shows, for the course's instructors.",
+        label=_("Note"),
+        help_text=_("What the group shows, for the course's instructors."),
     )

@@ -4,6 +4,7 @@ of a built-in family (whose named mistakes live in code) is recorded as a new mi
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.utils.translation import gettext
 
 from courses.models import Problem
 from teaching.models import MisconceptionNote
@@ -16,11 +17,14 @@ def misconception_note_add(
     ValueError when the note says nothing or a field is too long."""
     text = text.strip()
     if not text:
-        raise ValueError("Write what the note should say.")
+        raise ValueError(gettext("Write what the note should say."))
     for name, value in (("relation", relation), ("formula", formula)):
         limit = MisconceptionNote._meta.get_field(name).max_length
         if not value or len(value) > limit:
-            raise ValueError(f"The {name} must be 1 to {limit} characters.")
+            raise ValueError(
+                gettext("The %(field)s must be 1 to %(limit)s characters.")
+                % {"field": name, "limit": limit}
+            )
     return MisconceptionNote.objects.create(
         problem=problem,
         relation=relation,

@@ -15,6 +15,7 @@ from enum import StrEnum
 
 from django.db.models import Count, Q, QuerySet
 from django.http import Http404
+from django.utils.translation import gettext
 
 from courses.models import Course, Problem, Quiz
 from grading import scores
@@ -33,9 +34,9 @@ class Source(StrEnum):
     @property
     def label(self) -> str:
         return {
-            Source.ALL: "Quizzes and practice",
-            Source.QUIZZES: "Quizzes only (submitted attempts)",
-            Source.PRACTICE: "Practice only",
+            Source.ALL: gettext("Quizzes and practice"),
+            Source.QUIZZES: gettext("Quizzes only (submitted attempts)"),
+            Source.PRACTICE: gettext("Practice only"),
         }[self]
 
 

@@ -19,6 +19,8 @@ from django.core.exceptions import BadRequest, PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -50,11 +52,12 @@ from teaching.discovery.problems import (
     problem_counts,
     variant_scores,
 )
+from teaching.discovery.wording import relation_description
 from teaching.findings import kind_counts
 from teaching.models import MisconceptionNote
 
 LEARNERS_SHOWN = 24  # per group; the count says how many there are
-FACILITY_TICKS = ((0.0, "0"), (0.5, "0.5"), (1.0, "1"))
+FACILITY_TICKS = (0, 0.5, 1)
 DIAGNOSED = {"include": True, "exclude": False}
 
 
@@ -93,10 +96,16 @@ def problem_parameters(request: HttpRequest, slug: str, problem: str) -> HttpRes
     charts = []
     for number, parameter in enumerate(parameter_facilities(rows), start=1):
         bars = [
-            Bar(label=b.label, value=b.facility, text=f"{b.facility:.2f} (n = {b.variants})")
+            Bar(
+                label=b.label,
+                value=b.facility,
+                text=_("%(facility)s (n = %(variants)s)")
+                % {"facility": number_format(b.facility, 2), "variants": b.variants},
+            )
             for b in parameter.bins
         ]
-        chart = None if parameter.constant else bar_chart(bars, maximum=1.0, ticks=FACILITY_TICKS)
+        ticks = [(tick, number_format(tick)) for tick in FACILITY_TICKS]
+        chart = None if parameter.constant else bar_chart(bars, maximum=1.0, ticks=ticks)
         charts.append((parameter, chart, f"parameter-{number}"))
     context = {
         "course": course,
@@ -115,6 +124,7 @@ class GroupView:
 
     index: int
     group: MistakeGroup
+    description: str  # the group's relation in the page's language
     formula: str  # as a mistake of the formula problem, or the relation's own formula
     named: str | None  # the formula problem's mistake that already has this formula
     diagnosed: list[tuple[str, int]]  # answers of the group grading diagnosed, by kind
@@ -163,6 +173,7 @@ def _group_views(
             attempts = sorted({(s.attempt, s.number) for s in mine if s.attempt is not None})
             learners.append((users.get(learner), attempts, any(s.attempt is None for s in mine)))
         named = named_already(problem, group)
+        description = relation_description(group.description)
         mistake_form = note_form = None
         if may_change:
             if formula_problem and named is None:
@@ -174,7 +185,7 @@ def _group_views(
                         "formula": formula,
                         "misconception": NEW,
                         "code": group.code,
-                        "title": group.description[:1].upper() + group.description[1:],
+                        "title": description[:1].upper() + description[1:],
                     },
                 )
             note_form = NoteForm(
@@ -193,6 +204,7 @@ def _group_views(
             GroupView(
                 index=index,
                 group=group,
+                description=description,
                 formula=formula,
                 named=named,
                 diagnosed=kind_counts(source.diagnosis for source in sources),
@@ -287,9 +299,15 @@ def problem_misconception_name(request: HttpRequest, slug: str, problem: str) ->
             else:
                 messages.success(
                     request,
-                    f"{plain_math(found.title)} now names the mistake {named.code}, "
-                    f"{data['formula']}. Variants made from now on recognise it; answers "
-                    "already given keep their verdicts.",
+                    _(
+                        "%(problem)s now names the mistake %(code)s, %(formula)s. Variants made "
+                        "from now on recognise it; answers already given keep their verdicts."
+                    )
+                    % {
+                        "problem": plain_math(found.title),
+                        "code": named.code,
+                        "formula": data["formula"],
+                    },
                 )
                 return redirect(page)
     else:
@@ -307,6 +325,8 @@ def problem_misconception_name(request: HttpRequest, slug: str, problem: str) ->
             except ValueError as refused:
                 form.add_error(None, str(refused))
             else:
-                messages.success(request, f"Note kept on {plain_math(found.title)}.")
+                messages.success(
+                    request, _("Note kept on %(problem)s.") % {"problem": plain_math(found.title)}
+                )
                 return redirect(page)
     return _misconceptions_page(request, course, found, DIAGNOSED[diagnosed], bound=form)

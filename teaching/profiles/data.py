@@ -5,6 +5,7 @@ a learner of the course. Each read costs a fixed number of queries."""
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.utils.translation import gettext
 
 from courses.models import Course
 from grading import engine
@@ -27,11 +28,11 @@ def family_key(*, family: str | None, problem_id: int | None, question_id: int |
 
 def _family_label(family: str | None, problem_title: str, question_slug: str) -> str:
     if question_slug:
-        return f"Question {question_slug}"
+        return gettext("Question %(slug)s") % {"slug": question_slug}
     if family == engine.FORMULA_FAMILY:
         return problem_title
     try:
-        return engine.get_family(family).title
+        return gettext(engine.get_family(family).title)  # the engine's English, translated
     except engine.UnknownFamily:
         return str(family)
 

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
+from django.utils.translation import gettext
+
 from courses.models import QuizItem
 from grading.models import Attempt
 from teaching.results.reads import Learner, ResultRow, by_name
@@ -110,10 +112,10 @@ class Status(StrEnum):
     @property
     def label(self) -> str:
         return {
-            Status.IN_PROGRESS: "In progress",
-            Status.SUBMITTED: "Submitted by the learner",
-            Status.CLOSED_AT_DEADLINE: "Closed at the deadline (time ran out)",
-            Status.OVERRIDDEN: "With a score override",
+            Status.IN_PROGRESS: gettext("In progress"),
+            Status.SUBMITTED: gettext("Submitted by the learner"),
+            Status.CLOSED_AT_DEADLINE: gettext("Closed at the deadline (time ran out)"),
+            Status.OVERRIDDEN: gettext("With a score override"),
         }[self]
 
 

@@ -17,6 +17,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from django.core.paginator import Page, Paginator
+from django.utils.translation import gettext
 
 from courses.models import Quiz
 from teaching.results.grid import (
@@ -136,7 +137,8 @@ def results_page(
     page = Paginator(learners, LEARNERS_PER_PAGE).page(number)
     shown = [row for learner in page.object_list for row in rows_of[learner.user_id]]
     results = QuizResults(quiz=quiz, rule=rule, items=found.items, rows=shown)
-    context = (lambda learner: learner.lms_context or NOT_FROM_AN_LMS) if grouped else None
+    not_from_an_lms = gettext(NOT_FROM_AN_LMS)
+    context = (lambda learner: learner.lms_context or not_from_an_lms) if grouped else None
     every: dict[str, list[ResultRow]] = defaultdict(list)
     sizes: Counter[str] = Counter()
     for learner in learners:

@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 
 from django.core.exceptions import BadRequest
 from django.http import QueryDict
+from django.utils.translation import gettext
 
 from courses.models import QuizItem
 from teaching.results.grid import DEFAULT_SORT, Sort, SortColumn, SortError, Status, sort_parse
@@ -88,6 +89,13 @@ class HeaderSort:
     query: str
     aria_sort: str
     next_direction: str  # "ascending" or "descending": what following the link does
+
+    @property
+    def next_label(self) -> str:
+        """What following the link does, in words for screen readers (the page's language)."""
+        if self.next_direction == "descending":
+            return gettext("sort descending")
+        return gettext("sort ascending")
 
 
 def _header(query: GridQuery, sort: Sort) -> HeaderSort:

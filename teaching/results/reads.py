@@ -27,6 +27,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils.module_loading import import_string
+from django.utils.translation import gettext, gettext_noop
 
 from courses.models import Quiz, QuizItem
 from grading import scores
@@ -34,7 +35,7 @@ from grading.models import Attempt, Response
 from teaching.models import CourseRole
 
 # Where a learner who never came through an LMS is listed when the grid groups by LMS course.
-NOT_FROM_AN_LMS = "Not from an LMS (site sign-ups and API learners)"
+NOT_FROM_AN_LMS = gettext_noop("Not from an LMS (site sign-ups and API learners)")
 
 
 class AttemptRule(StrEnum):
@@ -48,10 +49,10 @@ class AttemptRule(StrEnum):
     @property
     def label(self) -> str:
         return {
-            AttemptRule.FIRST: "First submitted attempt",
-            AttemptRule.BEST: "Best attempt (the score sent to the LMS)",
-            AttemptRule.LAST: "Last submitted attempt",
-            AttemptRule.ALL: "Every attempt, in progress too",
+            AttemptRule.FIRST: gettext("First submitted attempt"),
+            AttemptRule.BEST: gettext("Best attempt (the score sent to the LMS)"),
+            AttemptRule.LAST: gettext("Last submitted attempt"),
+            AttemptRule.ALL: gettext("Every attempt, in progress too"),
         }[self]
 
 
@@ -87,8 +88,8 @@ def time_taken(attempt: Attempt) -> timedelta | None:
 # answers writes them all at once, microseconds apart); nobody answers two items in a second.
 SAVED_TOGETHER = timedelta(seconds=1)
 
-# How the pages and the README state it to instructors.
-ITEM_TIME_DEFINITION = (
+# How the pages and the README state it to instructors (the pages translate it when shown).
+ITEM_TIME_DEFINITION = gettext_noop(
     "Time on an item adds up, for each answer saved to it (invalid ones too), the time since "
     "the learner's previous save in the attempt, to any item, or since the attempt started; "
     "answers saved together share that time equally. It counts reading and any pause before a "

@@ -16,6 +16,7 @@ from django.core.paginator import InvalidPage
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -96,7 +97,7 @@ def quiz_results(request: HttpRequest, slug: str) -> HttpResponse:
         "rules": list(AttemptRule),
         "export_rule": rule if rule in GRADE_RULES else default_rule(quiz),
         "immediate": policy.immediate_feedback(quiz),
-        "item_time_definition": ITEM_TIME_DEFINITION,
+        "item_time_definition": gettext(ITEM_TIME_DEFINITION),
         "lms_links": selectors.quiz_lms_link_views(user=request.user, quiz=quiz),
     }
     return render(request, "teaching/quiz_results.html", context)
@@ -155,7 +156,7 @@ def attempt_review(request: HttpRequest, pk: int) -> HttpResponse:
         # Each item's overrides and regrades; the override forms for those who may use them.
         "score_changes": score_changes.attempt_score_changes(attempt=attempt),
         "may_change_scores": access.may_change_scores(user=request.user, quiz=attempt.quiz),
-        "item_time_definition": ITEM_TIME_DEFINITION,
+        "item_time_definition": gettext(ITEM_TIME_DEFINITION),
         # The learners either side in the results grid's order, and the grid's query to carry.
         "neighbours": neighbours,
         "grid_query": query.encoded(attempts=query.rule.value),

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from django.core.paginator import Page, Paginator
 from django.db.models import Prefetch, prefetch_related_objects
+from django.utils.translation import gettext
 
 from courses.models import Choice, Misconception, Quiz, QuizItem
 from grading import ordering, scores
@@ -59,7 +60,10 @@ class ItemGrade:
     def history_label(self) -> str:
         """What the row's table of score changes is called, unique on the page."""
         number = self.attempt.number if self.attempt else ""
-        return f"Score changes of {self.learner.name}, attempt {number}"
+        return gettext("Score changes of %(learner)s, attempt %(number)s") % {
+            "learner": self.learner.name,
+            "number": number,
+        }
 
     @property
     def may_override(self) -> bool:

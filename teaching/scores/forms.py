@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from django import forms
 from django.forms.boundfield import BoundField, BoundWidget
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from courses.models import Choice, Misconception, Question, QuizItem
 from courses.plain_math import plain_math
@@ -17,22 +19,22 @@ from grading.templatetags.grading_display import choice_letter
 class OverrideForm(forms.Form):
     """A new score for one item of one attempt, in points, and why."""
 
-    score = forms.FloatField(label="New score (points)")
+    score = forms.FloatField(label=_("New score (points)"))
     reason = forms.CharField(
-        label="Reason",
+        label=_("Reason"),
         max_length=REASON_MAX_LENGTH,
         widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="Kept with the learner's record: the audit shows who changed what and why.",
+        help_text=_("Kept with the learner's record: the audit shows who changed what and why."),
     )
 
     def __init__(self, *args, item: QuizItem, **kwargs):
         super().__init__(*args, label_suffix="", **kwargs)
         points = item.points
         self.fields["score"].widget.attrs.update({"min": 0, "max": points, "step": "any"})
-        self.fields["score"].help_text = (
-            f"From 0 to {points} (the item's points). An override is points: it keeps them if "
+        self.fields["score"].help_text = gettext(
+            "From 0 to %(points)s (the item's points). An override is points: it keeps them if "
             "the item's points change later (capped at them)."
-        )
+        ) % {"points": points}
 
 
 class QuestionFixForm(forms.Form):
@@ -61,15 +63,16 @@ class QuestionFixForm(forms.Form):
             correct = forms.ChoiceField(widget=forms.RadioSelect)
             initial = next((str(c.pk) for c in choices if c.is_correct), None)
         correct.choices, correct.required, correct.initial = options, False, initial
-        correct.label = "Correct"
+        correct.label = gettext("Correct")
         self.fields["correct"] = correct
         for number, choice in enumerate(choices, start=1):
             named = {m.pk: m for m in misconceptions}
             if choice.misconception is not None:
                 named.setdefault(choice.misconception.pk, choice.misconception)
             self.fields[f"misconception_{choice.pk}"] = forms.TypedChoiceField(
-                label=f"Misconception behind {choice_letter(number)} when it is wrong",
-                choices=[("", "None (a correct choice)")]
+                label=gettext("Misconception behind %(letter)s when it is wrong")
+                % {"letter": choice_letter(number)},
+                choices=[("", gettext("None (a correct choice)"))]
                 + [(m.pk, f"{plain_math(m.title)} ({m.code})") for m in named.values()],
                 coerce=int,
                 empty_value=None,
@@ -104,8 +107,8 @@ class QuestionFixForm(forms.Form):
 class ToleranceFixForm(forms.Form):
     """A problem's tolerance: both numbers, or both left empty for its family's default."""
 
-    atol = forms.FloatField(label="Absolute tolerance", required=False)
-    rtol = forms.FloatField(label="Relative tolerance", required=False)
+    atol = forms.FloatField(label=_("Absolute tolerance"), required=False)
+    rtol = forms.FloatField(label=_("Relative tolerance"), required=False)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, label_suffix="", **kwargs)

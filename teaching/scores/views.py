@@ -22,8 +22,10 @@ from django.core.exceptions import BadRequest
 from django.core.paginator import InvalidPage
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404, render
-from django.template.defaultfilters import floatformat, pluralize
+from django.template.defaultfilters import floatformat
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
@@ -104,12 +106,21 @@ def _override_saved(form, *, attempt: Attempt, item: QuizItem, by) -> ScoreChang
 
 
 def _score_set(change, item, attempt) -> str:
-    return (
-        f"Score set: {_points(change.new_score)} of {item.points} points (was "
-        f"{_points(change.old_score)}); the attempt now has "
-        f"{_points(change.new_attempt_score)} of {_points(attempt.max_score)}. "
-        "The learner's new score goes to the LMS gradebook if they came from one."
-    )
+    return ngettext(
+        "Score set: %(score)s of %(points)s point (was %(old)s); the attempt now has "
+        "%(attempt)s of %(maximum)s. The learner's new score goes to the LMS gradebook if they "
+        "came from one.",
+        "Score set: %(score)s of %(points)s points (was %(old)s); the attempt now has "
+        "%(attempt)s of %(maximum)s. The learner's new score goes to the LMS gradebook if they "
+        "came from one.",
+        item.points,
+    ) % {
+        "score": _points(change.new_score),
+        "points": item.points,
+        "old": _points(change.old_score),
+        "attempt": _points(change.new_attempt_score),
+        "maximum": _points(attempt.max_score),
+    }
 
 
 # Grade by item lists every attempt by default: under first, best or last an override can
@@ -141,8 +152,8 @@ def _grading_form(attempt_id: int, item, data=None, score: float | None = None) 
     form = OverrideForm(
         data, item=item, auto_id=f"grade-{attempt_id}-%s", initial={"score": round(score or 0, 4)}
     )
-    form.fields["score"].help_text = f"From 0 to {item.points}."
-    form.fields["reason"].help_text = "Kept with the learner's record."
+    form.fields["score"].help_text = _("From 0 to %(points)s.") % {"points": item.points}
+    form.fields["reason"].help_text = _("Kept with the learner's record.")
     form.fields["reason"].widget.attrs["rows"] = 2
     return form
 
@@ -281,7 +292,7 @@ def _regrade_apply(request: HttpRequest, item) -> HttpResponse:
     again = f"{page}?{urlencode(fix_fields(form))}" if fixing and form else page
     digest = request.POST.get("digest", "")
     if not digest or (fixing and not form.is_valid()):
-        messages.error(request, "Nothing was applied: preview the regrade, then apply it.")
+        messages.error(request, _("Nothing was applied: preview the regrade, then apply it."))
         return HttpResponseRedirect(again)
     try:
         result = quiz_item_regrade(
@@ -304,9 +315,19 @@ def _applied(result: RegradeResult) -> str:
         len(result.learners),
         len(result.passed_back),
     )
-    return (
-        f"Regraded: {answers} answer{pluralize(answers)} in {attempts} attempt"
-        f"{pluralize(attempts)} got a new verdict; {len(result.gainers)} gained, "
-        f"{len(result.losers)} lost. New scores of {told} learner{pluralize(told)} go to the LMS "
-        "gradebook (for those who came from one)."
-    )
+    # Three counts, each with its own plural: the sentence is put together from its parts.
+    regraded = _(
+        "Regraded: %(answers)s in %(attempts)s got a new verdict; %(gained)s gained, %(lost)s lost."
+    ) % {
+        "answers": ngettext("%(count)s answer", "%(count)s answers", answers) % {"count": answers},
+        "attempts": ngettext("%(count)s attempt", "%(count)s attempts", attempts)
+        % {"count": attempts},
+        "gained": len(result.gainers),
+        "lost": len(result.losers),
+    }
+    passed_back = ngettext(
+        "New scores of %(count)s learner go to the LMS gradebook (for those who came from one).",
+        "New scores of %(count)s learners go to the LMS gradebook (for those who came from one).",
+        told,
+    ) % {"count": told}
+    return f"{regraded} {passed_back}"

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth.models import AbstractBaseUser
 from django.urls import reverse
+from django.utils.translation import gettext
 
 from courses.models import Course
 from courses.moodle_admin import IMPORT_LOG_PREFIX, IMPORT_PERMISSIONS
@@ -47,12 +48,12 @@ class StartPage:
 def _course_links(course: Course) -> list[Link]:
     slug = course.slug
     return [
-        Link("Quizzes and results", reverse("teaching:course", args=[slug])),
-        Link("Problems", reverse("teaching:course-problems", args=[slug])),
-        Link("Misconceptions", reverse("teaching:course-misconceptions", args=[slug])),
-        Link("Accommodations", reverse("teaching:accommodations", args=[slug])),
+        Link(gettext("Quizzes and results"), reverse("teaching:course", args=[slug])),
+        Link(gettext("Problems"), reverse("teaching:course-problems", args=[slug])),
+        Link(gettext("Misconceptions"), reverse("teaching:course-misconceptions", args=[slug])),
+        Link(gettext("Accommodations"), reverse("teaching:accommodations", args=[slug])),
         Link(
-            "Lessons here",
+            gettext("Lessons here"),
             reverse("admin:courses_lesson_changelist") + f"?course__id__exact={course.pk}",
         ),
     ]
@@ -61,13 +62,15 @@ def _course_links(course: Course) -> list[Link]:
 def _adds(user: AbstractBaseUser) -> list[Link]:
     """The buttons to add content, each only with the permission it needs."""
     offered = [
-        ("courses.add_problem", "Add a problem", "admin:courses_problem_add"),
-        ("courses.add_question", "Add a question", "admin:courses_question_add"),
-        ("courses.add_quiz", "Add a quiz", "admin:courses_quiz_add"),
+        ("courses.add_problem", gettext("Add a problem"), "admin:courses_problem_add"),
+        ("courses.add_question", gettext("Add a question"), "admin:courses_question_add"),
+        ("courses.add_quiz", gettext("Add a quiz"), "admin:courses_quiz_add"),
     ]
     adds = [Link(label, reverse(name)) for perm, label, name in offered if user.has_perm(perm)]
     if user.has_perms(IMPORT_PERMISSIONS):
-        adds.append(Link("Import Moodle XML", reverse("admin:courses_lesson_moodle_import")))
+        adds.append(
+            Link(gettext("Import Moodle XML"), reverse("admin:courses_lesson_moodle_import"))
+        )
     return adds
 
 

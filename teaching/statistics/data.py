@@ -37,6 +37,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_noop
 
 from courses.models import Choice, Quiz, QuizItem
 from grading import scores
@@ -68,11 +70,12 @@ __all__ = ["RULES", "entry_key"]  # read from here by the views and the export
 FloatArray = npt.NDArray[np.float64]
 
 RULE_LABELS = {
-    AttemptRule.FIRST: "First submitted attempt of each learner",
-    AttemptRule.ALL: "Every submitted attempt",
+    AttemptRule.FIRST: _("First submitted attempt of each learner"),
+    AttemptRule.ALL: _("Every submitted attempt"),
 }
 
-NO_ITEMS = "the quiz has no items yet"
+# Stored English, translated where a page shows it (teaching/templatetags/statistics_display.py).
+NO_ITEMS = gettext_noop("the quiz has no items yet")
 
 
 @dataclass(frozen=True)

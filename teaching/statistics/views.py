@@ -18,6 +18,8 @@ from django.core.exceptions import BadRequest
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -30,6 +32,7 @@ from teaching.charts.bars import Bar, bar_chart
 from teaching.charts.histogram import count_ticks, histogram
 from teaching.findings import KINDS as FINDING_KINDS
 from teaching.findings import FindingLabel, finding_label
+from teaching.numbers import localized
 from teaching.results.reads import AttemptRule, Learner, learner_of
 from teaching.statistics.data import RULE_LABELS, RULES, ItemData, item_data, quiz_data
 from teaching.statistics.figures import SHARES
@@ -37,16 +40,21 @@ from teaching.statistics.responses import Tally, ValueTally
 
 # The quiz level's figures as the page lists them: the name in QuizStatistics, its label, and
 # whether it is also shown in points (the figures on the totals' scale, shown as percentages of
-# the maximum: teaching/numbers.py).
+# the maximum: teaching/numbers.py). A label's "%" is a percent sign, not a placeholder: the
+# comments before them tell makemessages so.
 QUIZ_ROWS = (
-    ("mean", "Mean (% of the maximum)", True),
-    ("median", "Median (% of the maximum)", True),
-    ("sd", "Standard deviation (% of the maximum)", True),
-    ("skewness", "Skewness", False),
-    ("kurtosis", "Kurtosis", False),
-    ("cronbach_alpha", "Coefficient of internal consistency (Cronbach's α)", False),
-    ("error_ratio", "Error ratio", False),
-    ("standard_error", "Standard error (% of the maximum)", True),
+    # xgettext:no-python-format
+    ("mean", _("Mean (% of the maximum)"), True),
+    # xgettext:no-python-format
+    ("median", _("Median (% of the maximum)"), True),
+    # xgettext:no-python-format
+    ("sd", _("Standard deviation (% of the maximum)"), True),
+    ("skewness", _("Skewness"), False),
+    ("kurtosis", _("Kurtosis"), False),
+    ("cronbach_alpha", _("Coefficient of internal consistency (Cronbach's α)"), False),
+    ("error_ratio", _("Error ratio"), False),
+    # xgettext:no-python-format
+    ("standard_error", _("Standard error (% of the maximum)"), True),
 )
 
 
@@ -105,16 +113,24 @@ def quiz_statistics(request: HttpRequest, slug: str) -> HttpResponse:
 
 def _histogram(fractions: list[float]) -> dict:
     """The totals' histogram: its bins for the table, and a bar per bin for the chart."""
-    bins = histogram(fractions)
-    ticks = count_ticks(max(b.count for b in bins))
-    bars = [Bar(label=b.label, value=b.count, text=str(b.count)) for b in bins]
-    counts = "; ".join(f"{b.label}: {b.count}" for b in bins)
+    bins = [
+        {"label": f"{localized(f'{b.low:g}')}–{localized(f'{b.high:g}')}", "count": b.count}
+        for b in histogram(fractions)
+    ]
+    ticks = count_ticks(max(b["count"] for b in bins))
+    bars = [Bar(label=b["label"], value=b["count"], text=str(b["count"])) for b in bins]
+    counts = "; ".join(f"{b['label']}: {b['count']}" for b in bins)
     return {
         "bins": bins,
         "chart": bar_chart(bars, maximum=ticks[-1], ticks=[(t, str(t)) for t in ticks]),
-        "chart_title": f"Histogram of the {len(fractions)} attempts' scores, as fractions of "
-        "the maximum",
-        "chart_desc": f"Number of attempts per tenth of the maximum score: {counts}.",
+        "chart_title": ngettext(
+            "Histogram of the %(count)s attempt's score, as a fraction of the maximum",
+            "Histogram of the %(count)s attempts' scores, as fractions of the maximum",
+            len(fractions),
+        )
+        % {"count": len(fractions)},
+        "chart_desc": _("Number of attempts per tenth of the maximum score: %(counts)s.")
+        % {"counts": counts},
     }
 
 
@@ -185,7 +201,7 @@ def _finding_groups(
     structural findings, near misses), most frequent first within each."""
     problem = getattr(data.item, "problem", None)
     params = problem.params if problem is not None else None
-    grouped: dict[str, list[TallyRow]] = {heading: [] for heading in FINDING_KINDS.values()}
+    grouped: dict[str, list[TallyRow]] = {str(kind): [] for kind in FINDING_KINDS.values()}
     for tally in data.analysis.diagnoses:
         label = finding_label(str(tally.key), params)
         grouped[label.heading].append(row(str(tally.key), tally, finding=label))
@@ -219,10 +235,10 @@ def item_responses(request: HttpRequest, slug: str, item_id: int) -> HttpRespons
         )
     ]
     outcomes = [
-        row("Correct", analysis.correct),
-        row("Wrong (explained or not)", analysis.incorrect),
-        row("Wrong and unexplained (no misconception, no diagnosis)", analysis.unexplained),
-        row("Invalid (unreadable; no try used)", analysis.invalid),
+        row(_("Correct"), analysis.correct),
+        row(_("Wrong (explained or not)"), analysis.incorrect),
+        row(_("Wrong and unexplained (no misconception, no diagnosis)"), analysis.unexplained),
+        row(_("Invalid (unreadable; no try used)"), analysis.invalid),
     ]
     context = {
         "quiz": quiz,

@@ -5,15 +5,16 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django import template
+from django.utils.translation import gettext_lazy as _
 
 register = template.Library()
 
 # Each status of an item in the results grid: a mark for the eye and words for screen readers.
 STATUS_MARKS = {
-    "correct": ("✓", "correct"),
-    "incorrect": ("✗", "not correct"),
-    "override": ("✎", "score set by an instructor"),
-    "blank": ("–", "not answered"),
+    "correct": ("✓", _("correct")),
+    "incorrect": ("✗", _("not correct")),
+    "override": ("✎", _("score set by an instructor")),
+    "blank": ("–", _("not answered")),
 }
 
 
@@ -39,4 +40,4 @@ def status_mark(status: str) -> str:
 
 @register.filter
 def status_words(status: str) -> str:
-    return STATUS_MARKS.get(status, ("?", status))[1]
+    return str(STATUS_MARKS.get(status, ("?", status))[1])

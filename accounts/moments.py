@@ -12,10 +12,16 @@ import re
 from datetime import UTC, datetime
 
 from django.utils import dateformat, timezone
+from django.utils.translation import pgettext_lazy
 
 # Date and time; a time of day alone (for a deadline within the hour, beside its date); date and
-# time to the second (for tries, seconds apart).
-FORMATS = {"datetime": "j M Y, H:i", "time": "H:i", "seconds": "j M Y, H:i:s"}
+# time to the second (for tries, seconds apart). Django date-format letters, in the reader's
+# language: German writes the day with a dot ("2. Dez. 2026, 19:40").
+FORMATS = {
+    "datetime": pgettext_lazy("date format: day month year, hour:minute", "j M Y, H:i"),
+    "time": "H:i",
+    "seconds": pgettext_lazy("date format: day month year, hour:minute:second", "j M Y, H:i:s"),
+}
 NUMERIC_ABBREVIATION = re.compile(r"^([+-])(\d{2})(\d{2})?$")
 
 
@@ -36,7 +42,7 @@ def moment_text(moment: datetime, style: str = "datetime") -> str:
     if style not in FORMATS:
         raise ValueError(f"no time style {style!r}; one of {', '.join(FORMATS)}")
     local = timezone.localtime(moment)
-    return f"{dateformat.format(local, FORMATS[style])} {zone_abbreviation(local)}"
+    return f"{dateformat.format(local, str(FORMATS[style]))} {zone_abbreviation(local)}"
 
 
 def iso_utc(moment: datetime) -> str:

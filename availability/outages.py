@@ -23,6 +23,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
+from django.utils.translation import ngettext
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csp import csp_override
 from django.views.defaults import server_error
@@ -64,8 +65,14 @@ def unavailable_response(request: HttpRequest, part: str) -> HttpResponse:
         response: HttpResponse = JsonResponse(
             {
                 "code": "unavailable",
-                "message": "The service is briefly unavailable; nothing was changed. "
-                f"Send the request again in {RETRY_AFTER} seconds.",
+                "message": ngettext(
+                    "The service is briefly unavailable; nothing was changed. Send the request "
+                    "again in %(seconds)s second.",
+                    "The service is briefly unavailable; nothing was changed. Send the request "
+                    "again in %(seconds)s seconds.",
+                    RETRY_AFTER,
+                )
+                % {"seconds": RETRY_AFTER},
             },
             status=503,
         )

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import Q, QuerySet
+from django.utils.translation import gettext, ngettext
 
 from .content_versions import content_changed
 from .models import Pool, Problem, Question, Quiz, QuizItem
@@ -139,13 +140,15 @@ def start_refusal(quiz: Quiz, items: Sequence[QuizItem] | None = None) -> str:
     may): it is not published, or it holds content that is not (named by item number only:
     its slug is the instructor's business). `items` as quiz_unpublished takes them."""
     if not quiz.published:
-        return "This quiz is not published."
+        return gettext("This quiz is not published.")
     numbers = sorted({found.number for found in quiz_unpublished(quiz, items)})
     if not numbers:
         return ""
     listed = ", ".join(str(number) for number in numbers)
-    items = "items" if len(numbers) > 1 else "item"
-    return (
-        f"This quiz cannot start: its instructor has not published {items} {listed} yet. "
-        "Nothing was recorded; try again once they have."
-    )
+    return ngettext(
+        "This quiz cannot start: its instructor has not published item %(items)s yet. "
+        "Nothing was recorded; try again once they have.",
+        "This quiz cannot start: its instructor has not published items %(items)s yet. "
+        "Nothing was recorded; try again once they have.",
+        len(numbers),
+    ) % {"items": listed}

@@ -6,8 +6,10 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
+from django.conf import settings
 from django.contrib.auth.forms import PasswordResetForm
 from django.tasks import task
+from django.utils import translation
 
 from grading.services.overdue import attempt_close_when_due
 
@@ -15,13 +17,18 @@ logger = logging.getLogger(__name__)
 
 
 @task()
-def password_reset_mail_send(*, email: str, domain: str, use_https: bool) -> int:
+def password_reset_mail_send(
+    *, email: str, domain: str, use_https: bool, language: str | None = None
+) -> int:
     """Mail a reset link to each active account with a usable password that uses `email`;
     returns how many were sent (0 for an address no account uses).
 
     The reset page enqueues this for every request it accepts, known address or not, so its
     answer takes the same time either way: looking the accounts up, making their tokens and
     talking to the mail server all happen here, in the worker.
+
+    The mail is in `language`, the one the page that asked for it was in: the worker has no
+    request whose language it could follow (None: the site's default language).
     """
     form = PasswordResetForm({"email": email})
     if not form.is_valid():
@@ -29,7 +36,8 @@ def password_reset_mail_send(*, email: str, domain: str, use_https: bool) -> int
     users = list(form.get_users(form.cleaned_data["email"]))
     if users:
         # Django's own sending: the same templates, token and one-use link as the reset page.
-        form.save(domain_override=domain, use_https=use_https)
+        with translation.override(language or settings.LANGUAGE_CODE):
+            form.save(domain_override=domain, use_https=use_https)
     return len(users)
 
 

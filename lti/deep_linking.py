@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.utils import timezone
+from django.utils.translation import gettext
 from lti_tool.models import LtiRegistration
 
 from courses.models import Lesson, Quiz
@@ -68,15 +69,19 @@ def deep_linking_respond(
     registration = LtiRegistration.objects.active().filter(pk=request_state["registration_id"])
     registration = registration.first()
     if registration is None:
-        raise LtiServiceError("This LMS's registration was switched off; nothing was added.")
+        raise LtiServiceError(
+            gettext("This LMS's registration was switched off; nothing was added.")
+        )
     if not tenancy.content_granted(
         registration=registration,
         deployment=request_state.get("deployment_pk"),
         content=content,
     ):
         raise LtiServiceError(
-            "This content's course is not one softgrade's administrator gave this LMS; "
-            "nothing was added."
+            gettext(
+                "This content's course is not one softgrade's administrator gave this LMS; "
+                "nothing was added."
+            )
         )
     line_item = content_line_item(content)
     if isinstance(content, Quiz):
@@ -111,7 +116,8 @@ def deep_linking_respond(
         VERSION: "1.3.0",
         DEPLOYMENT_ID: request_state["deployment_id"],
         DEEP_LINKING_CONTENT_ITEMS: [item],
-        DEEP_LINKING_MESSAGE: f"Added “{line_item.label}” from softgrade.",
+        DEEP_LINKING_MESSAGE: gettext("Added “%(label)s” from softgrade.")
+        % {"label": line_item.label},
     }
     if request_state.get("data") is not None:
         claims[DEEP_LINKING_DATA] = request_state["data"]

@@ -42,6 +42,8 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.crypto import get_random_string
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from courses.models import Course
 from lti.models import RegistrationInvite
@@ -62,11 +64,16 @@ PLATFORM_CONFIGURATION_CLAIM = "https://purl.imsglobal.org/spec/lti-platform-con
 # An OpenID configuration is a few kilobytes; anything far larger is not one.
 MAX_ANSWER_BYTES = 256 * 1024
 REQUIRED_ENDPOINTS = {
-    "authorization_endpoint": "authorization endpoint",
-    "token_endpoint": "token endpoint",
-    "jwks_uri": "keyset URL (jwks_uri)",
-    "registration_endpoint": "registration endpoint",
+    "authorization_endpoint": _("authorization endpoint"),
+    "token_endpoint": _("token endpoint"),
+    "jwks_uri": _("keyset URL (jwks_uri)"),
+    "registration_endpoint": _("registration endpoint"),
 }
+# What softgrade reads from the LMS, and what it asks of it, named in refusals.
+OPENID_CONFIGURATION = _("OpenID configuration")
+REGISTRATION_ANSWER = _("answer to the registration")
+CONFIGURATION_FETCH = _("fetch the LMS's OpenID configuration")
+REGISTRATION_POST = _("register with the LMS")
 
 
 class RegistrationRefused(Exception):
@@ -131,19 +138,24 @@ def invite_claim(token: str) -> RegistrationInvite:
         return invite
     if invite is None:
         raise RegistrationRefused(
-            "This registration link is not one softgrade made. Ask softgrade's administrator "
-            "for a registration link (on softgrade's LTI setup page).",
+            gettext(
+                "This registration link is not one softgrade made. Ask softgrade's administrator "
+                "for a registration link (on softgrade's LTI setup page)."
+            ),
             reason="unknown_invite",
             status=404,
         )
     if invite.used_at is not None:
         raise RegistrationRefused(
-            "This registration link was already used. Ask softgrade's administrator for a new one.",
+            gettext(
+                "This registration link was already used. Ask softgrade's administrator for a "
+                "new one."
+            ),
             reason="invite_used",
             status=410,
         )
     raise RegistrationRefused(
-        "This registration link has expired. Ask softgrade's administrator for a new one.",
+        gettext("This registration link has expired. Ask softgrade's administrator for a new one."),
         reason="invite_expired",
         status=410,
     )
@@ -162,11 +174,13 @@ def _json_answer(response, *, what: str) -> dict:
                 body += chunk
                 if len(body) > MAX_ANSWER_BYTES:
                     raise RegistrationRefused(
-                        f"The LMS's {what} is too large.", reason="answer_too_large"
+                        gettext("The LMS's %(what)s is too large.") % {"what": what},
+                        reason="answer_too_large",
                     )
         except requests.RequestException as exc:
             raise RegistrationRefused(
-                f"The LMS's {what} broke off ({type(exc).__name__}).",
+                gettext("The LMS's %(what)s broke off (%(error)s).")
+                % {"what": what, "error": type(exc).__name__},
                 reason="call_failed",
                 status=502,
             ) from exc
@@ -174,11 +188,12 @@ def _json_answer(response, *, what: str) -> dict:
         answer = json.loads(body)
     except ValueError as exc:
         raise RegistrationRefused(
-            f"The LMS's {what} is not JSON.", reason="answer_not_json"
+            gettext("The LMS's %(what)s is not JSON.") % {"what": what}, reason="answer_not_json"
         ) from exc
     if not isinstance(answer, dict):
         raise RegistrationRefused(
-            f"The LMS's {what} is not a JSON object.", reason="answer_not_json"
+            gettext("The LMS's %(what)s is not a JSON object.") % {"what": what},
+            reason="answer_not_json",
         )
     return answer
 
@@ -186,7 +201,9 @@ def _json_answer(response, *, what: str) -> dict:
 def _refused_call(error: PlatformError, *, step: str) -> RegistrationRefused:
     # The LMS (or the way to it) failed, not the request the browser made: a gateway error.
     return RegistrationRefused(
-        f"softgrade could not {step}: {error.message}", reason="call_failed", status=502
+        gettext("softgrade could not %(step)s: %(error)s") % {"step": step, "error": error.message},
+        reason="call_failed",
+        status=502,
     )
 
 
@@ -194,11 +211,13 @@ def configuration_url_check(url: str) -> str:
     """The host of the OpenID configuration URL, which must be https."""
     if not url:
         raise RegistrationRefused(
-            "The LMS did not send its OpenID configuration URL (openid_configuration). Open "
-            "this link from the LMS's tool registration page, not in a browser tab.",
+            gettext(
+                "The LMS did not send its OpenID configuration URL (openid_configuration). Open "
+                "this link from the LMS's tool registration page, not in a browser tab."
+            ),
             reason="missing_openid_configuration",
         )
-    error = https_url_error(url, label="OpenID configuration URL", length=1000)
+    error = https_url_error(url, label=gettext("OpenID configuration URL"), length=1000)
     if error:
         raise RegistrationRefused(error, reason="bad_openid_configuration")
     return urlsplit(url).hostname
@@ -210,24 +229,30 @@ def configuration_check(answer: dict, *, configuration_url: str) -> PlatformConf
     errors = []
     issuer = answer.get("issuer")
     if not isinstance(issuer, str) or not issuer:
-        errors.append("It names no issuer.")
-    elif error := https_url_error(issuer, label="issuer", length=255):
+        errors.append(gettext("It names no issuer."))
+    elif error := https_url_error(issuer, label=gettext("issuer"), length=255):
         errors.append(error)
     elif urlsplit(issuer).hostname != host:
         errors.append(
-            f"Its issuer {issuer} is not on {host}, the host of the configuration URL, as LTI "
-            "Dynamic Registration requires."
+            gettext(
+                "Its issuer %(issuer)s is not on %(host)s, the host of the configuration URL, as "
+                "LTI Dynamic Registration requires."
+            )
+            % {"issuer": issuer, "host": host}
         )
     for key, label in REQUIRED_ENDPOINTS.items():
         value = answer.get(key)
         if not isinstance(value, str) or not value:
-            errors.append(f"It has no {label} ({key}).")
+            errors.append(gettext("It has no %(label)s (%(key)s).") % {"label": label, "key": key})
         elif error := https_url_error(value, label=label):
             errors.append(error)
     endpoint = answer.get("registration_endpoint")
     if isinstance(endpoint, str) and endpoint and urlsplit(endpoint).hostname != host:
         errors.append(
-            f"Its registration endpoint is not on {host}, the host of the configuration URL."
+            gettext(
+                "Its registration endpoint is not on %(host)s, the host of the configuration URL."
+            )
+            % {"host": host}
         )
     for key, needed in (
         ("id_token_signing_alg_values_supported", "RS256"),
@@ -235,15 +260,19 @@ def configuration_check(answer: dict, *, configuration_url: str) -> PlatformConf
     ):
         supported = answer.get(key)
         if supported is not None and (not isinstance(supported, list) or needed not in supported):
-            errors.append(f"It does not support {needed} ({key}), which LTI 1.3 requires.")
+            errors.append(
+                gettext("It does not support %(needed)s (%(key)s), which LTI 1.3 requires.")
+                % {"needed": needed, "key": key}
+            )
     scopes = answer.get("scopes_supported")
     if scopes is not None and not (
         isinstance(scopes, list) and all(isinstance(scope, str) for scope in scopes)
     ):
-        errors.append("Its scopes_supported is not a list of scopes.")
+        errors.append(gettext("Its scopes_supported is not a list of scopes."))
     if errors:
         raise RegistrationRefused(
-            "The LMS's OpenID configuration cannot be used: " + " ".join(errors),
+            gettext("The LMS's OpenID configuration cannot be used: %(errors)s")
+            % {"errors": " ".join(errors)},
             reason="bad_configuration",
         )
     platform = answer.get(PLATFORM_CONFIGURATION_CLAIM)
@@ -273,15 +302,19 @@ def _registered_ids(answer: dict) -> tuple[str, tuple[str, ...]]:
     client_id = answer.get("client_id")
     if not isinstance(client_id, str) or not client_id.strip():
         raise RegistrationRefused(
-            "The LMS accepted the registration but sent no client id, so softgrade stored "
-            "nothing. Remove softgrade's registration in the LMS and start again.",
+            gettext(
+                "The LMS accepted the registration but sent no client id, so softgrade stored "
+                "nothing. Remove softgrade's registration in the LMS and start again."
+            ),
             reason="no_client_id",
         )
     claim = answer.get(TOOL_CONFIGURATION_CLAIM)
     deployment_id = claim.get("deployment_id") if isinstance(claim, dict) else None
     if deployment_id is not None and not isinstance(deployment_id, str | int):
         raise RegistrationRefused(
-            "The LMS sent a deployment id softgrade cannot read, so softgrade stored nothing.",
+            gettext(
+                "The LMS sent a deployment id softgrade cannot read, so softgrade stored nothing."
+            ),
             reason="bad_deployment_id",
         )
     return client_id, ((str(deployment_id),) if deployment_id not in (None, "") else ())
@@ -327,9 +360,9 @@ def _register(
     try:
         response = call_on_host("GET", configuration_url, host=host, headers=headers, stream=True)
     except PlatformError as error:
-        raise _refused_call(error, step="fetch the LMS's OpenID configuration") from error
+        raise _refused_call(error, step=CONFIGURATION_FETCH) from error
     platform = configuration_check(
-        _json_answer(response, what="OpenID configuration"), configuration_url=configuration_url
+        _json_answer(response, what=OPENID_CONFIGURATION), configuration_url=configuration_url
     )
     try:
         response = call_on_host(
@@ -341,10 +374,8 @@ def _register(
             stream=True,
         )
     except PlatformError as error:
-        raise _refused_call(error, step="register with the LMS") from error
-    client_id, deployment_ids = _registered_ids(
-        _json_answer(response, what="answer to the registration")
-    )
+        raise _refused_call(error, step=REGISTRATION_POST) from error
+    client_id, deployment_ids = _registered_ids(_json_answer(response, what=REGISTRATION_ANSWER))
     details = PlatformDetails(
         issuer=platform.issuer,
         client_id=client_id,
@@ -364,5 +395,5 @@ def _register(
         ) from invalid
     except IntegrityError as exc:
         raise RegistrationRefused(
-            "softgrade already has this registration.", reason="cannot_store"
+            gettext("softgrade already has this registration."), reason="cannot_store"
         ) from exc

@@ -13,6 +13,7 @@ import hashlib
 
 import jwt
 from django.core.cache import cache
+from django.utils.translation import gettext
 from lti_tool.models import LtiRegistration
 
 from lti import outbound
@@ -44,13 +45,15 @@ def keyset_fetch(*, registration: LtiRegistration) -> dict:
     except (outbound.PlatformError, ValueError) as exc:
         detail = exc.message if isinstance(exc, outbound.PlatformError) else "not JSON"
         raise LaunchRefused(
-            "softgrade could not fetch the LMS's public keys to check this launch. "
-            "Please try again in a minute.",
+            gettext(
+                "softgrade could not fetch the LMS's public keys to check this launch. "
+                "Please try again in a minute."
+            ),
             reason=f"keyset_unavailable ({detail})",
         ) from exc
     if not isinstance(keyset, dict) or not isinstance(keyset.get("keys"), list):
         raise LaunchRefused(
-            "The LMS's public keyset is not a JSON Web Key Set.", reason="keyset_malformed"
+            gettext("The LMS's public keyset is not a JSON Web Key Set."), reason="keyset_malformed"
         )
     cache.set(_keyset_cache_key(registration), keyset, KEYSET_CACHE_SECONDS)
     return keyset
@@ -63,7 +66,8 @@ def _key_in(keyset: dict, kid: str) -> jwt.PyJWK | None:
                 return jwt.PyJWK(candidate)
             except jwt.PyJWTError as exc:
                 raise LaunchRefused(
-                    "The LMS's key for this launch cannot be read.", reason="key_unreadable"
+                    gettext("The LMS's key for this launch cannot be read."),
+                    reason="key_unreadable",
                 ) from exc
     return None
 
@@ -85,7 +89,7 @@ def platform_key(*, registration: LtiRegistration, kid: str) -> jwt.PyJWK:
         key = _key_in(keyset_fetch(registration=registration), kid)
     if key is None:
         raise LaunchRefused(
-            "This launch was signed with a key the LMS does not publish.",
+            gettext("This launch was signed with a key the LMS does not publish."),
             reason="unknown_kid",
             status=401,
         )

@@ -8,6 +8,7 @@ import logging
 from collections.abc import Mapping
 
 import jwt
+from django.utils.translation import gettext
 
 logger = logging.getLogger("softgrade.lti")
 
@@ -25,8 +26,10 @@ class LaunchRefused(Exception):
 def content_not_granted() -> LaunchRefused:
     """A launch naming content outside the courses granted to its LMS (lti.tenancy)."""
     return LaunchRefused(
-        "This LMS may not open this softgrade content: its course is not one softgrade's "
-        "administrator gave this LMS. Ask your LMS administrator.",
+        gettext(
+            "This LMS may not open this softgrade content: its course is not one softgrade's "
+            "administrator gave this LMS. Ask your LMS administrator."
+        ),
         reason="content_not_granted",
         status=403,
     )

@@ -16,6 +16,8 @@ from urllib.parse import urlsplit
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import transaction
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from lti_tool.models import LtiDeployment, LtiRegistration
 
 from courses.models import Course
@@ -25,10 +27,10 @@ from lti.models import CourseGrant
 URL_LENGTH = LtiRegistration._meta.get_field("auth_url").max_length
 TEXT_LENGTH = LtiRegistration._meta.get_field("client_id").max_length
 URL_FIELDS = {
-    "issuer": "issuer",
-    "auth_url": "authorization URL",
-    "token_url": "token URL",
-    "keyset_url": "keyset URL",
+    "issuer": _("issuer"),
+    "auth_url": _("authorization URL"),
+    "token_url": _("token URL"),
+    "keyset_url": _("keyset URL"),
 }
 
 
@@ -68,15 +70,21 @@ class RegistrationSaved:
 def https_url_error(value: str, *, label: str, length: int = URL_LENGTH) -> str | None:
     """Why `value` is not an https URL softgrade can store, or None."""
     if not value:
-        return f"The {label} is missing."
+        return gettext("The %(label)s is missing.") % {"label": label}
     if len(value) > length:
-        return f"The {label} is longer than {length} characters."
+        return gettext("The %(label)s is longer than %(length)s characters.") % {
+            "label": label,
+            "length": length,
+        }
     try:
         URLValidator(schemes=["https"])(value)
     except ValidationError:
-        return f"The {label} must be an https URL (got “{value[:100]}”)."
+        return gettext("The %(label)s must be an https URL (got “%(value)s”).") % {
+            "label": label,
+            "value": value[:100],
+        }
     if urlsplit(value).username or urlsplit(value).password:
-        return f"The {label} must not carry a user name or password."
+        return gettext("The %(label)s must not carry a user name or password.") % {"label": label}
     return None
 
 
@@ -90,29 +98,39 @@ def details_errors(details: PlatformDetails) -> list[str]:
             errors.append(error)
     issuer = urlsplit(details.issuer)
     if details.issuer and (issuer.query or issuer.fragment):
-        errors.append("The issuer must have no query or fragment.")
+        errors.append(gettext("The issuer must have no query or fragment."))
     for value, label in (
-        (details.client_id, "client id"),
-        (details.name, "name"),
-        (details.audience, "audience"),
+        (details.client_id, gettext("client id")),
+        (details.name, gettext("name")),
+        (details.audience, gettext("audience")),
     ):
         if value != value.strip():
-            errors.append(f"The {label} has spaces around it.")
+            errors.append(gettext("The %(label)s has spaces around it.") % {"label": label})
         if len(value) > TEXT_LENGTH:
-            errors.append(f"The {label} is longer than {TEXT_LENGTH} characters.")
+            errors.append(
+                gettext("The %(label)s is longer than %(length)s characters.")
+                % {"label": label, "length": TEXT_LENGTH}
+            )
     if not details.client_id:
-        errors.append("The client id is missing.")
+        errors.append(gettext("The %(label)s is missing.") % {"label": gettext("client id")})
     seen = set()
     for deployment_id in details.deployment_ids:
         if not deployment_id.strip():
-            errors.append("A deployment id is empty.")
+            errors.append(gettext("A deployment id is empty."))
         elif len(deployment_id) > TEXT_LENGTH:
-            errors.append(f"The deployment id “{deployment_id[:40]}…” is too long.")
+            errors.append(
+                gettext("The deployment id “%(id)s…” is too long.") % {"id": deployment_id[:40]}
+            )
         elif deployment_id in seen:
-            errors.append(f"The deployment id “{deployment_id}” is given twice.")
+            errors.append(
+                gettext("The deployment id “%(id)s” is given twice.") % {"id": deployment_id}
+            )
         seen.add(deployment_id)
     repeated = {slug for slug in details.course_slugs if details.course_slugs.count(slug) > 1}
-    errors.extend(f"The course “{slug}” is given twice." for slug in sorted(repeated))
+    errors.extend(
+        gettext("The course “%(slug)s” is given twice.") % {"slug": slug}
+        for slug in sorted(repeated)
+    )
     return errors
 
 
@@ -136,7 +154,9 @@ def courses_by_slug(slugs: Iterable[str]) -> dict[str, Course]:
     courses = {course.slug: course for course in Course.objects.filter(slug__in=slugs)}
     unknown = [slug for slug in slugs if slug not in courses]
     if unknown:
-        raise RegistrationInvalid([f"softgrade has no course “{slug}”." for slug in unknown])
+        raise RegistrationInvalid(
+            [gettext("softgrade has no course “%(slug)s”.") % {"slug": slug} for slug in unknown]
+        )
     return courses
 
 
@@ -154,8 +174,11 @@ def _save(details: PlatformDetails, *, create_only: bool) -> RegistrationSaved:
     elif create_only:
         raise RegistrationInvalid(
             [
-                f"softgrade already has a registration of {details.issuer} with the client id "
-                f"“{details.client_id}”; change it in the admin or with manage.py lti_register."
+                gettext(
+                    "softgrade already has a registration of %(issuer)s with the client id "
+                    "“%(client_id)s”; change it in the admin or with manage.py lti_register."
+                )
+                % {"issuer": details.issuer, "client_id": details.client_id}
             ]
         )
     registration.name = details.name or registration.name or default_name(details.issuer)

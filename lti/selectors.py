@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Max, Prefetch, QuerySet
 from django.urls import reverse
+from django.utils.translation import gettext, pgettext
 from lti_tool.models import LtiDeployment, LtiMembership, LtiRegistration
 
 from courses.models import Lesson, Quiz
@@ -90,13 +91,13 @@ class LearnerRow:
 
 def _roles(membership: LtiMembership) -> str:
     names = [
-        ("Instructor", membership.is_instructor),
-        ("Administrator", membership.is_administrator),
-        ("Content developer", membership.is_content_developer),
-        ("Learner", membership.is_learner),
-        ("Mentor", membership.is_mentor),
+        (pgettext("LMS role", "Instructor"), membership.is_instructor),
+        (pgettext("LMS role", "Administrator"), membership.is_administrator),
+        (pgettext("LMS role", "Content developer"), membership.is_content_developer),
+        (pgettext("LMS role", "Learner"), membership.is_learner),
+        (pgettext("LMS role", "Mentor"), membership.is_mentor),
     ]
-    return ", ".join(name for name, held in names if held) or "None"
+    return ", ".join(name for name, held in names if held) or pgettext("LMS roles", "None")
 
 
 def link_learners(*, target: LinkTarget) -> list[LearnerRow]:
@@ -203,7 +204,7 @@ def quiz_learner_contexts(*, quiz: Quiz) -> dict[int, str]:
     found = {}
     for user_id, title, label, id_on_platform in launches:
         # Later launches replace earlier ones: the latest is the course the learner is in now.
-        found[user_id] = title or label or id_on_platform or "An LMS course"
+        found[user_id] = title or label or id_on_platform or gettext("An LMS course")
     return found
 
 

@@ -21,6 +21,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.crypto import get_random_string
 from django.utils.csp import CSP
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -99,8 +100,11 @@ def oidc_login(request: HttpRequest, registration_uuid: str | None = None) -> Ht
     if wait:
         logger.warning("LTI login throttled for the address %s", address)
         refusal = LaunchRefused(
-            "Too many launches came from your network in a short time. "
-            f"Wait {wait_in_words(wait)}, then open the activity again from your LMS.",
+            gettext(
+                "Too many launches came from your network in a short time. Wait %(wait)s, then "
+                "open the activity again from your LMS."
+            )
+            % {"wait": wait_in_words(wait)},
             reason="login_throttled",
             status=429,
         )
@@ -169,7 +173,7 @@ def launch(request: HttpRequest) -> HttpResponse:
         return render(
             request,
             "lti/refused.html",
-            {"message": "The LMS sent a launch whose contents softgrade cannot read."},
+            {"message": gettext("The LMS sent a launch whose contents softgrade cannot read.")},
             status=400,
         )
     login(request, result.user, backend=ACCOUNT_BACKEND)
@@ -218,7 +222,7 @@ def deep_linking(request: HttpRequest, token: str) -> HttpResponse:
         kind, _, slug = request.POST.get("content", "").partition(":")
         content = selectors.deep_linking_choice(**granted, kind=kind, slug=slug)
         if content is None:
-            error = "Choose a quiz or a practice set."
+            error = gettext("Choose a quiz or a practice set.")
         else:
             try:
                 reply = deep_linking_respond(
@@ -290,9 +294,15 @@ def link_roster_sync(request: HttpRequest, pk: int) -> HttpResponse:
         raise PermissionDenied("Syncing this course's roster is for its instructors.")
     sync = roster_sync(context=target.resource_link.context, requested_by=request.user)
     if sync.status == sync.Status.DONE:
-        messages.success(
-            request, f"Roster synced: {sync.members} members, {sync.active_members} active."
+        synced = ngettext(
+            "Roster synced: %(members)s member, %(active)s active.",
+            "Roster synced: %(members)s members, %(active)s active.",
+            sync.members,
         )
+        messages.success(request, synced % {"members": sync.members, "active": sync.active_members})
     else:
-        messages.error(request, f"The roster could not be synced: {sync.detail}")
+        messages.error(
+            request,
+            gettext("The roster could not be synced: %(detail)s") % {"detail": sync.detail},
+        )
     return redirect("lti:link-instructor", pk=target.pk)

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
+from django.utils.translation import gettext, ngettext
 
 from availability.outages import CACHE_ERRORS
 
@@ -170,9 +171,14 @@ def limit_reset(limit: Limit, ident: str) -> None:
 
 def wait_in_words(seconds: float) -> str:
     """How long a refused client waits, for a message: 'about 12 minutes', 'about a minute'."""
+    # Every message puts it after "in" ("try again in about a minute"): translations give the
+    # form that fits there (German: the dative, "in etwa einer Minute").
     minutes = math.ceil(seconds / 60)
     if minutes <= 1:
-        return "about a minute"
+        return gettext("about a minute")
     if minutes < 120:
-        return f"about {minutes} minutes"
-    return f"about {round(minutes / 60)} hours"
+        return ngettext("about %(count)s minute", "about %(count)s minutes", minutes) % {
+            "count": minutes
+        }
+    hours = round(minutes / 60)
+    return ngettext("about %(count)s hour", "about %(count)s hours", hours) % {"count": hours}

@@ -46,6 +46,7 @@ from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
+from django.utils.translation import gettext, ngettext
 
 from security.addresses import UNKNOWN, address_group, client_address
 from security.limits import (
@@ -120,25 +121,38 @@ def _seconds_in_words(seconds: float, *, about: bool = True) -> str:
     for a delay (always whole minutes past two)."""
     whole = max(1, math.ceil(seconds))
     if whole < 120:
-        return "1 second" if whole == 1 else f"{whole} seconds"
-    return wait_in_words(seconds) if about else f"{math.ceil(whole / 60)} minutes"
+        return ngettext("%(count)s second", "%(count)s seconds", whole) % {"count": whole}
+    if about:
+        return wait_in_words(seconds)
+    minutes = math.ceil(whole / 60)
+    return ngettext("%(count)s minute", "%(count)s minutes", minutes) % {"count": minutes}
 
 
 def login_refusal(*, request: HttpRequest | None, username: str) -> LoginRefusal | None:
     """Why a sign-in is refused before its password is checked, or None (see the module's
     docstring). A slowed name's try from an address takes that address's turn."""
     signer = _Signer.of(request, username)
+    # Whole sentences, one for each limit, so that each language words them its own way. The
+    # longer wait is told; of two equal ones, the address's (the first).
     paused = [
-        (limit_wait(_pair_limit(), signer.pair), "for this user name from your network"),
-        (limit_wait(_address_limit(), signer.address), "from your network"),
+        (
+            limit_wait(_address_limit(), signer.address),
+            gettext(
+                "Too many failed sign-ins from your network. For your security, sign-in is "
+                "paused: try again in %(wait)s."
+            ),
+        ),
+        (
+            limit_wait(_pair_limit(), signer.pair),
+            gettext(
+                "Too many failed sign-ins for this user name from your network. For your "
+                "security, sign-in is paused: try again in %(wait)s."
+            ),
+        ),
     ]
-    wait, whose = max(paused)
+    wait, sentence = max(paused, key=lambda pause: pause[0])
     if wait:
-        return LoginRefusal(
-            f"Too many failed sign-ins {whose}. For your security, sign-in is paused: "
-            f"try again in {wait_in_words(wait)}.",
-            wait,
-        )
+        return LoginRefusal(sentence % {"wait": wait_in_words(wait)}, wait)
     ceiling = _name_limit()
     delay = slowdown_delay(failures=limit_count(ceiling, signer.name), ceiling=ceiling)
     if not delay:
@@ -150,12 +164,11 @@ def login_refusal(*, request: HttpRequest | None, username: str) -> LoginRefusal
     wait = limit_take(turn, signer.pair)
     if not wait:
         return None
-    return LoginRefusal(
+    message = gettext(
         "Many failed sign-ins for this user name lately. For your security, it can be tried "
-        f"only once every {_seconds_in_words(delay, about=False)} from each network: try again in "
-        f"{_seconds_in_words(wait)}.",
-        wait,
-    )
+        "only once every %(delay)s from each network: try again in %(wait)s."
+    ) % {"delay": _seconds_in_words(delay, about=False), "wait": _seconds_in_words(wait)}
+    return LoginRefusal(message, wait)
 
 
 def login_failed(*, request: HttpRequest | None, username: str) -> None:
@@ -175,7 +188,9 @@ def signup_refusal(*, request: HttpRequest) -> str | None:
     wait = limit_take(limit, address_group(client_address(request)))
     if not wait:
         return None
-    return f"Too many sign-ups from your network. Try again in {wait_in_words(wait)}."
+    return gettext("Too many sign-ups from your network. Try again in %(wait)s.") % {
+        "wait": wait_in_words(wait)
+    }
 
 
 def password_reset_refusal(*, request: HttpRequest, email: str) -> str | None:
@@ -187,7 +202,9 @@ def password_reset_refusal(*, request: HttpRequest, email: str) -> str | None:
     wait = max(limit_take(limit, ident) for limit, ident in limits)
     if not wait:
         return None
-    return f"Too many reset requests. Try again in {wait_in_words(wait)}."
+    return gettext("Too many reset requests. Try again in %(wait)s.") % {
+        "wait": wait_in_words(wait)
+    }
 
 
 class LoginLimited:

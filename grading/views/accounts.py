@@ -8,6 +8,7 @@ from django.contrib.auth.views import LoginView, PasswordResetView
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext
 from django.views.decorators.http import require_http_methods
@@ -63,7 +64,10 @@ class PasswordReset(PasswordResetView):
             response.status_code = 429
             return response
         password_reset_mail_send.enqueue(
-            email=email, domain=self.request.get_host(), use_https=self.request.is_secure()
+            email=email,
+            domain=self.request.get_host(),
+            use_https=self.request.is_secure(),
+            language=translation.get_language(),
         )
         return HttpResponseRedirect(self.get_success_url())
 

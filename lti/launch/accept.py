@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.utils.translation import gettext
 from lti_tool.lti_core.constants import ContextRole
 from lti_tool.lti_core.utils import normalize_role
 from lti_tool.models import (
@@ -96,10 +97,20 @@ def _custom_target(
             continue
         content = model.objects.filter(slug=slug).first()
         if content is None:
-            label = LinkTarget.Kind(kind).label.lower()
+            # A sentence for each kind: "quiz" and "practice set" take different words around
+            # them in other languages.
+            gone = {
+                LinkTarget.Kind.QUIZ: gettext(
+                    "This link names a softgrade quiz that no longer exists. Ask your instructor "
+                    "to choose it again."
+                ),
+                LinkTarget.Kind.PRACTICE: gettext(
+                    "This link names a softgrade practice set that no longer exists. Ask your "
+                    "instructor to choose it again."
+                ),
+            }
             raise LaunchRefused(
-                f"This link names a softgrade {label} that no longer exists. Ask your "
-                "instructor to choose it again.",
+                gone[kind],
                 reason=f"unknown_{kind} ({slug})",
                 status=404,
             )
@@ -122,14 +133,16 @@ def _link_target(
         target = LinkTarget.objects.filter(resource_link=resource_link).first()
         if target is None:
             raise LaunchRefused(
-                "This LMS link does not open any softgrade content yet. Your instructor adds "
-                "softgrade quizzes through the LMS's content picker (deep linking).",
+                gettext(
+                    "This LMS link does not open any softgrade content yet. Your instructor adds "
+                    "softgrade quizzes through the LMS's content picker (deep linking)."
+                ),
                 reason="link_without_content",
                 status=404,
             )
     else:
         kind, content, mastery = named
-        target, _ = LinkTarget.objects.update_or_create(
+        target, _created = LinkTarget.objects.update_or_create(
             resource_link=resource_link,
             defaults={
                 "kind": kind,
@@ -165,7 +178,7 @@ def launch_accept(*, request, launch: VerifiedLaunch) -> LaunchResult:
     if launch.message_type == DEEP_LINKING_REQUEST:
         if not teaching:
             raise LaunchRefused(
-                "Only instructors can choose softgrade content for the LMS.",
+                gettext("Only instructors can choose softgrade content for the LMS."),
                 reason="deep_linking_not_instructor",
                 status=403,
             )

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from urllib.parse import urlencode
 
 from django.utils import timezone
+from django.utils.translation import gettext
 from lti_tool.models import LtiDeployment, LtiRegistration
 
 from lti.models import LaunchNonce
@@ -54,15 +55,19 @@ def _registration_for_login(
     found = list(registrations[:2])
     if not found:
         raise LaunchRefused(
-            "This LMS is not registered with softgrade (or its registration is switched off). "
-            "Ask your LMS administrator to register softgrade.",
+            gettext(
+                "This LMS is not registered with softgrade (or its registration is switched off). "
+                "Ask your LMS administrator to register softgrade."
+            ),
             reason="unknown_registration",
             status=403,
         )
     if len(found) > 1:
         raise LaunchRefused(
-            "More than one softgrade registration matches this LMS; the LMS must send its "
-            "client_id at login, or use the registration's own login URL.",
+            gettext(
+                "More than one softgrade registration matches this LMS; the LMS must send its "
+                "client_id at login, or use the registration's own login URL."
+            ),
             reason="ambiguous_registration",
         )
     return found[0]
@@ -77,14 +82,16 @@ def deployment_active(*, registration: LtiRegistration, deployment_id: str) -> L
     ).first()
     if deployment is None:
         raise LaunchRefused(
-            "This LMS deployment is not registered with softgrade. Ask your LMS administrator "
-            "to add its deployment id in softgrade.",
+            gettext(
+                "This LMS deployment is not registered with softgrade. Ask your LMS administrator "
+                "to add its deployment id in softgrade."
+            ),
             reason="unknown_deployment",
             status=403,
         )
     if not deployment.is_active:
         raise LaunchRefused(
-            "This LMS deployment is switched off in softgrade.",
+            gettext("This LMS deployment is switched off in softgrade."),
             reason="inactive_deployment",
             status=403,
         )
@@ -107,9 +114,13 @@ def login_initiate(
     issuer = params.get("iss", "")
     login_hint = params.get("login_hint", "")
     if not issuer:
-        raise LaunchRefused("The LMS did not say who it is (no iss).", reason="login_missing_iss")
+        raise LaunchRefused(
+            gettext("The LMS did not say who it is (no iss)."), reason="login_missing_iss"
+        )
     if not login_hint:
-        raise LaunchRefused("The LMS did not send a login hint.", reason="login_missing_login_hint")
+        raise LaunchRefused(
+            gettext("The LMS did not send a login hint."), reason="login_missing_login_hint"
+        )
     registration = _registration_for_login(
         issuer=issuer,
         client_id=params.get("client_id", ""),

@@ -20,6 +20,7 @@ from datetime import datetime
 import jwt
 from django.conf import settings
 from django.utils import timezone
+from django.utils.translation import gettext
 from lti_tool.models import LtiDeployment, LtiRegistration
 from pylti1p3.exception import LtiException
 from pylti1p3.message_validators import get_validators
@@ -68,7 +69,7 @@ def _unverified(id_token: str) -> tuple[dict, dict]:
         body = jwt.decode(id_token, options={"verify_signature": False})
     except jwt.PyJWTError as exc:
         raise LaunchRefused(
-            "The LMS sent a launch softgrade cannot read.", reason="id_token_malformed"
+            gettext("The LMS sent a launch softgrade cannot read."), reason="id_token_malformed"
         ) from exc
     return header, body
 
@@ -78,14 +79,14 @@ def _verify_signature_and_claims(
 ) -> dict:
     if header.get("alg") != "RS256":
         raise LaunchRefused(
-            "This launch is not signed the way LTI 1.3 requires (RS256).",
+            gettext("This launch is not signed the way LTI 1.3 requires (RS256)."),
             reason=f"alg_not_allowed ({header.get('alg')})",
             status=401,
         )
     kid = header.get("kid")
     if not kid:
         raise LaunchRefused(
-            "This launch does not say which key signed it (no kid).",
+            gettext("This launch does not say which key signed it (no kid)."),
             reason="missing_kid",
             status=401,
         )
@@ -102,40 +103,40 @@ def _verify_signature_and_claims(
         )
     except jwt.MissingRequiredClaimError as exc:
         raise LaunchRefused(
-            f"The launch lacks the required “{exc.claim}” claim.",
+            gettext("The launch lacks the required “%(claim)s” claim.") % {"claim": exc.claim},
             reason=f"missing_claim {exc.claim}",
         ) from exc
     except jwt.ExpiredSignatureError as exc:
         raise LaunchRefused(
-            "This launch has expired. Go back to the LMS and open the activity again.",
+            gettext("This launch has expired. Go back to the LMS and open the activity again."),
             reason="expired",
             status=401,
         ) from exc
     except jwt.ImmatureSignatureError as exc:
         raise LaunchRefused(
-            "This launch claims to be issued in the future; check the LMS's clock.",
+            gettext("This launch claims to be issued in the future; check the LMS's clock."),
             reason="iat_in_future",
             status=401,
         ) from exc
     except jwt.InvalidIssuerError as exc:
         raise LaunchRefused(
-            "This launch comes from a different LMS than the one that started the login.",
+            gettext("This launch comes from a different LMS than the one that started the login."),
             reason="wrong_iss",
             status=401,
         ) from exc
     except jwt.InvalidAudienceError as exc:
         raise LaunchRefused(
-            "This launch was meant for another tool.", reason="wrong_aud", status=401
+            gettext("This launch was meant for another tool."), reason="wrong_aud", status=401
         ) from exc
     except jwt.InvalidSignatureError as exc:
         raise LaunchRefused(
-            "This launch's signature does not match the LMS's key.",
+            gettext("This launch's signature does not match the LMS's key."),
             reason="bad_signature",
             status=401,
         ) from exc
     except jwt.PyJWTError as exc:
         raise LaunchRefused(
-            "The LMS sent a launch softgrade cannot accept.",
+            gettext("The LMS sent a launch softgrade cannot accept."),
             reason=f"invalid_id_token ({type(exc).__name__})",
             status=401,
         ) from exc
@@ -144,13 +145,15 @@ def _verify_signature_and_claims(
     # With several audiences the token must say which one it was issued for (OIDC core 3.1.3.7).
     if len(audiences) > 1 and not azp:
         raise LaunchRefused(
-            "This launch names several audiences but not the one it is for (no azp).",
+            gettext("This launch names several audiences but not the one it is for (no azp)."),
             reason="missing_azp",
             status=401,
         )
     if azp is not None and azp != registration.client_id:
         raise LaunchRefused(
-            "This launch was issued for another tool (azp).", reason="wrong_azp", status=401
+            gettext("This launch was issued for another tool (azp)."),
+            reason="wrong_azp",
+            status=401,
         )
     return claims
 
@@ -165,12 +168,16 @@ def _nonce_consume(*, nonce_row: LaunchNonce, now: datetime) -> None:
     nonce_row.refresh_from_db()
     if nonce_row.consumed_at is not None:
         raise LaunchRefused(
-            "This launch was already used. Go back to the LMS and open the activity again.",
+            gettext(
+                "This launch was already used. Go back to the LMS and open the activity again."
+            ),
             reason="nonce_replayed",
             status=401,
         )
     raise LaunchRefused(
-        "This launch took too long to arrive. Go back to the LMS and open the activity again.",
+        gettext(
+            "This launch took too long to arrive. Go back to the LMS and open the activity again."
+        ),
         reason="nonce_expired",
         status=401,
     )
@@ -180,27 +187,29 @@ def _message_check(claims: dict) -> None:
     for claim in REQUIRED_CLAIMS:
         if claims.get(claim) in (None, ""):
             raise LaunchRefused(
-                f"The launch lacks the required “{claim.rsplit('/', 1)[-1]}” claim.",
+                gettext("The launch lacks the required “%(claim)s” claim.")
+                % {"claim": claim.rsplit("/", 1)[-1]},
                 reason=f"missing_claim {claim}",
             )
     if claims[VERSION] != "1.3.0":
         raise LaunchRefused(
-            "softgrade speaks LTI 1.3.0 only.", reason=f"wrong_version ({claims[VERSION]})"
+            gettext("softgrade speaks LTI 1.3.0 only."), reason=f"wrong_version ({claims[VERSION]})"
         )
     message_type = claims[MESSAGE_TYPE]
     if message_type not in REQUIRED_BY_MESSAGE:
         raise LaunchRefused(
-            "softgrade does not handle this kind of LTI message.",
+            gettext("softgrade does not handle this kind of LTI message."),
             reason=f"unsupported_message_type ({message_type})",
         )
     for claim in REQUIRED_BY_MESSAGE[message_type]:
         if not claims.get(claim):
             raise LaunchRefused(
-                f"The launch lacks the required “{claim.rsplit('/', 1)[-1]}” claim.",
+                gettext("The launch lacks the required “%(claim)s” claim.")
+                % {"claim": claim.rsplit("/", 1)[-1]},
                 reason=f"missing_claim {claim}",
             )
     if not isinstance(claims[ROLES], list):
-        raise LaunchRefused("The launch's roles are not a list.", reason="roles_malformed")
+        raise LaunchRefused(gettext("The launch's roles are not a list."), reason="roles_malformed")
     # pylti1p3's message validators add the finer rules (resource link id, deep-linking
     # accept types and presentation targets).
     for validator in get_validators():
@@ -209,7 +218,7 @@ def _message_check(claims: dict) -> None:
                 validator.validate(claims)
             except LtiException as exc:
                 raise LaunchRefused(
-                    f"The launch is not a valid LTI message: {exc}.",
+                    gettext("The launch is not a valid LTI message: %(error)s.") % {"error": exc},
                     reason=f"invalid_message ({exc})",
                 ) from exc
 
@@ -230,51 +239,61 @@ def launch_verify(
     """
     now = now or timezone.now()
     if not id_token:
-        raise LaunchRefused("The LMS sent no launch (no id_token).", reason="missing_id_token")
+        raise LaunchRefused(
+            gettext("The LMS sent no launch (no id_token)."), reason="missing_id_token"
+        )
     if not state:
-        raise LaunchRefused("The LMS sent no state with the launch.", reason="missing_state")
+        raise LaunchRefused(
+            gettext("The LMS sent no state with the launch."), reason="missing_state"
+        )
     if not LaunchNonce.objects.filter(state=state).exists():
         # Checked before the cookie: the cookie's name derives from the state, so an altered
         # state would otherwise look like a browser that dropped the cookie.
         raise LaunchRefused(
-            "This launch's state is not one softgrade issued: it was altered on the way, or the "
-            "launch was not started from softgrade's login. Go back to the LMS and open the "
-            "activity again.",
+            gettext(
+                "This launch's state is not one softgrade issued: it was altered on the way, or "
+                "the launch was not started from softgrade's login. Go back to the LMS and open "
+                "the activity again."
+            ),
             reason="unknown_state",
         )
     if not state_cookie:
         raise LaunchRefused(
-            "Your browser did not send back softgrade's login cookie, so this launch cannot be "
-            "trusted. If the LMS shows softgrade inside a frame, your browser may block its "
-            "cookies: open the activity in a new window or tab from the LMS.",
+            gettext(
+                "Your browser did not send back softgrade's login cookie, so this launch cannot be "
+                "trusted. If the LMS shows softgrade inside a frame, your browser may block its "
+                "cookies: open the activity in a new window or tab from the LMS."
+            ),
             reason="missing_state_cookie",
         )
     if not secrets.compare_digest(state_cookie, state):
         raise LaunchRefused(
-            "This launch does not belong to the login your browser started.",
+            gettext("This launch does not belong to the login your browser started."),
             reason="state_mismatch",
         )
     header, unverified = _unverified(id_token)
     nonce = unverified.get("nonce")
     if not nonce or not isinstance(nonce, str):
-        raise LaunchRefused("The launch lacks the required “nonce” claim.", reason="missing_nonce")
+        raise LaunchRefused(
+            gettext("The launch lacks the required “nonce” claim."), reason="missing_nonce"
+        )
     nonce_row = LaunchNonce.objects.select_related("registration").filter(nonce=nonce).first()
     if nonce_row is None:
         raise LaunchRefused(
-            "This launch was not started from softgrade's login.",
+            gettext("This launch was not started from softgrade's login."),
             reason="unknown_nonce",
             status=401,
         )
     if not secrets.compare_digest(nonce_row.state, state):
         raise LaunchRefused(
-            "This launch does not belong to the login your browser started.",
+            gettext("This launch does not belong to the login your browser started."),
             reason="nonce_state_mismatch",
             status=401,
         )
     registration = nonce_row.registration
     if not registration.is_active:
         raise LaunchRefused(
-            "This LMS's registration is switched off in softgrade.",
+            gettext("This LMS's registration is switched off in softgrade."),
             reason="inactive_registration",
             status=403,
         )
@@ -285,7 +304,7 @@ def launch_verify(
     deployment_id = claims.get(DEPLOYMENT_ID)
     if not deployment_id:
         raise LaunchRefused(
-            "The launch lacks the required “deployment_id” claim.",
+            gettext("The launch lacks the required “deployment_id” claim."),
             reason=f"missing_claim {DEPLOYMENT_ID}",
         )
     deployment = deployment_active(registration=registration, deployment_id=deployment_id)

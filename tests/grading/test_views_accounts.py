@@ -9,6 +9,7 @@ import re
 import time
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import mail
 from django.core.mail.backends.locmem import EmailBackend
@@ -17,6 +18,7 @@ from django.tasks import default_task_backend
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import translation
 
 from grading.tasks import password_reset_mail_send
 from tests.factories import UserFactory
@@ -185,12 +187,14 @@ def test_the_request_never_sends_the_mail_the_task_worker_does(client):
     assert SlowMailBackend.calls == 0
     assert mail.outbox == []
     [queued] = queued_reset_mail()
-    # Only what a queue can store: the address typed and how to build the link.
+    # Only what a queue can store: the address typed, how to build the link and the language
+    # to write the mail in.
     assert queued.args == []
     assert queued.kwargs == {
         "email": "Grace@example.org",
         "domain": "testserver",
         "use_https": False,
+        "language": settings.LANGUAGE_CODE,
     }
 
     assert deliver_queued_mail() == [1]
@@ -232,6 +236,17 @@ def test_the_task_builds_an_https_link_on_the_requests_host():
     )
     assert sent == 1
     assert "https://softgrade.example.edu/accounts/reset/" in mail.outbox[0].body
+
+
+def test_the_task_writes_the_mail_in_the_language_it_is_handed_and_leaves_the_worker_as_is():
+    grace_with_password()
+    before = translation.get_language()
+    sent = password_reset_mail_send.call(
+        email="grace@example.org", domain="testserver", use_https=True, language="en"
+    )
+    assert sent == 1
+    assert mail.outbox[0].subject == "Choose a new softgrade password"
+    assert translation.get_language() == before
 
 
 @override_settings(PASSWORD_RESETS_PER_EMAIL="2/h", PASSWORD_RESETS_PER_ADDRESS="3/h")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from accounts.moments import moment_text
 from courses.models import Choice, Problem, Question, Quiz, QuizItem
@@ -44,12 +45,12 @@ class Attempt(models.Model):
         # Made when its learner opened the quiz page (the waiting room before an exam opens):
         # number, draws, variants and order fixed, no clock. Starting it is one guarded update
         # (grading/services/prepared.py); until then it is in no read (started_attempt).
-        PREPARED = "prepared", "Prepared (not started)"
-        IN_PROGRESS = "in_progress", "In progress"
-        SUBMITTED = "submitted", "Submitted"
+        PREPARED = "prepared", _("Prepared (not started)")
+        IN_PROGRESS = "in_progress", _("In progress")
+        SUBMITTED = "submitted", _("Submitted")
         # Time ran out at a quiz whose overdue attempts are "never submitted: no score"
         # (Quiz.overdue_handling): closed, but counted nowhere as a score.
-        NEVER_SUBMITTED = "never_submitted", "Never submitted"
+        NEVER_SUBMITTED = "never_submitted", _("Never submitted")
 
     # No index of their own: the unique (user, quiz, number) and the (quiz, updated_at) index
     # lead with them, and every answer rewrites updated_at, so each index costs a write.
@@ -62,11 +63,13 @@ class Attempt(models.Model):
     quiz = models.ForeignKey(
         Quiz, on_delete=models.PROTECT, related_name="attempts", db_index=False
     )
-    number = models.PositiveIntegerField(help_text="1 for a learner's first attempt at the quiz.")
+    number = models.PositiveIntegerField(
+        help_text=_("1 for a learner's first attempt at the quiz.")
+    )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.IN_PROGRESS)
     # A prepared attempt's is when it was prepared (the clean-up sweep's age); its start sets it.
     started_at = models.DateTimeField(auto_now_add=True)
-    deadline = models.DateTimeField(null=True, blank=True, help_text="Empty: no time limit.")
+    deadline = models.DateTimeField(null=True, blank=True, help_text=_("Empty: no time limit."))
     submitted_at = models.DateTimeField(null=True, blank=True)
     # Set when the server closed the attempt because time ran out before the learner submitted
     # (grading/services/overdue.py): submitted with the answers saved before the deadline, or
@@ -157,7 +160,7 @@ class Variant(models.Model):
         null=True,
         blank=True,
         related_name="variants",
-        help_text="Empty for an instructor's preview.",
+        help_text=_("Empty for an instructor's preview."),
     )
     attempt = models.ForeignKey(
         Attempt, on_delete=models.CASCADE, null=True, blank=True, related_name="variants"
@@ -166,17 +169,17 @@ class Variant(models.Model):
         QuizItem, on_delete=models.PROTECT, null=True, blank=True, related_name="variants"
     )
     counter = models.PositiveIntegerField(
-        null=True, blank=True, help_text="The learner's n-th practice variant of this problem."
+        null=True, blank=True, help_text=_("The learner's n-th practice variant of this problem.")
     )
     seed = models.BigIntegerField()
     family = models.CharField(max_length=60)
     family_version = models.PositiveIntegerField()
     params = models.JSONField(default=dict)
-    givens = models.JSONField(help_text="What the learner is shown: the numbers of the prompt.")
+    givens = models.JSONField(help_text=_("What the learner is shown: the numbers of the prompt."))
     # Never in a page or an API response for learners: a formula problem keeps its answer and
     # mistake formulas here, so the variant grades the same way after the problem is edited.
     grading_key = models.JSONField(
-        default=dict, blank=True, help_text="What grading needs beyond the givens; never shown."
+        default=dict, blank=True, help_text=_("What grading needs beyond the givens; never shown.")
     )
     # The tolerance in force when the variant was made, so a later edit cannot regrade it.
     atol = models.FloatField()
@@ -211,10 +214,10 @@ class Response(models.Model):
     """Every submission, invalid ones included; only `counts_as_try` ones use up a try."""
 
     class Status(models.TextChoices):
-        CORRECT = "correct", "Correct"
-        INCORRECT = "incorrect", "Incorrect"
-        INVALID = "invalid", "Invalid input"
-        RECORDED = "recorded", "Recorded (graded on submission)"
+        CORRECT = "correct", _("Correct")
+        INCORRECT = "incorrect", _("Incorrect")
+        INVALID = "invalid", _("Invalid input")
+        RECORDED = "recorded", _("Recorded (graded on submission)")
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="responses"
@@ -237,7 +240,7 @@ class Response(models.Model):
     question = models.ForeignKey(
         Question, on_delete=models.PROTECT, null=True, blank=True, related_name="responses"
     )
-    text = models.TextField(blank=True, help_text="What the learner typed, as typed.")
+    text = models.TextField(blank=True, help_text=_("What the learner typed, as typed."))
     choices = models.ManyToManyField(Choice, blank=True, related_name="responses")
     status = models.CharField(max_length=16, choices=Status.choices)
     score = models.FloatField(default=0.0)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from courses.models import Course, Problem
 
@@ -14,12 +15,12 @@ class CourseRole(models.Model):
     """A user's role in one course: instructor or teaching assistant."""
 
     class Role(models.TextChoices):
-        INSTRUCTOR = "instructor", "Instructor"
-        TEACHING_ASSISTANT = "teaching_assistant", "Teaching assistant"
+        INSTRUCTOR = "instructor", _("Instructor")
+        TEACHING_ASSISTANT = "teaching_assistant", _("Teaching assistant")
 
     class Source(models.TextChoices):
-        ADMIN = "admin", "Set in the admin"
-        LMS = "lms", "Given by an LMS launch"
+        ADMIN = "admin", _("Set in the admin")
+        LMS = "lms", _("Given by an LMS launch")
 
     # No index of its own: the unique (course, user) leads with it.
     course = models.ForeignKey(
@@ -34,7 +35,7 @@ class CourseRole(models.Model):
         max_length=16,
         choices=Source.choices,
         default=Source.ADMIN,
-        help_text="An LMS launch updates only the roles launches gave.",
+        help_text=_("An LMS launch updates only the roles launches gave."),
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -61,8 +62,8 @@ class MisconceptionNote(models.Model):
     problem = models.ForeignKey(
         Problem, on_delete=models.CASCADE, related_name="misconception_notes"
     )
-    relation = models.CharField(max_length=120, help_text="The relation's code, as discovered.")
-    formula = models.CharField(max_length=500, help_text="Over `answer` and the givens' names.")
+    relation = models.CharField(max_length=120, help_text=_("The relation's code, as discovered."))
+    formula = models.CharField(max_length=500, help_text=_("Over `answer` and the givens' names."))
     text = models.TextField()
     # Who wrote it: the account may go one day, the name stays.
     author = models.ForeignKey(

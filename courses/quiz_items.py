@@ -32,7 +32,7 @@ class Pool(models.Model):
         ordering = ["lesson", "title"]
 
     def __str__(self) -> str:
-        return f"{plain_math(self.title)} (pool)"
+        return _("%(title)s (pool)") % {"title": plain_math(self.title)}
 
     def size(self) -> int:
         """How many members an attempt can draw from: its questions and problems."""

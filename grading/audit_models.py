@@ -52,7 +52,10 @@ class Regrade(AuditRow):
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
-        return f"regrade of item {self.quiz_item_id} by {self.by_username}"
+        return _("regrade of item %(item)s by %(user)s") % {
+            "item": self.quiz_item_id,
+            "user": self.by_username,
+        }
 
 
 class ScoreChange(AuditRow):
@@ -138,4 +141,8 @@ class AttemptDeletion(AuditRow):
         ordering = ["-deleted_at", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.learner_username} · {self.quiz_slug} #{self.number} deleted"
+        return _("%(learner)s · %(quiz)s #%(number)s deleted") % {
+            "learner": self.learner_username,
+            "quiz": self.quiz_slug,
+            "number": self.number,
+        }

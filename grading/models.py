@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from accounts.moments import moment_text
 from courses.models import Choice, Problem, Question, Quiz, QuizItem
@@ -146,7 +147,7 @@ class Attempt(models.Model):
         permissions = [("delete_attempt_record", "Can delete a learner's attempt (logged)")]
 
     def __str__(self) -> str:
-        kind = "preview " if self.preview else ""
+        kind = f"{_('preview')} " if self.preview else ""
         return f"{self.user} · {self.quiz.slug} {kind}#{self.number} ({self.get_status_display()})"
 
 
@@ -207,7 +208,7 @@ class Variant(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.problem.slug} seed {self.seed}"
+        return _("%(problem)s seed %(seed)s") % {"problem": self.problem.slug, "seed": self.seed}
 
 
 class Response(models.Model):
@@ -301,7 +302,8 @@ class PracticeStreak(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.user} · {self.problem.slug}: {self.current} in a row"
+        in_a_row = ngettext("%(count)s in a row", "%(count)s in a row", self.current)
+        return f"{self.user} · {self.problem.slug}: " + in_a_row % {"count": self.current}
 
     @property
     def mastered(self) -> bool:
@@ -327,7 +329,10 @@ class SolutionReveal(models.Model):
         ordering = ["-revealed_at", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.user} · solution of variant {self.variant_id}"
+        return _("%(user)s · solution of variant %(variant)s") % {
+            "user": self.user,
+            "variant": self.variant_id,
+        }
 
 
 # Imported last so Django finds the model; it names Attempt by its label, so there is no cycle.

@@ -52,7 +52,7 @@ class PlatformHosts(models.Model):
         verbose_name_plural = _("extra hosts")
 
     def __str__(self) -> str:
-        return f"hosts of {self.registration}"
+        return _("hosts of %(registration)s") % {"registration": self.registration}
 
     def clean(self) -> None:
         for entry in self.host_list():
@@ -104,8 +104,16 @@ class CourseGrant(models.Model):
         ]
 
     def __str__(self) -> str:
-        where = f" (deployment {self.deployment.deployment_id})" if self.deployment_id else ""
-        return f"{self.course} for {self.registration}{where}"
+        if self.deployment_id:
+            return _("%(course)s for %(registration)s (deployment %(deployment)s)") % {
+                "course": self.course,
+                "registration": self.registration,
+                "deployment": self.deployment.deployment_id,
+            }
+        return _("%(course)s for %(registration)s") % {
+            "course": self.course,
+            "registration": self.registration,
+        }
 
     def clean(self) -> None:
         if (
@@ -147,8 +155,14 @@ class RegistrationInvite(models.Model):
         verbose_name = _("registration link")
 
     def __str__(self) -> str:
-        state = "used" if self.used_at else f"open until {moment_text(self.expires_at)}"
-        return f"registration link of {moment_text(self.created_at)} ({state})"
+        if self.used_at:
+            text = _("registration link of %(created)s (used)")
+        else:
+            text = _("registration link of %(created)s (open until %(expires)s)")
+        return text % {
+            "created": moment_text(self.created_at),
+            "expires": moment_text(self.expires_at),
+        }
 
 
 class LaunchNonce(models.Model):
@@ -286,7 +300,7 @@ class LinkLaunch(models.Model):
         indexes = [models.Index(fields=["user", "target"], name="lti_link_launch_user")]
 
     def __str__(self) -> str:
-        return f"{self.lti_user} launched {self.target}"
+        return _("%(user)s launched %(target)s") % {"user": self.lti_user, "target": self.target}
 
 
 class LineItem(models.Model):
@@ -374,7 +388,7 @@ class PassbackOutcome(models.Model):
         ordering = ["created_at", "id"]
 
     def __str__(self) -> str:
-        return f"{self.get_result_display()} ({self.http_status or 'no answer'})"
+        return f"{self.get_result_display()} ({self.http_status or _('no answer')})"
 
 
 class RosterSync(models.Model):

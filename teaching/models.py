@@ -51,7 +51,11 @@ class CourseRole(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.user} · {self.get_role_display()} of {self.course}"
+        return _("%(user)s · %(role)s of %(course)s") % {
+            "user": self.user,
+            "role": self.get_role_display(),
+            "course": self.course,
+        }
 
 
 class MisconceptionNote(models.Model):
@@ -76,4 +80,8 @@ class MisconceptionNote(models.Model):
         ordering = ["problem", "-created_at", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.problem.slug} · {self.relation} by {self.author_name}"
+        return _("%(problem)s · %(relation)s by %(author)s") % {
+            "problem": self.problem.slug,
+            "relation": self.relation,
+            "author": self.author_name,
+        }

@@ -15,6 +15,7 @@ from django.contrib import messages
 from django.db.models import Max
 from django.http import HttpRequest
 from django.utils.text import capfirst
+from django.utils.translation import gettext_lazy
 
 from .attempted_quizzes import ITEMS_KEPT, attempted, items_kept, points_change, points_plan
 from .models import Quiz, QuizItem
@@ -54,9 +55,11 @@ class NextOrderFormSetMixin:
 def confirm_field() -> forms.BooleanField:
     return forms.BooleanField(
         required=False,
-        label="Regrade the attempts",
-        help_text="Tick to save a change of an item's points on a quiz with attempts: what it "
-        "will do is shown first when you save without it.",
+        label=gettext_lazy("Regrade the attempts"),
+        help_text=gettext_lazy(
+            "Tick to save a change of an item's points on a quiz with attempts: what it "
+            "will do is shown first when you save without it."
+        ),
     )
 
 

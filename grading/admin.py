@@ -12,6 +12,7 @@ from django.contrib.auth.forms import AdminUserCreationForm
 from django.contrib.auth.models import User
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext_lazy
 
 from courses.admin import MarkupFieldsForm, markup_preview
 from courses.admin_markup import plain_column
@@ -108,7 +109,7 @@ class ProblemForm(MemberMoveForm, MarkupFieldsForm):
 class ProblemAdmin(FormulaEditorMixin, admin.ModelAdmin):
     form = ProblemForm
     list_display = [
-        plain_column("title", "Title"),
+        plain_column("title", gettext_lazy("Title")),
         "slug",
         "family",
         "lesson",
@@ -136,11 +137,14 @@ class ProblemAdmin(FormulaEditorMixin, admin.ModelAdmin):
                 ]
             },
         ),
-        ("Engine", {"fields": ["family", "formula_editor", "params", "atol", "rtol"]}),
-        ("Preview", {"fields": ["variant_preview"]}),
+        (
+            gettext_lazy("Engine"),
+            {"fields": ["family", "formula_editor", "params", "atol", "rtol"]},
+        ),
+        (gettext_lazy("Preview"), {"fields": ["variant_preview"]}),
     ]
 
-    @admin.display(description="Tolerance")
+    @admin.display(description=gettext_lazy("Tolerance"))
     def tolerance(self, obj: Problem) -> str:
         return "family default" if obj.atol is None else f"atol {obj.atol}, rtol {obj.rtol}"
 
@@ -154,7 +158,7 @@ class ProblemAdmin(FormulaEditorMixin, admin.ModelAdmin):
         self._preview_seeds = (int(seed),) if seed.isdigit() else PREVIEW_SEEDS
         return super().change_view(request, object_id, form_url, extra_context)
 
-    @admin.display(description="Variants")
+    @admin.display(description=gettext_lazy("Variants"))
     def variant_preview(self, obj: Problem):
         if not obj.pk:
             return "Save to preview generated variants."
@@ -218,7 +222,7 @@ class RecordInline(ViewOnly, admin.TabularInline):
     show_change_link = True
 
 
-@admin.display(description="Choices picked")
+@admin.display(description=gettext_lazy("Choices picked"))
 def picked_choices(response: Response) -> str:
     return ", ".join(str(choice) for choice in response.choices.all()) or "—"
 
@@ -239,7 +243,7 @@ class ResponseInline(RecordInline):
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("quiz_item").prefetch_related("choices")
 
-    @admin.display(description="Choices picked")
+    @admin.display(description=gettext_lazy("Choices picked"))
     def picked(self, obj: Response) -> str:
         return picked_choices(obj)
 

@@ -16,6 +16,7 @@ from django.shortcuts import render
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from courses.models import Problem
@@ -70,7 +71,7 @@ class FormulaEditorMixin:
             fields += ["family", "params"]
         return fields
 
-    @admin.display(description="Formula")
+    @admin.display(description=gettext_lazy("Formula"))
     def formula_editor(self, obj: Problem):
         if obj.pk is None or obj.family != engine.FORMULA_FAMILY:
             return "Formula problems are edited with a form of their own once saved."

@@ -13,6 +13,7 @@ from typing import Any
 
 from django import forms
 from django.db.models import Case, IntegerField, Value, When
+from django.utils.translation import gettext_lazy
 
 from courses.misconception_labels import misconception_label
 from courses.models import Misconception, Problem
@@ -46,36 +47,46 @@ class NumberField(forms.CharField):
 class FormulaForm(forms.Form):
     prompt = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 4, "cols": 80}),
-        help_text="Markdown with $…$ math; {@name@} shows a variable's value (other braces "
-        "stay LaTeX's).",
+        help_text=gettext_lazy(
+            "Markdown with $…$ math; {@name@} shows a variable's value (other braces stay LaTeX's)."
+        ),
     )
     shape = forms.ChoiceField(
         choices=[(shape, shape.capitalize()) for shape in SHAPES],
-        help_text="What the learner enters: one number, a vector or a matrix.",
+        help_text=gettext_lazy("What the learner enters: one number, a vector or a matrix."),
     )
     answer = forms.CharField(
         widget=forms.TextInput(attrs={"size": 80}),
         help_text=(
-            "A formula of the variables, e.g. d_k * s^2 (^ is a power); a vector as "
-            "[a + b, a - b]; a matrix as [[a, 0], [0, b]]. Allowed: + − × / ^, sqrt, exp, ln, "
-            "log, e, pi."
+            gettext_lazy(
+                "A formula of the variables, e.g. d_k * s^2 (^ is a power); a vector as "
+                "[a + b, a - b]; a matrix as [[a, 0], [0, b]]. Allowed: + − × / ^, sqrt, exp, ln, "
+                "log, e, pi."
+            )
         ),
     )
     atol = forms.FloatField(
-        required=False, label="Absolute tolerance", help_text="Both or neither; empty: 1%."
+        required=False,
+        label=gettext_lazy("Absolute tolerance"),
+        help_text=gettext_lazy("Both or neither; empty: 1%."),
     )
-    rtol = forms.FloatField(required=False, label="Relative tolerance")
+    rtol = forms.FloatField(required=False, label=gettext_lazy("Relative tolerance"))
     solution = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 4, "cols": 80}),
-        label="Worked solution",
+        label=gettext_lazy("Worked solution"),
         help_text=(
-            "Optional: steps separated by a blank line, Markdown with $…$ math; {@name@} shows "
-            "the learner's value. The answer for the learner's numbers is added as a last step."
+            gettext_lazy(
+                "Optional: steps separated by a blank line, Markdown with $…$ math; {@name@} shows "
+                "the learner's value. The answer for the learner's numbers is added as a last step."
+            )
         ),
     )
     seed = forms.IntegerField(
-        required=False, min_value=0, label="Preview seed", help_text="Any seed to preview."
+        required=False,
+        min_value=0,
+        label=gettext_lazy("Preview seed"),
+        help_text=gettext_lazy("Any seed to preview."),
     )
 
 
@@ -90,14 +101,14 @@ class VariableForm(forms.Form):
     values = forms.CharField(
         required=False,
         widget=forms.TextInput(attrs={"size": 16}),
-        help_text="For a list: numbers separated by commas.",
+        help_text=gettext_lazy("For a list: numbers separated by commas."),
     )
     decimals = forms.IntegerField(
         required=False,
         min_value=0,
         max_value=10,
-        label="Decimals shown",
-        help_text="Displayed format: empty shows the value as drawn.",
+        label=gettext_lazy("Decimals shown"),
+        help_text=gettext_lazy("Displayed format: empty shows the value as drawn."),
     )
 
     def clean(self):
@@ -138,14 +149,16 @@ class MistakeForm(forms.Form):
         queryset=Misconception.objects.none(),
         to_field_name="code",
         required=False,
-        empty_label="(the one with the mistake's code)",
-        help_text="Empty: the misconception with the mistake's code.",
+        empty_label=gettext_lazy("(the one with the mistake's code)"),
+        help_text=gettext_lazy("Empty: the misconception with the mistake's code."),
     )
     feedback = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 2, "cols": 30}),
-        help_text="Optional: what a learner who makes this mistake reads, possibly with tries "
-        "left: why it is wrong, never the answer.",
+        help_text=gettext_lazy(
+            "Optional: what a learner who makes this mistake reads, possibly with tries "
+            "left: why it is wrong, never the answer."
+        ),
     )
 
     def __init__(self, *args, misconceptions=None, **kwargs):
@@ -160,19 +173,23 @@ class PropertyForm(forms.Form):
 
     check = forms.CharField(
         widget=forms.TextInput(attrs={"size": 24}),
-        help_text="What every right answer has, e.g. sum(x) = 1, x >= 0, rowsums(x) = 0, "
-        "symmetric(x), x[1] > x[2]; x is the answer, entries count from 1.",
+        help_text=gettext_lazy(
+            "What every right answer has, e.g. sum(x) = 1, x >= 0, rowsums(x) = 0, "
+            "symmetric(x), x[1] > x[2]; x is the answer, entries count from 1."
+        ),
     )
     feedback = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 2, "cols": 30}),
-        help_text="What a learner whose answer fails the check reads: never the answer.",
+        help_text=gettext_lazy(
+            "What a learner whose answer fails the check reads: never the answer."
+        ),
     )
     misconception = forms.ModelChoiceField(
         queryset=Misconception.objects.none(),
         to_field_name="code",
         required=False,
-        empty_label="(none)",
-        help_text="Optional: the misconception a failed check shows.",
+        empty_label=gettext_lazy("(none)"),
+        help_text=gettext_lazy("Optional: the misconception a failed check shows."),
     )
 
     def __init__(self, *args, misconceptions=None, **kwargs):

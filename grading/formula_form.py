@@ -13,7 +13,7 @@ from typing import Any
 
 from django import forms
 from django.db.models import Case, IntegerField, Value, When
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext, gettext_lazy
 
 from courses.misconception_labels import misconception_label
 from courses.models import Misconception, Problem
@@ -41,7 +41,7 @@ class NumberField(forms.CharField):
         try:
             return _number(text)
         except ValueError:
-            raise forms.ValidationError("Enter a number, e.g. 2 or 0.5.") from None
+            raise forms.ValidationError(gettext("Enter a number, e.g. 2 or 0.5.")) from None
 
 
 class FormulaForm(forms.Form):
@@ -93,7 +93,8 @@ class FormulaForm(forms.Form):
 class VariableForm(forms.Form):
     name = forms.CharField(max_length=40, widget=forms.TextInput(attrs={"size": 8}))
     kind = forms.ChoiceField(
-        choices=[("range", "Range"), ("list", "List of values")], initial="range"
+        choices=[("range", gettext_lazy("Range")), ("list", gettext_lazy("List of values"))],
+        initial="range",
     )
     min = NumberField(required=False, widget=forms.TextInput(attrs={"size": 6}))
     max = NumberField(required=False, widget=forms.TextInput(attrs={"size": 6}))
@@ -121,14 +122,16 @@ class VariableForm(forms.Form):
                     if part.strip()
                 ]
             except ValueError:
-                self.add_error("values", "List numbers separated by commas, e.g. 16, 64, 256.")
+                self.add_error(
+                    "values", gettext("List numbers separated by commas, e.g. 16, 64, 256.")
+                )
             else:
                 if not cleaned["values"]:
-                    self.add_error("values", "List at least one value.")
+                    self.add_error("values", gettext("List at least one value."))
         elif cleaned.get("kind") == "range":
             for name in ("min", "max", "step"):
                 if cleaned.get(name) is None and name not in self.errors:
-                    self.add_error(name, "A range needs min, max and step.")
+                    self.add_error(name, gettext("A range needs min, max and step."))
         return cleaned
 
     def spec(self) -> dict[str, Any]:
@@ -371,9 +374,11 @@ class FormulaEditor:
         """Names and codes are keys of the params: each once. A mistake without a picked
         misconception needs one with its code, or learners would get no explanation."""
         # No variable at all is allowed: one fixed answer (an imported numerical question).
-        _mark_repeats(self.rows(self.variables), "name", "Another variable is named")
+        _mark_repeats(
+            self.rows(self.variables), "name", gettext("Another variable is named '%(value)s'.")
+        )
         mistakes = self.rows(self.mistakes)
-        _mark_repeats(mistakes, "code", "Another mistake has the code")
+        _mark_repeats(mistakes, "code", gettext("Another mistake has the code '%(value)s'."))
         # add_error drops the field from cleaned_data, so a repeated code is read with .get.
         unpicked = {
             r.cleaned_data.get("code") for r in mistakes if not r.cleaned_data["misconception"]
@@ -384,7 +389,10 @@ class FormulaEditor:
             if code and code in unpicked - known and not row.cleaned_data["misconception"]:
                 row.add_error(
                     "misconception",
-                    f"Pick the misconception this mistake shows (none has the code {code!r}).",
+                    gettext(
+                        "Pick the misconception this mistake shows (none has the code '%(code)s')."
+                    )
+                    % {"code": code},
                 )
 
     def _place(self, key: str, message: str) -> None:
@@ -415,7 +423,7 @@ def _mark_repeats(rows: list, name: str, message: str) -> set[str]:
     for row in rows:
         value = row.cleaned_data[name]
         if value in seen:
-            row.add_error(name, f"{message} {value!r}.")
+            row.add_error(name, message % {"value": value})
         seen.add(value)
     return seen
 

@@ -63,7 +63,8 @@ class ProblemForm(MemberMoveForm, MarkupFieldsForm):
                 _("%(name)s (default %(default)s)") % {"name": s.name, "default": repr(s.default)}
                 for s in family.param_specs
             )
-            specs.append(f"{key}: {names or _('no parameters')}")
+            names = names or _("no parameters")
+            specs.append(f"{key}: {names}")
         self.fields["params"].help_text = _(
             "JSON; {} takes the family's defaults. Parameters per family — %(families)s"
         ) % {"families": "; ".join(specs)}

@@ -147,7 +147,7 @@ class Attempt(models.Model):
         permissions = [("delete_attempt_record", "Can delete a learner's attempt (logged)")]
 
     def __str__(self) -> str:
-        kind = f"{_('preview')} " if self.preview else ""
+        kind = str(_("preview")) + " " if self.preview else ""
         return f"{self.user} · {self.quiz.slug} {kind}#{self.number} ({self.get_status_display()})"
 
 

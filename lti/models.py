@@ -388,7 +388,8 @@ class PassbackOutcome(models.Model):
         ordering = ["created_at", "id"]
 
     def __str__(self) -> str:
-        return f"{self.get_result_display()} ({self.http_status or _('no answer')})"
+        status = self.http_status or _("no answer")
+        return f"{self.get_result_display()} ({status})"
 
 
 class RosterSync(models.Model):

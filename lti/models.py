@@ -18,7 +18,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
-from lti_tool.models import LtiContext, LtiDeployment, LtiRegistration, LtiResourceLink, LtiUser
+from lti_tool.models import LtiDeployment, LtiRegistration, LtiResourceLink, LtiUser
 
 from accounts.moments import moment_text
 from courses.models import Course, Lesson, Quiz
@@ -104,16 +104,11 @@ class CourseGrant(models.Model):
         ]
 
     def __str__(self) -> str:
+        named = {"course": self.course, "registration": self.registration}
         if self.deployment_id:
-            return _("%(course)s for %(registration)s (deployment %(deployment)s)") % {
-                "course": self.course,
-                "registration": self.registration,
-                "deployment": self.deployment.deployment_id,
-            }
-        return _("%(course)s for %(registration)s") % {
-            "course": self.course,
-            "registration": self.registration,
-        }
+            named["deployment"] = self.deployment.deployment_id
+            return _("%(course)s for %(registration)s (deployment %(deployment)s)") % named
+        return _("%(course)s for %(registration)s") % named
 
     def clean(self) -> None:
         if (
@@ -155,14 +150,10 @@ class RegistrationInvite(models.Model):
         verbose_name = _("registration link")
 
     def __str__(self) -> str:
+        named = {"created": moment_text(self.created_at), "expires": moment_text(self.expires_at)}
         if self.used_at:
-            text = _("registration link of %(created)s (used)")
-        else:
-            text = _("registration link of %(created)s (open until %(expires)s)")
-        return text % {
-            "created": moment_text(self.created_at),
-            "expires": moment_text(self.expires_at),
-        }
+            return _("registration link of %(created)s (used)") % named
+        return _("registration link of %(created)s (open until %(expires)s)") % named
 
 
 class LaunchNonce(models.Model):
@@ -392,26 +383,5 @@ class PassbackOutcome(models.Model):
         return f"{self.get_result_display()} ({status})"
 
 
-class RosterSync(models.Model):
-    """One sync of a course's roster from the LMS (Names and Role Provisioning Services)."""
-
-    class Status(models.TextChoices):
-        DONE = "done", _("Done")
-        FAILED = "failed", _("Failed")
-
-    context = models.ForeignKey(LtiContext, on_delete=models.CASCADE, related_name="+")
-    requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
-    status = models.CharField(max_length=16, choices=Status.choices)
-    members = models.PositiveIntegerField(default=0)
-    active_members = models.PositiveIntegerField(default=0)
-    detail = models.TextField(blank=True)
-    started_at = models.DateTimeField(default=timezone.now)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-started_at"]
-
-    def __str__(self) -> str:
-        return f"{self.context} roster {moment_text(self.started_at)} ({self.status})"
+# Imported last so Django finds the model (it names nothing of this module's).
+from lti.roster_models import RosterSync  # noqa: E402, F401

@@ -11,6 +11,8 @@ from django import forms
 from django.contrib import admin
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from accounts.admin_times import ZONED_DATE_TIMES
 
@@ -53,7 +55,7 @@ class CourseForm(MarkupFieldsForm):
 @admin.register(Course)
 class CourseAdmin(admin.ModelAdmin):
     form = CourseForm
-    list_display = [plain_column("title", "Title"), "slug", "updated_at"]
+    list_display = [plain_column("title", gettext_lazy("Title")), "slug", "updated_at"]
     search_fields = ["title", "slug"]
     prepopulated_fields = {"slug": ["title"]}
 
@@ -73,7 +75,7 @@ class KeyTermInline(admin.TabularInline):
     fields = ["order", "slug", "term", "definition", "definition_preview"]
     readonly_fields = ["definition_preview"]
 
-    @admin.display(description="Preview")
+    @admin.display(description=gettext_lazy("Preview"))
     def definition_preview(self, obj: KeyTerm):
         return markup_preview(obj.definition) if obj.pk else "-"
 
@@ -94,7 +96,13 @@ class LessonForm(MarkupFieldsForm):
 @admin.register(Lesson)
 class LessonAdmin(admin.ModelAdmin):
     form = LessonForm
-    list_display = [plain_column("title", "Title"), "course", "order", "minutes", "updated_at"]
+    list_display = [
+        plain_column("title", gettext_lazy("Title")),
+        "course",
+        "order",
+        "minutes",
+        "updated_at",
+    ]
     list_filter = ["course"]
     search_fields = ["title", "slug", "body"]
     prepopulated_fields = {"slug": ["title"]}
@@ -103,8 +111,8 @@ class LessonAdmin(admin.ModelAdmin):
     readonly_fields = ["body_preview", "questions"]
     fieldsets = [
         (None, {"fields": ["course", "title", "slug", "order", "minutes", "summary"]}),
-        ("Body", {"fields": ["body", "body_preview"]}),
-        ("Questions", {"fields": ["questions"]}),
+        (gettext_lazy("Body"), {"fields": ["body", "body_preview"]}),
+        (gettext_lazy("Questions"), {"fields": ["questions"]}),
     ]
 
     def get_urls(self):
@@ -112,34 +120,35 @@ class LessonAdmin(admin.ModelAdmin):
         own = [path("import-moodle-xml/", view, name="courses_lesson_moodle_import")]
         return own + super().get_urls()
 
-    @admin.display(description="Questions")
+    @admin.display(description=gettext_lazy("Questions"))
     def questions(self, obj: Lesson):
         if not obj.pk:
-            return "Save the lesson to add questions to it."
+            return _("Save the lesson to add questions to it.")
         # A question added from here knows its lesson: its pickers list this lesson's first.
         return format_html(
-            '<a href="{}?lesson={}">Add a question to this lesson</a> · '
-            '<a href="{}?lesson__id__exact={}">Its questions</a>',
-            reverse("admin:courses_question_add"),
-            obj.pk,
-            reverse("admin:courses_question_changelist"),
-            obj.pk,
+            _(
+                '<a href="{add}?lesson={lesson}">Add a question to this lesson</a> · '
+                '<a href="{list}?lesson__id__exact={lesson}">Its questions</a>'
+            ),
+            add=reverse("admin:courses_question_add"),
+            list=reverse("admin:courses_question_changelist"),
+            lesson=obj.pk,
         )
 
-    @admin.display(description="Preview")
+    @admin.display(description=gettext_lazy("Preview"))
     def body_preview(self, obj: Lesson):
-        return markup_preview(obj.body) if obj.pk else "Save to see the rendered lesson."
+        return markup_preview(obj.body) if obj.pk else _("Save to see the rendered lesson.")
 
 
 @admin.register(KeyTerm)
 class KeyTermAdmin(admin.ModelAdmin):
     form = KeyTermForm
-    list_display = [plain_column("term", "Term"), "slug", "lesson"]
+    list_display = [plain_column("term", gettext_lazy("Term")), "slug", "lesson"]
     list_filter = ["lesson"]
     search_fields = ["term", "definition"]
     readonly_fields = ["definition_preview"]
 
-    @admin.display(description="Preview")
+    @admin.display(description=gettext_lazy("Preview"))
     def definition_preview(self, obj: KeyTerm):
         return markup_preview(obj.definition) if obj.pk else "-"
 
@@ -156,13 +165,13 @@ class MisconceptionForm(MarkupFieldsForm):
 class MisconceptionAdmin(admin.ModelAdmin):
     form = MisconceptionForm
     # Placeholders an import made are marked, filtered and listed after the lesson's own.
-    list_display = ["code", plain_column("title", "Title"), "lesson", "imported"]
+    list_display = ["code", plain_column("title", gettext_lazy("Title")), "lesson", "imported"]
     list_filter = ["imported", "lesson"]
     ordering = ["lesson", "imported", "code"]
     search_fields = ["code", "title", "explanation"]
     readonly_fields = ["explanation_preview"]
 
-    @admin.display(description="Preview")
+    @admin.display(description=gettext_lazy("Preview"))
     def explanation_preview(self, obj: Misconception):
         return markup_preview(obj.explanation) if obj.pk else "-"
 
@@ -187,7 +196,8 @@ class QuizItemInlineFormSet(LabelledRowsMixin, NextOrderFormSetMixin, forms.Base
                 continue
             if sum(bool(data.get(name)) for name in ("question", "problem", "pool")) != 1:
                 raise forms.ValidationError(
-                    f"Item {number} must name exactly one of a question, a problem or a pool."
+                    _("Item %(number)s must name exactly one of a question, a problem or a pool.")
+                    % {"number": number}
                 )
             kept.append((number, data))
         foreign_draw_errors(self, kept)
@@ -203,8 +213,12 @@ class QuizItemInlineFormSet(LabelledRowsMixin, NextOrderFormSetMixin, forms.Base
             )
             if found:
                 raise forms.ValidationError(
-                    [f"A published quiz holds only published content: {item}." for item in found]
-                    + ["Publish them first, or leave the quiz unpublished."]
+                    [
+                        _("A published quiz holds only published content: %(item)s.")
+                        % {"item": item}
+                        for item in found
+                    ]
+                    + [_("Publish them first, or leave the quiz unpublished.")]
                 )
 
 
@@ -227,9 +241,9 @@ class ShuffleSelect(forms.NullBooleanSelect):
     def __init__(self, attrs=None):
         super().__init__(attrs)
         self.choices = [
-            ("unknown", "By mode: on for exams, off for practice quizzes"),
-            ("true", "On"),
-            ("false", "Off"),
+            ("unknown", _("By mode: on for exams, off for practice quizzes")),
+            ("true", _("On")),
+            ("false", _("Off")),
         ]
 
 
@@ -269,7 +283,7 @@ class QuizAdmin(admin.ModelAdmin):
     form = QuizForm
     formfield_overrides = ZONED_DATE_TIMES
     list_display = [
-        plain_column("title", "Title"),
+        plain_column("title", gettext_lazy("Title")),
         "mode",
         "lesson",
         "time_limit_minutes",
@@ -300,7 +314,7 @@ class QuizAdmin(admin.ModelAdmin):
             },
         ),
         (
-            "Limits",
+            gettext_lazy("Limits"),
             {
                 "fields": [
                     "time_limit_minutes",
@@ -313,15 +327,17 @@ class QuizAdmin(admin.ModelAdmin):
                 ]
             },
         ),
-        ("Attempts", {"fields": ["attempts_summary", CONFIRM_FIELD, DIGEST_FIELD]}),
-        ("Availability", {"fields": ["opens_at", "closes_at"]}),
-        ("Policy", {"fields": ["show_feedback", "release_answers"]}),
+        (gettext_lazy("Attempts"), {"fields": ["attempts_summary", CONFIRM_FIELD, DIGEST_FIELD]}),
+        (gettext_lazy("Availability"), {"fields": ["opens_at", "closes_at"]}),
+        (gettext_lazy("Policy"), {"fields": ["show_feedback", "release_answers"]}),
         (
-            "Order",
+            gettext_lazy("Order"),
             {
                 "fields": ["shuffle_items", "shuffle_choices"],
-                "description": "Each attempt draws its own order, kept on every reload and in "
-                "its results. A change applies to attempts started afterwards.",
+                "description": gettext_lazy(
+                    "Each attempt draws its own order, kept on every reload and in "
+                    "its results. A change applies to attempts started afterwards."
+                ),
             },
         ),
     ]
@@ -353,34 +369,38 @@ class QuizAdmin(admin.ModelAdmin):
         else:
             super().save_formset(request, form, formset, change)
 
-    @admin.display(description="Attempts")
+    @admin.display(description=gettext_lazy("Attempts"))
     def attempts_summary(self, obj: Quiz):
         return attempts_notice(obj)
 
-    @admin.display(description="Draws from a pool")
+    @admin.display(description=gettext_lazy("Draws from a pool"))
     def pool_draws(self, obj: Quiz):
         if not obj.pk:
-            return "Save the quiz first, then add items that draw from a pool."
+            return _("Save the quiz first, then add items that draw from a pool.")
         url = reverse("admin:courses_quiz_draws", args=[obj.pk])
         return format_html(
-            '<a href="{}">Draw k members from a pool</a> (adds k items at the end, each drawing '
-            "a different member per attempt)",
-            url,
+            _(
+                '<a href="{url}">Draw k members from a pool</a> (adds k items at the end, each '
+                "drawing a different member per attempt)"
+            ),
+            url=url,
         )
 
-    @admin.display(description="Preview")
+    @admin.display(description=gettext_lazy("Preview"))
     def description_preview(self, obj: Quiz):
         return markup_preview(obj.description) if obj.pk and obj.description else "-"
 
-    @admin.display(description="As a learner")
+    @admin.display(description=gettext_lazy("As a learner"))
     def learner_preview(self, obj: Quiz):
         """A link to the quiz's instructor page, whose button starts a preview (a POST: a form
         cannot sit inside the admin's own form)."""
         if not obj.pk:
-            return "Save the quiz first, then preview it as a learner."
+            return _("Save the quiz first, then preview it as a learner.")
         url = reverse("teaching:quiz-results", kwargs={"slug": obj.slug})
         return format_html(
-            '<a href="{}#preview">Preview as a learner</a> (on the quiz\'s instructor page; '
-            "counted nowhere)",
-            url,
+            _(
+                '<a href="{url}#preview">Preview as a learner</a> (on the quiz\'s instructor '
+                "page; counted nowhere)"
+            ),
+            url=url,
         )

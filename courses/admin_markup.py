@@ -9,6 +9,7 @@ from collections.abc import Callable
 from django import forms
 from django.contrib import admin
 from django.utils.html import format_html
+from django.utils.translation import gettext as _
 
 from .markup import MarkupError, check_markup, render_markup
 from .plain_math import plain_math
@@ -31,7 +32,9 @@ def markup_preview(text: str):
     try:
         return format_html('<div class="sg-preview">{}</div>', render_markup(text))
     except MarkupError as exc:
-        return format_html('<p class="errornote">Cannot render: {}</p>', exc)
+        return format_html(
+            '<p class="errornote">{}</p>', _("Cannot render: %(error)s") % {"error": exc}
+        )
 
 
 class MarkupFieldsForm(forms.ModelForm):
@@ -57,7 +60,7 @@ class LabelledRowsMixin:
         super().add_fields(form, index)
         for name, field in form.fields.items():
             if not field.widget.is_hidden:
-                label = "Delete" if name == "DELETE" else str(field.label or name)
+                label = _("Delete") if name == "DELETE" else str(field.label or name)
                 # A related field's wrapper keeps the attributes of the widget it wraps.
                 widget = getattr(field.widget, "widget", field.widget)
                 widget.attrs.setdefault("aria-label", label)

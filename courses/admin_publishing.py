@@ -7,6 +7,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy
 
 from .models import Problem, Question
 from .publishing import PublishRefused, content_publish, unpublish_problems
@@ -28,12 +29,16 @@ def _apply(
     modeladmin.message_user(request, f"{changed} {noun} {verb}.", messages.SUCCESS)
 
 
-@admin.action(description="Publish selected %(verbose_name_plural)s", permissions=["change"])
+@admin.action(
+    description=gettext_lazy("Publish selected %(verbose_name_plural)s"), permissions=["change"]
+)
 def publish_selected(modeladmin: admin.ModelAdmin, request: HttpRequest, rows: QuerySet) -> None:
     _apply(modeladmin, request, rows, published=True)
 
 
-@admin.action(description="Unpublish selected %(verbose_name_plural)s", permissions=["change"])
+@admin.action(
+    description=gettext_lazy("Unpublish selected %(verbose_name_plural)s"), permissions=["change"]
+)
 def unpublish_selected(modeladmin: admin.ModelAdmin, request: HttpRequest, rows: QuerySet) -> None:
     _apply(modeladmin, request, rows, published=False)
 

@@ -14,6 +14,8 @@ from django.http import HttpRequest, HttpResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from .admin_markup import LabelledRowsMixin, MarkupFieldsForm, plain_column
@@ -27,7 +29,11 @@ from .plain_math import plain_math
 from .pool_admin import MemberMoveForm
 
 NEW_QUESTION_CHOICES = 4
-NOTHING_YET = format_html("<p><em>{}</em></p>", "Write the prompt and choices to preview them.")
+
+
+def nothing_yet() -> SafeString:
+    """The preview of a question with no prompt yet (worded in the page's language)."""
+    return format_html("<p><em>{}</em></p>", _("Write the prompt and choices to preview them."))
 
 
 # --- the misconception picker -----------------------------------------------------------------
@@ -52,9 +58,12 @@ def misconception_options(lesson_id: int | None) -> list[tuple[str, list[tuple[i
     own = groups.pop(lesson_id, None) if lesson_id is not None else None
     if lesson_id is None:
         return [(lesson_label(lesson), options) for lesson, options in groups.values()]
-    ordered = [(f"This lesson · {lesson_label(own[0])}", own[1])] if own else []
+    ordered = (
+        [(_("This lesson · %(lesson)s") % {"lesson": lesson_label(own[0])}, own[1])] if own else []
+    )
     ordered += [
-        (f"Other lessons · {lesson_label(lesson)}", options) for lesson, options in groups.values()
+        (_("Other lessons · %(lesson)s") % {"lesson": lesson_label(lesson)}, options)
+        for lesson, options in groups.values()
     ]
     return ordered
 
@@ -87,7 +96,9 @@ def _rendered(text: str, *, inline: bool) -> SafeString:
     try:
         return render_markup(text, inline=inline)
     except MarkupError as exc:
-        return format_html('<span class="errornote">Cannot render: {}</span>', exc)
+        return format_html(
+            '<span class="errornote">{}</span>', _("Cannot render: %(error)s") % {"error": exc}
+        )
 
 
 def _letter(number: int) -> str:
@@ -98,16 +109,17 @@ def _if_picked(choice: ChoiceDraft) -> SafeString:
     verdict = format_html(
         '<span class="{}">{}</span>',
         "sg-right" if choice.is_correct else "sg-wrong",
-        "✓ Correct" if choice.is_correct else "✗ Not correct",
+        _("✓ Correct") if choice.is_correct else _("✗ Not correct"),
     )
     feedback = (
         _rendered(choice.feedback, inline=True)
         if choice.feedback
-        else format_html("<em>{}</em>", "no feedback of its own")
+        else format_html("<em>{}</em>", _("no feedback of its own"))
     )
     misconception = (
         format_html(
-            '<span class="sg-misconception">Misconception: {}</span>',
+            '<span class="sg-misconception">{} {}</span>',
+            _("Misconception:"),
             render_title(choice.misconception.title),
         )
         if choice.misconception and not choice.is_correct
@@ -119,23 +131,24 @@ def _if_picked(choice: ChoiceDraft) -> SafeString:
 def question_preview(*, prompt: str, choices: list[ChoiceDraft], explanation: str) -> SafeString:
     """The prompt, the choices lettered as a learner sees them, what each one answers when picked,
     and the explanation, all through the sanitizing renderer the learner's pages use."""
+    if_picked = _("If picked:")
     rows = format_html_join(
         "",
         '<li><span class="choice-letter">{}.</span> <span class="sg-choice-text">{}</span>'
-        '<div class="sg-if-picked">If picked: {}</div></li>',
+        '<div class="sg-if-picked">{} {}</div></li>',
         (
-            (_letter(number), _rendered(choice.text, inline=True), _if_picked(choice))
+            (_letter(number), _rendered(choice.text, inline=True), if_picked, _if_picked(choice))
             for number, choice in enumerate(choices, start=1)
         ),
     )
     explained = (
-        format_html("<h4>Explanation</h4>{}", _rendered(explanation, inline=False))
+        format_html("<h4>{}</h4>{}", _("Explanation"), _rendered(explanation, inline=False))
         if explanation
         else ""
     )
     return format_html(
         '<div class="sg-preview">{}</div><ol class="sg-preview-choices">{}</ol>{}',
-        _rendered(prompt, inline=False) if prompt else NOTHING_YET,
+        _rendered(prompt, inline=False) if prompt else nothing_yet(),
         rows,
         explained,
     )
@@ -201,7 +214,9 @@ class ChoiceInlineFormSet(LabelledRowsMixin, forms.BaseInlineFormSet):
             is_correct = bool(form.cleaned_data.get("is_correct"))
             correct.append(is_correct)
             if not is_correct and not form.cleaned_data.get("misconception"):
-                raise forms.ValidationError(f"Choice {number} is wrong but names no misconception.")
+                raise forms.ValidationError(
+                    _("Choice %(number)s is wrong but names no misconception.") % {"number": number}
+                )
         kind = self.instance.kind if self.instance else Question.Kind.SINGLE
         problems = choice_set_problems(kind, correct)
         if problems:
@@ -222,9 +237,13 @@ def right_feedback_problem(*, is_correct: bool, was_correct: bool, feedback: str
     worth rewording rather than losing (the choice may even be made right again)."""
     if is_correct or not says_right(feedback):
         return ""
-    now = "is now marked wrong" if was_correct else "is wrong"
-    return (
-        f"This choice {now}, but its feedback still tells the learner they are right. "
+    if was_correct:
+        return _(
+            "This choice is now marked wrong, but its feedback still tells the learner they are "
+            "right. Rewrite it for a learner who picked a wrong answer, or leave it empty."
+        )
+    return _(
+        "This choice is wrong, but its feedback still tells the learner they are right. "
         "Rewrite it for a learner who picked a wrong answer, or leave it empty."
     )
 
@@ -295,7 +314,7 @@ class QuestionAdmin(admin.ModelAdmin):
     form = QuestionForm
     list_display = [
         "slug",
-        plain_column("title", "Title"),
+        plain_column("title", gettext_lazy("Title")),
         "kind",
         "lesson",
         "choice_count",
@@ -319,7 +338,7 @@ class QuestionAdmin(admin.ModelAdmin):
         # The object and its inlines are saved: sheets showing it are rendered again.
         content_changed(question_ids=[form.instance.pk])
 
-    @admin.display(description="Choices", ordering="n_choices")
+    @admin.display(description=gettext_lazy("Choices"), ordering="n_choices")
     def choice_count(self, obj: Question) -> int:
         return obj.n_choices
 
@@ -341,7 +360,7 @@ class QuestionAdmin(admin.ModelAdmin):
                 explanation=request.POST.get("explanation", ""),
             )
         if obj is None:
-            return NOTHING_YET
+            return nothing_yet()
         return question_preview(
             prompt=obj.prompt, choices=saved_choices(obj), explanation=obj.explanation
         )

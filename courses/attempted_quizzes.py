@@ -16,12 +16,12 @@ from typing import Protocol
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils.module_loading import import_string
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from .models import Quiz
 
 # Why items of an attempted quiz are not added, removed, reordered or replaced.
-ITEMS_KEPT = (
+ITEMS_KEPT = gettext_lazy(
     "its attempts name its items and add up their points, so items cannot be added, removed, "
     "reordered or given another question, problem or pool; only their points can change "
     "(regraded). Make a new quiz for other items."
@@ -93,10 +93,6 @@ def items_kept(plan: PointsPlan) -> str:
     """Why an attempted quiz's items stay as they are, with its number of attempts (lower case,
     as a bank error; capfirst for a sentence)."""
     attempts = plan.counted + plan.previews
-    return (
-        ngettext(
-            "this quiz has %(count)d attempt: ", "this quiz has %(count)d attempts: ", attempts
-        )
-        % {"count": attempts}
-        + ITEMS_KEPT
-    )
+    return ngettext(
+        "this quiz has %(count)d attempt: ", "this quiz has %(count)d attempts: ", attempts
+    ) % {"count": attempts} + str(ITEMS_KEPT)

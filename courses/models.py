@@ -16,6 +16,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from .plain_math import plain_math
 from .quiz_items import Pool, QuizItem
@@ -55,9 +56,11 @@ class Lesson(models.Model):
     title = models.CharField(max_length=200)
     summary = models.TextField(blank=True)
     order = models.PositiveIntegerField(default=1)
-    minutes = models.PositiveIntegerField(default=20, help_text="Estimated time to study it.")
+    minutes = models.PositiveIntegerField(default=20, help_text=_("Estimated time to study it."))
     body = models.TextField(
-        help_text="Markdown. Math in $…$ (inline) or $$…$$ (display); link key terms as [[slug]]."
+        help_text=_(
+            "Markdown. Math in $…$ (inline) or $$…$$ (display); link key terms as [[slug]]."
+        )
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -103,14 +106,16 @@ class Misconception(models.Model):
     lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="misconceptions")
     title = models.CharField(max_length=200)
     explanation = models.TextField(
-        help_text="What a learner reads with a wrong answer, in a practice quiz while they may "
-        "still try again: why the idea is wrong, never what the right answer is."
+        help_text=_(
+            "What a learner reads with a wrong answer, in a practice quiz while they may "
+            "still try again: why the idea is wrong, never what the right answer is."
+        )
     )
     # A placeholder an import made (one per imported question's wrong choices, one per imported
     # problem's mistake) until an instructor names the real idea: listed after the lesson's own.
     imported = models.BooleanField(
         default=False,
-        help_text="Made by an import as a placeholder: untick once it names a real idea.",
+        help_text=_("Made by an import as a placeholder: untick once it names a real idea."),
     )
 
     class Meta:
@@ -122,9 +127,9 @@ class Misconception(models.Model):
 
 class Question(models.Model):
     class Kind(models.TextChoices):
-        SINGLE = "single", "Single choice"
-        MULTIPLE = "multiple", "Multiple choice"
-        TRUE_FALSE = "true_false", "True / false"
+        SINGLE = "single", _("Single choice")
+        MULTIPLE = "multiple", _("Multiple choice")
+        TRUE_FALSE = "true_false", _("True / false")
 
     lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="questions")
     slug = models.SlugField(max_length=80, unique=True)
@@ -132,8 +137,10 @@ class Question(models.Model):
     # learners never see it.
     title = models.CharField(max_length=200, blank=True)
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.SINGLE)
-    prompt = models.TextField(help_text="Markdown with $…$ math.")
-    explanation = models.TextField(blank=True, help_text="Shown once the answer may be released.")
+    prompt = models.TextField(help_text=_("Markdown with $…$ math."))
+    explanation = models.TextField(
+        blank=True, help_text=_("Shown once the answer may be released.")
+    )
     order = models.PositiveIntegerField(default=0)
     published = published_field()
 
@@ -149,7 +156,7 @@ class Question(models.Model):
 
 class Choice(models.Model):
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="choices")
-    text = models.CharField(max_length=500, help_text="Markdown with $…$ math.")
+    text = models.CharField(max_length=500, help_text=_("Markdown with $…$ math."))
     is_correct = models.BooleanField(default=False)
     # PROTECT: deleting a misconception must not silently leave a wrong choice unexplained.
     misconception = models.ForeignKey(
@@ -158,17 +165,21 @@ class Choice(models.Model):
         null=True,
         blank=True,
         related_name="choices",
-        help_text="Required on every wrong choice: the idea that leads a learner to pick it.",
+        help_text=_("Required on every wrong choice: the idea that leads a learner to pick it."),
     )
     feedback = models.TextField(
         blank=True,
-        help_text="Shown to a learner who picks this choice, at once in a practice quiz with "
-        "feedback at once: on a wrong choice, say why it is wrong, not which choice is right.",
+        help_text=_(
+            "Shown to a learner who picks this choice, at once in a practice quiz with "
+            "feedback at once: on a wrong choice, say why it is wrong, not which choice is right."
+        ),
     )
     order = models.PositiveIntegerField(default=0)
     pinned = models.BooleanField(
         default=False,
-        help_text="Keeps its own position when the choices are shuffled, e.g. “none of the above”.",
+        help_text=_(
+            "Keeps its own position when the choices are shuffled, e.g. “none of the above”."
+        ),
     )
 
     class Meta:
@@ -177,7 +188,7 @@ class Choice(models.Model):
             models.CheckConstraint(
                 condition=Q(is_correct=True) | Q(misconception__isnull=False),
                 name="choice_wrong_names_misconception",
-                violation_error_message="A wrong choice must name the misconception behind it.",
+                violation_error_message=_("A wrong choice must name the misconception behind it."),
             ),
         ]
 
@@ -200,31 +211,35 @@ class Problem(models.Model):
     slug = models.SlugField(max_length=80, unique=True)
     title = models.CharField(max_length=200)
     family = models.CharField(
-        max_length=60, help_text="Engine family key, e.g. dot-variance, or formula."
+        max_length=60, help_text=_("Engine family key, e.g. dot-variance, or formula.")
     )
-    params = models.JSONField(default=dict, blank=True, help_text="Family parameters as JSON.")
+    params = models.JSONField(default=dict, blank=True, help_text=_("Family parameters as JSON."))
     # Empty tolerance fields mean "the family's default", which is chosen so that 0 and every
     # named mistake fail; instructors override only with a reason.
     atol = models.FloatField(
-        null=True, blank=True, validators=[MinValueValidator(0.0)], verbose_name="absolute tol."
+        null=True, blank=True, validators=[MinValueValidator(0.0)], verbose_name=_("absolute tol.")
     )
     rtol = models.FloatField(
-        null=True, blank=True, validators=[MinValueValidator(0.0)], verbose_name="relative tol."
+        null=True, blank=True, validators=[MinValueValidator(0.0)], verbose_name=_("relative tol.")
     )
-    prompt = models.TextField(blank=True, help_text="Context shown above the generated givens.")
+    prompt = models.TextField(blank=True, help_text=_("Context shown above the generated givens."))
     order = models.PositiveIntegerField(default=0)
     exam_only = models.BooleanField(
         default=False,
-        help_text="Only in quizzes: never offered for practice, so practice cannot rehearse "
-        "the numbers of an exam's problem.",
+        help_text=_(
+            "Only in quizzes: never offered for practice, so practice cannot rehearse "
+            "the numbers of an exam's problem."
+        ),
     )
     # Practice offers a learner the worked solution of their variant after this many wrong
     # tries on it; after one wrong try they may give up and ask for it (grading.policy).
     solution_after_tries = models.PositiveSmallIntegerField(
         default=3,
         validators=[MinValueValidator(1)],
-        help_text="Wrong tries on one practice variant after which its worked solution is "
-        "offered. After one wrong try a learner may give up and ask for it anyway.",
+        help_text=_(
+            "Wrong tries on one practice variant after which its worked solution is "
+            "offered. After one wrong try a learner may give up and ask for it anyway."
+        ),
     )
     published = published_field()
 
@@ -238,7 +253,7 @@ class Problem(models.Model):
                 condition=(Q(atol__isnull=True) & Q(rtol__isnull=True))
                 | (Q(atol__isnull=False) & Q(rtol__isnull=False) & Q(atol__gte=0) & Q(rtol__gte=0)),
                 name="problem_tolerance_both_or_neither",
-                violation_error_message="Set both tolerances (each ≥ 0) or neither.",
+                violation_error_message=_("Set both tolerances (each ≥ 0) or neither."),
             ),
         ]
 
@@ -248,22 +263,22 @@ class Problem(models.Model):
 
 class Quiz(models.Model):
     class Mode(models.TextChoices):
-        PRACTICE = "practice", "Practice"
-        EXAM = "exam", "Exam"
+        PRACTICE = "practice", _("Practice")
+        EXAM = "exam", _("Exam")
 
     class Feedback(models.TextChoices):
-        IMMEDIATELY = "immediately", "Immediately, per item"
-        AFTER_SUBMISSION = "after_submission", "After the attempt is submitted"
-        NEVER = "never", "Never"
+        IMMEDIATELY = "immediately", _("Immediately, per item")
+        AFTER_SUBMISSION = "after_submission", _("After the attempt is submitted")
+        NEVER = "never", _("Never")
 
     class AnswerRelease(models.TextChoices):
-        AFTER_SUBMISSION = "after_submission", "After the attempt is submitted"
-        AFTER_CLOSE = "after_close", "After the quiz closes"
-        NEVER = "never", "Never"
+        AFTER_SUBMISSION = "after_submission", _("After the attempt is submitted")
+        AFTER_CLOSE = "after_close", _("After the quiz closes")
+        NEVER = "never", _("Never")
 
     class OverdueHandling(models.TextChoices):
-        SUBMIT = "submit", "Submit what was saved"
-        NO_SCORE = "no_score", "Never submitted: no score"
+        SUBMIT = "submit", _("Submit what was saved")
+        NO_SCORE = "no_score", _("Never submitted: no score")
 
     lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="quizzes")
     slug = models.SlugField(max_length=80, unique=True)
@@ -271,10 +286,10 @@ class Quiz(models.Model):
     description = models.TextField(blank=True)
     mode = models.CharField(max_length=16, choices=Mode.choices, default=Mode.PRACTICE)
     time_limit_minutes = models.PositiveIntegerField(
-        null=True, blank=True, validators=[MinValueValidator(1)], help_text="Empty: no limit."
+        null=True, blank=True, validators=[MinValueValidator(1)], help_text=_("Empty: no limit.")
     )
     attempts_allowed = models.PositiveIntegerField(
-        null=True, blank=True, validators=[MinValueValidator(1)], help_text="Empty: unlimited."
+        null=True, blank=True, validators=[MinValueValidator(1)], help_text=_("Empty: unlimited.")
     )
     # What happens to an attempt its learner leaves open past its deadline: the server closes it
     # once the grace period is over (grading/services/overdue.py), as the quiz chooses here.
@@ -282,29 +297,37 @@ class Quiz(models.Model):
         max_length=16,
         choices=OverdueHandling.choices,
         default=OverdueHandling.SUBMIT,
-        help_text="When time runs out on an attempt its learner did not submit: submit the "
-        "answers saved before the deadline, or close it unsubmitted, with no score.",
+        help_text=_(
+            "When time runs out on an attempt its learner did not submit: submit the "
+            "answers saved before the deadline, or close it unsubmitted, with no score."
+        ),
     )
     grace_minutes = models.PositiveIntegerField(
         default=0,
-        help_text="Minutes after the deadline in which the learner may still submit (answers "
-        "saved after the deadline never count); then the attempt is closed. 0: none.",
+        help_text=_(
+            "Minutes after the deadline in which the learner may still submit (answers "
+            "saved after the deadline never count); then the attempt is closed. 0: none."
+        ),
     )
     tries_per_item = models.PositiveIntegerField(default=1, validators=[MinValueValidator(1)])
     # A fraction of the item's points, so it reads the same for a 1-point and a 3-point item.
     extra_try_penalty = models.FloatField(
         default=0.0,
         validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
-        help_text="What each try after the first costs, as a fraction of the item's points "
-        "(0.5 for half; 0.3333 for a third). An item never scores below 0. Only quizzes with "
-        "feedback per item count tries. 0: no penalty.",
+        help_text=_(
+            "What each try after the first costs, as a fraction of the item's points "
+            "(0.5 for half; 0.3333 for a third). An item never scores below 0. Only quizzes with "
+            "feedback per item count tries. 0: no penalty."
+        ),
     )
     # Read by grading.scores.try_counts, the one place that decides whether an answer uses a try.
     rounding_retries = models.BooleanField(
         default=True,
-        help_text="An answer right only to too few significant figures is named (with how many "
-        "are needed) and its try is given back. Only quizzes with feedback per item count "
-        "tries; turn it off where every try must count.",
+        help_text=_(
+            "An answer right only to too few significant figures is named (with how many "
+            "are needed) and its try is given back. Only quizzes with feedback per item count "
+            "tries; turn it off where every try must count."
+        ),
     )
     show_feedback = models.CharField(
         max_length=20, choices=Feedback.choices, default=Feedback.IMMEDIATELY
@@ -319,14 +342,18 @@ class Quiz(models.Model):
     shuffle_choices = models.BooleanField(
         null=True,
         blank=True,
-        help_text="Each attempt shows a question's choices in its own order (pinned choices "
-        "stay put). Empty: on for exams, off for practice quizzes.",
+        help_text=_(
+            "Each attempt shows a question's choices in its own order (pinned choices "
+            "stay put). Empty: on for exams, off for practice quizzes."
+        ),
     )
     shuffle_items = models.BooleanField(
         null=True,
         blank=True,
-        help_text="Each attempt shows the items in its own order. Empty: on for exams, off "
-        "for practice quizzes.",
+        help_text=_(
+            "Each attempt shows the items in its own order. Empty: on for exams, off "
+            "for practice quizzes."
+        ),
     )
     published = published_field()
     # Raised by courses.content_versions.content_changed on every change to what a learner's
@@ -337,40 +364,44 @@ class Quiz(models.Model):
 
     class Meta:
         ordering = ["lesson", "title"]
-        verbose_name_plural = "quizzes"
+        verbose_name_plural = _("quizzes")
         constraints = [
             models.CheckConstraint(
                 condition=~(Q(mode="exam") & Q(show_feedback="immediately")),
                 name="quiz_exam_feedback_not_immediate",
-                violation_error_message="An exam cannot give feedback per item before submission.",
+                violation_error_message=_(
+                    "An exam cannot give feedback per item before submission."
+                ),
             ),
             models.CheckConstraint(
                 condition=~Q(release_answers="after_close") | Q(closes_at__isnull=False),
                 name="quiz_release_after_close_needs_close",
-                violation_error_message="Releasing answers after closing needs a close time.",
+                violation_error_message=_("Releasing answers after closing needs a close time."),
             ),
             models.CheckConstraint(
                 condition=Q(tries_per_item__gte=1),
                 name="quiz_tries_per_item_positive",
-                violation_error_message="Each item needs at least one try.",
+                violation_error_message=_("Each item needs at least one try."),
             ),
             models.CheckConstraint(
                 condition=Q(extra_try_penalty__gte=0) & Q(extra_try_penalty__lte=1),
                 name="quiz_extra_try_penalty_fraction",
-                violation_error_message="The penalty per extra try is a fraction from 0 to 1.",
+                violation_error_message=_("The penalty per extra try is a fraction from 0 to 1."),
             ),
             models.CheckConstraint(
                 condition=Q(extra_try_penalty=0) | Q(show_feedback="immediately"),
                 name="quiz_penalty_needs_immediate_feedback",
-                violation_error_message="Only a quiz with feedback per item counts tries, so "
-                "only it can have a penalty per extra try.",
+                violation_error_message=_(
+                    "Only a quiz with feedback per item counts tries, so "
+                    "only it can have a penalty per extra try."
+                ),
             ),
             models.CheckConstraint(
                 condition=Q(opens_at__isnull=True)
                 | Q(closes_at__isnull=True)
                 | Q(closes_at__gt=models.F("opens_at")),
                 name="quiz_closes_after_opening",
-                violation_error_message="The quiz must close after it opens.",
+                violation_error_message=_("The quiz must close after it opens."),
             ),
         ]
 

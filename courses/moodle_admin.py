@@ -19,6 +19,8 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from .models import Lesson, Pool
 from .moodle_xml.importer import moodle_import
@@ -41,12 +43,14 @@ IMPORT_PERMISSIONS = (
 
 class MoodleUploadForm(forms.Form):
     lesson = forms.ModelChoiceField(queryset=Lesson.objects.select_related("course"))
-    file = forms.FileField(help_text="A Moodle XML file (.xml) of questions.")
+    file = forms.FileField(help_text=gettext_lazy("A Moodle XML file (.xml) of questions."))
     pool = forms.ModelChoiceField(
         queryset=Pool.objects.select_related("lesson__course"),
         required=False,
-        help_text="Optional: a pool of the lesson's course that every imported question and "
-        "problem also joins.",
+        help_text=gettext_lazy(
+            "Optional: a pool of the lesson's course that every imported question and "
+            "problem also joins."
+        ),
     )
 
     def __init__(self, *args, **kwargs):
@@ -75,7 +79,7 @@ class MoodleConfirmForm(forms.Form):
             limit = settings.MOODLE_XML_MAX_BYTES + 1
             source = zlib.decompressobj().decompress(compressed, limit)
         except (binascii.Error, ValueError, zlib.error) as exc:
-            message = "The file could not be read back; upload it again."
+            message = _("The file could not be read back; upload it again.")
             raise forms.ValidationError(message) from exc
         return source
 
@@ -97,7 +101,7 @@ def moodle_import_view(model_admin: admin.ModelAdmin, request):
     context = {
         **model_admin.admin_site.each_context(request),
         "opts": model_admin.model._meta,
-        "title": "Import questions from Moodle XML",
+        "title": _("Import questions from Moodle XML"),
     }
     form = MoodleUploadForm()
     if request.method == "POST" and "confirm" in request.POST:
@@ -121,11 +125,16 @@ def moodle_import_view(model_admin: admin.ModelAdmin, request):
                     f"{IMPORT_LOG_PREFIX} ({confirm.cleaned_data['file_name']}): "
                     f"{len(report.imported)} item(s), {len(report.reported)} left out.",
                 )
-                messages.success(
-                    request,
-                    f"Imported {len(report.imported)} item(s) into {lesson}; "
-                    f"{len(report.reported)} question(s) left out. {report.publishing_note}",
-                )
+                imported, left_out = len(report.imported), len(report.reported)
+                done = ngettext(
+                    "Imported %(count)s item into %(lesson)s;",
+                    "Imported %(count)s items into %(lesson)s;",
+                    imported,
+                ) % {"count": imported, "lesson": lesson}
+                left = ngettext(
+                    "%(count)s question left out.", "%(count)s questions left out.", left_out
+                ) % {"count": left_out}
+                messages.success(request, f"{done} {left} {report.publishing_note}")
                 return redirect("admin:courses_lesson_change", lesson.pk)
         else:
             context["issues"] = [str(e) for errors in confirm.errors.values() for e in errors]
@@ -162,14 +171,14 @@ def _pool_allowed(request, pool: Pool | None) -> Pool | None:
     return pool
 
 
-@admin.action(description="Download the questions as Moodle XML (one lesson)")
+@admin.action(description=gettext_lazy("Download the questions as Moodle XML (one lesson)"))
 def export_moodle_xml(model_admin: admin.ModelAdmin, request, queryset):
     # The file holds every correct answer: only staff who may read the questions get it.
     if not request.user.has_perms(("courses.view_question", "courses.view_problem")):
         raise PermissionDenied
     if queryset.count() != 1:
         model_admin.message_user(
-            request, "Choose exactly one lesson to export.", level=messages.ERROR
+            request, _("Choose exactly one lesson to export."), level=messages.ERROR
         )
         return None
     lesson = queryset.get()

@@ -11,10 +11,11 @@ from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count
 from django.shortcuts import get_object_or_404, redirect
-from django.template.defaultfilters import pluralize
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.text import capfirst
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from .admin_markup import plain_column
 from .bank.rules import pool_draw_problem
@@ -68,17 +69,26 @@ class PoolForm(forms.ModelForm):
         for quiz, items in sorted(used.items()):
             if items > size:
                 raise forms.ValidationError(
-                    f"Quiz “{quiz}” draws {items} members from this pool in {items} items; "
-                    f"it would keep {size}. Keep at least {items} members, or draw from it in "
-                    "fewer items first."
+                    _(
+                        "Quiz “%(quiz)s” draws %(items)s members from this pool in %(items)s "
+                        "items; it would keep %(size)s. Keep at least %(items)s members, or draw "
+                        "from it in fewer items first."
+                    )
+                    % {"quiz": quiz, "items": items, "size": size}
                 )
         published = QuizItem.objects.filter(pool=self.instance, quiz__published=True)
         members = [*(cleaned.get("questions") or []), *(cleaned.get("problems") or [])]
         unpublished = sorted(member.slug for member in members if not member.published)
         if unpublished and published.exists():
             raise forms.ValidationError(
-                f"A published quiz draws from this pool, so its members must be published: "
-                f"{', '.join(unpublished)} {'is' if len(unpublished) == 1 else 'are'} not."
+                ngettext(
+                    "A published quiz draws from this pool, so its members must be published: "
+                    "%(slugs)s is not.",
+                    "A published quiz draws from this pool, so its members must be published: "
+                    "%(slugs)s are not.",
+                    len(unpublished),
+                )
+                % {"slugs": ", ".join(unpublished)}
             )
         return cleaned
 
@@ -103,7 +113,10 @@ class PoolForm(forms.ModelForm):
         )
         for member, refusal in found:
             field = "questions" if isinstance(member, Question) else "problems"
-            message = f"{capfirst(member_label(member))} cannot be in this pool: {refusal}."
+            message = _("%(member)s cannot be in this pool: %(refusal)s.") % {
+                "member": capfirst(member_label(member)),
+                "refusal": refusal,
+            }
             self.add_error(field, message)
 
 
@@ -133,7 +146,11 @@ def foreign_draw_errors(formset: forms.BaseInlineFormSet, kept: list[tuple[int, 
         refusal = pool and draw_refusal(pool_lesson=pool.lesson, quiz_lesson=quiz.lesson)
         if refusal:
             form = formset.forms[number - 1]
-            form.add_error("pool", f"Pool “{pool.title}” belongs to another course: {refusal}.")
+            form.add_error(
+                "pool",
+                _("Pool “%(pool)s” belongs to another course: %(refusal)s.")
+                % {"pool": pool.title, "refusal": refusal},
+            )
 
 
 def lesson_move_errors(form: forms.ModelForm, cleaned: dict) -> None:
@@ -150,7 +167,7 @@ def lesson_move_errors(form: forms.ModelForm, cleaned: dict) -> None:
 class PoolAdmin(admin.ModelAdmin):
     form = PoolForm
     list_display = [
-        plain_column("title", "Title"),
+        plain_column("title", gettext_lazy("Title")),
         "slug",
         "lesson",
         "question_count",
@@ -176,11 +193,11 @@ class PoolAdmin(admin.ModelAdmin):
             )
         )
 
-    @admin.display(description="Questions", ordering="question_count")
+    @admin.display(description=gettext_lazy("Questions"), ordering="question_count")
     def question_count(self, obj: Pool) -> int:
         return obj.question_count
 
-    @admin.display(description="Problems", ordering="problem_count")
+    @admin.display(description=gettext_lazy("Problems"), ordering="problem_count")
     def problem_count(self, obj: Pool) -> int:
         return obj.problem_count
 
@@ -190,13 +207,15 @@ class DrawsForm(forms.Form):
 
     pool = forms.ModelChoiceField(queryset=Pool.objects.none())
     count = forms.IntegerField(
-        label="How many to draw",
+        label=gettext_lazy("How many to draw"),
         min_value=1,
         max_value=MOST_DRAWS,
         initial=1,
-        help_text="Each becomes an item of its own; every attempt draws different members.",
+        help_text=gettext_lazy(
+            "Each becomes an item of its own; every attempt draws different members."
+        ),
     )
-    points = forms.IntegerField(label="Points each", min_value=1, initial=1)
+    points = forms.IntegerField(label=gettext_lazy("Points each"), min_value=1, initial=1)
 
     def __init__(self, *args, quiz: Quiz, **kwargs):
         super().__init__(*args, **kwargs)
@@ -224,14 +243,20 @@ def quiz_draws_view(model_admin: admin.ModelAdmin, request, object_id: str):
         else:
             title = plain_math(data["pool"].title)
             messages.success(
-                request, f"Added {len(added)} item{pluralize(len(added))} drawing from “{title}”."
+                request,
+                ngettext(
+                    "Added %(count)s item drawing from “%(pool)s”.",
+                    "Added %(count)s items drawing from “%(pool)s”.",
+                    len(added),
+                )
+                % {"count": len(added), "pool": title},
             )
             return redirect("admin:courses_quiz_change", quiz.pk)
     context = {
         **model_admin.admin_site.each_context(request),
         "opts": model_admin.model._meta,
         "original": quiz,
-        "title": f"Draw from a pool in {quiz.title}",
+        "title": _("Draw from a pool in %(quiz)s") % {"quiz": quiz.title},
         "form": form,
         "pools_url": reverse("admin:courses_pool_add"),
     }

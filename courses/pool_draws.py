@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.db.models import Max
 from django.utils.text import capfirst
+from django.utils.translation import gettext as _
 
 from courses.attempted_quizzes import attempted, items_kept, points_plan
 from courses.bank.rules import pool_draw_problem
@@ -33,12 +34,17 @@ def quiz_draws_add(*, quiz: Quiz, pool: Pool, count: int, points: int) -> list[Q
     members drawn by a published quiz, or a quiz with attempts (courses.attempted_quizzes: its
     items stay as they are)."""
     if not 1 <= count <= MOST_DRAWS:
-        raise DrawsRefused(f"Draw between 1 and {MOST_DRAWS} members at a time.")
+        raise DrawsRefused(
+            _("Draw between 1 and %(most)s members at a time.") % {"most": MOST_DRAWS}
+        )
     if points < 1:
-        raise DrawsRefused("Each draw is worth at least one point.")
+        raise DrawsRefused(_("Each draw is worth at least one point."))
     refusal = draw_refusal(pool_lesson=pool.lesson, quiz_lesson=quiz.lesson)
     if refusal:
-        raise DrawsRefused(f"The pool “{pool.title}” belongs to another course: {refusal}.")
+        raise DrawsRefused(
+            _("The pool “%(pool)s” belongs to another course: %(refusal)s.")
+            % {"pool": pool.title, "refusal": refusal}
+        )
     with transaction.atomic():
         # One writer at a time per quiz: two instructors adding draws together could otherwise
         # both pass the size check.
@@ -53,7 +59,9 @@ def quiz_draws_add(*, quiz: Quiz, pool: Pool, count: int, points: int) -> list[Q
         unpublished = unpublished_in([(len(items) + 1, None, None, pool)]) if published else []
         if unpublished:
             listed = "; ".join(str(found) for found in unpublished)
-            raise DrawsRefused(f"A published quiz holds only published content: {listed}.")
+            raise DrawsRefused(
+                _("A published quiz holds only published content: %(item)s.") % {"item": listed}
+            )
         numbers = [n for n, pool_id in enumerate(items, start=1) if pool_id == pool.pk]
         numbers += list(range(len(items) + 1, len(items) + count + 1))
         problem = pool_draw_problem(pool=f"“{pool.title}”", size=pool.size(), items=numbers)

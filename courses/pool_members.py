@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from django.db.models import Q, QuerySet
+from django.utils.translation import gettext as _
 
 from .models import Course, Lesson, Pool, Problem, Question, QuizItem
 
@@ -31,11 +32,14 @@ def member_refusal(*, pool_lesson: Lesson, member_lesson: Lesson) -> str | None:
     None when it may (both lessons in one course)."""
     if member_lesson.course_id == pool_lesson.course_id:
         return None
-    return (
-        f"its lesson “{member_lesson.title}” is in the course “{member_lesson.course.title}”, "
-        f"and a pool of the course “{pool_lesson.course.title}” may hold only questions and "
-        "problems of lessons in its own course"
-    )
+    return _(
+        "its lesson “%(lesson)s” is in the course “%(course)s”, and a pool of the course "
+        "“%(pool_course)s” may hold only questions and problems of lessons in its own course"
+    ) % {
+        "lesson": member_lesson.title,
+        "course": member_lesson.course.title,
+        "pool_course": pool_lesson.course.title,
+    }
 
 
 def draw_refusal(*, pool_lesson: Lesson, quiz_lesson: Lesson) -> str | None:
@@ -43,17 +47,21 @@ def draw_refusal(*, pool_lesson: Lesson, quiz_lesson: Lesson) -> str | None:
     may (both lessons in one course)."""
     if pool_lesson.course_id == quiz_lesson.course_id:
         return None
-    return (
-        f"its lesson “{pool_lesson.title}” is in the course “{pool_lesson.course.title}”, and "
-        f"a quiz of the course “{quiz_lesson.course.title}” may draw only from pools of "
-        "lessons in its own course"
-    )
+    return _(
+        "its lesson “%(lesson)s” is in the course “%(course)s”, and a quiz of the course "
+        "“%(quiz_course)s” may draw only from pools of lessons in its own course"
+    ) % {
+        "lesson": pool_lesson.title,
+        "course": pool_lesson.course.title,
+        "quiz_course": quiz_lesson.course.title,
+    }
 
 
 def member_label(member: Member) -> str:
     """How a refusal names the member: question 'slug' or problem 'slug'."""
-    noun = "question" if isinstance(member, Question) else "problem"
-    return f"{noun} {member.slug!r}"
+    if isinstance(member, Question):
+        return _("question '%(slug)s'") % {"slug": member.slug}
+    return _("problem '%(slug)s'") % {"slug": member.slug}
 
 
 def foreign_members(
@@ -112,7 +120,11 @@ def pools_touching(lessons: Q) -> QuerySet[Pool]:
 
 def draw_label(item: QuizItem, number: int) -> str:
     """How a refusal names a stored item drawing from a pool: item n of quiz 'slug'."""
-    return f"item {number} of quiz {item.quiz.slug!r} draws from pool {item.pool.slug!r}"
+    return _("item %(number)s of quiz '%(quiz)s' draws from pool '%(pool)s'") % {
+        "number": number,
+        "quiz": item.quiz.slug,
+        "pool": item.pool.slug,
+    }
 
 
 def stored_foreign_draws(
@@ -148,7 +160,8 @@ def moved_lesson_refusals(*, lesson: Lesson, course: Course) -> list[str]:
     moved = Lesson(pk=lesson.pk, title=lesson.title, course=course)
     found = stored_foreign_members(pools=pools_touching(Q(pk=lesson.pk)), moved=moved)
     members = [
-        f"{member_label(member)} in pool {pool.slug!r}: {refusal}"
+        _("%(member)s in pool '%(pool)s': %(refusal)s")
+        % {"member": member_label(member), "pool": pool.slug, "refusal": refusal}
         for pool, member, refusal in found
         # Only what the move breaks: a touched pool's other members are not this lesson's.
         if lesson.pk in (pool.lesson_id, member.lesson_id)
@@ -165,7 +178,10 @@ def moved_pool_refusals(*, pool: Pool, lesson: Lesson) -> list[str]:
     for quiz in sorted(quizzes, key=lambda quiz: quiz.slug):
         refusal = draw_refusal(pool_lesson=lesson, quiz_lesson=quiz.lesson)
         if refusal:
-            found.append(f"quiz {quiz.slug!r} draws from it: {refusal}")
+            found.append(
+                _("quiz '%(quiz)s' draws from it: %(refusal)s")
+                % {"quiz": quiz.slug, "refusal": refusal}
+            )
     return found
 
 
@@ -176,5 +192,7 @@ def moved_member_refusals(*, member: Member, lesson: Lesson) -> list[str]:
     for pool in member.pools.select_related("lesson__course").order_by("slug"):
         refusal = member_refusal(pool_lesson=pool.lesson, member_lesson=lesson)
         if refusal:
-            found.append(f"it is in pool {pool.slug!r}: {refusal}")
+            found.append(
+                _("it is in pool '%(pool)s': %(refusal)s") % {"pool": pool.slug, "refusal": refusal}
+            )
     return found

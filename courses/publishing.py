@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext as _
 
 from .content_versions import content_changed
 from .models import Pool, Problem, Question, Quiz, QuizItem
@@ -40,8 +41,15 @@ class Unpublished:
     pool: str = ""
 
     def __str__(self) -> str:
-        inside = f" in pool {self.pool}" if self.pool else ""
-        return f"item {self.number}: {self.noun} {self.slug}{inside} is not published"
+        named = {"number": self.number, "slug": self.slug, "pool": self.pool}
+        if self.noun == "question":
+            if self.pool:
+                text = _("item %(number)s: question %(slug)s in pool %(pool)s is not published")
+                return text % named
+            return _("item %(number)s: question %(slug)s is not published") % named
+        if self.pool:
+            return _("item %(number)s: problem %(slug)s in pool %(pool)s is not published") % named
+        return _("item %(number)s: problem %(slug)s is not published") % named
 
 
 ItemContent = tuple[int, Question | None, Problem | None, Pool | None]
@@ -82,7 +90,11 @@ def quiz_unpublished(quiz: Quiz, items: Sequence[QuizItem] | None = None) -> lis
 
 def quiz_publish_problems(quizzes: Iterable[Quiz]) -> list[str]:
     """Why each quiz may not be published: every unpublished item, named."""
-    return [f"quiz {quiz.slug}: {found}" for quiz in quizzes for found in quiz_unpublished(quiz)]
+    return [
+        _("quiz %(quiz)s: %(problem)s") % {"quiz": quiz.slug, "problem": found}
+        for quiz in quizzes
+        for found in quiz_unpublished(quiz)
+    ]
 
 
 def unpublish_problems(
@@ -100,11 +112,17 @@ def unpublish_problems(
                 .distinct()
                 .values_list("slug", flat=True)
             )
-            found += [
-                f"{noun} {row.slug} is in published quiz {quiz}: unpublish the quiz first, "
-                "or take it out of the quiz"
-                for quiz in holders
-            ]
+            if noun == "question":
+                text = _(
+                    "question %(slug)s is in published quiz %(quiz)s: unpublish the quiz first, "
+                    "or take it out of the quiz"
+                )
+            else:
+                text = _(
+                    "problem %(slug)s is in published quiz %(quiz)s: unpublish the quiz first, "
+                    "or take it out of the quiz"
+                )
+            found += [text % {"slug": row.slug, "quiz": quiz} for quiz in holders]
     return found
 
 

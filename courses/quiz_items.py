@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from .plain_math import plain_math
 
@@ -31,7 +32,7 @@ class Pool(models.Model):
         ordering = ["lesson", "title"]
 
     def __str__(self) -> str:
-        return f"{plain_math(self.title)} (pool)"
+        return _("%(title)s (pool)") % {"title": plain_math(self.title)}
 
     def size(self) -> int:
         """How many members an attempt can draw from: its questions and problems."""
@@ -62,8 +63,10 @@ class QuizItem(models.Model):
         null=True,
         blank=True,
         related_name="quiz_items",
-        help_text="Each attempt draws one member of the pool here, a different one for every "
-        "item of the quiz that names the same pool.",
+        help_text=_(
+            "Each attempt draws one member of the pool here, a different one for every "
+            "item of the quiz that names the same pool."
+        ),
     )
     points = models.PositiveIntegerField(default=1, validators=[MinValueValidator(1)])
 
@@ -77,13 +80,14 @@ class QuizItem(models.Model):
                 | (Q(question__isnull=True) & Q(problem__isnull=False) & Q(pool__isnull=True))
                 | (Q(question__isnull=True) & Q(problem__isnull=True) & Q(pool__isnull=False)),
                 name="quizitem_exactly_one_of_question_problem_or_pool",
-                violation_error_message="A quiz item is exactly one question, one problem or "
-                "one pool.",
+                violation_error_message=_(
+                    "A quiz item is exactly one question, one problem or one pool."
+                ),
             ),
             models.CheckConstraint(
                 condition=Q(points__gte=1),
                 name="quizitem_points_positive",
-                violation_error_message="An item is worth at least one point.",
+                violation_error_message=_("An item is worth at least one point."),
             ),
         ]
 

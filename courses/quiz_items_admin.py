@@ -15,6 +15,8 @@ from django.contrib import messages
 from django.db.models import Max
 from django.http import HttpRequest
 from django.utils.text import capfirst
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from .attempted_quizzes import ITEMS_KEPT, attempted, items_kept, points_change, points_plan
 from .models import Quiz, QuizItem
@@ -54,9 +56,11 @@ class NextOrderFormSetMixin:
 def confirm_field() -> forms.BooleanField:
     return forms.BooleanField(
         required=False,
-        label="Regrade the attempts",
-        help_text="Tick to save a change of an item's points on a quiz with attempts: what it "
-        "will do is shown first when you save without it.",
+        label=gettext_lazy("Regrade the attempts"),
+        help_text=gettext_lazy(
+            "Tick to save a change of an item's points on a quiz with attempts: what it "
+            "will do is shown first when you save without it."
+        ),
     )
 
 
@@ -79,10 +83,13 @@ def attempts_notice(quiz: Quiz) -> str:
     """How many attempts the quiz has and what a change does to them (the change page)."""
     plan = points_plan(quiz=quiz) if quiz.pk else None
     if plan is None:
-        return "Save the quiz first."
+        return _("Save the quiz first.")
     if not attempted(plan):
         return plan.notice()
-    return f"{plan.notice()} While it has attempts, {ITEMS_KEPT}"
+    return _("%(notice)s While it has attempts, %(kept)s") % {
+        "notice": plan.notice(),
+        "kept": ITEMS_KEPT,
+    }
 
 
 def _changed_points(formset: forms.BaseInlineFormSet) -> dict[int, int]:
@@ -109,13 +116,13 @@ def attempted_items_clean(formset: forms.BaseInlineFormSet, *, user) -> None:
             continue
         refused = ""
         if form.instance.pk is None:
-            refused = "added" if form.has_changed() else ""
+            refused = _("Item %(number)s cannot be added.") if form.has_changed() else ""
         elif data.get("DELETE"):
-            refused = "removed"
+            refused = _("Item %(number)s cannot be removed.")
         elif set(CONTENT_FIELDS) & set(form.changed_data):
-            refused = "reordered or changed"
+            refused = _("Item %(number)s cannot be reordered or changed.")
         if refused:
-            raise forms.ValidationError(f"Item {number} cannot be {refused}. {kept}")
+            raise forms.ValidationError(f"{refused % {'number': number}} {kept}")
     points = _changed_points(formset)
     if not points:
         return
@@ -128,11 +135,11 @@ def attempted_items_clean(formset: forms.BaseInlineFormSet, *, user) -> None:
     if not confirmed or shown != plan.digest:
         # Also when ticked before it was shown, or when attempts came in since it was shown:
         # what is applied is always what was shown last.
-        changed = " (This has changed since it was shown: check it again.)" if shown else ""
-        raise forms.ValidationError(
-            f"{plan.notice()} {plan.outcome()}{changed} Nothing is saved yet: tick “Regrade "
-            "the attempts” and save again to apply it."
+        changed = " " + _("(This has changed since it was shown: check it again.)") if shown else ""
+        nothing_yet = _(
+            "Nothing is saved yet: tick “Regrade the attempts” and save again to apply it."
         )
+        raise forms.ValidationError(f"{plan.notice()} {plan.outcome()}{changed} {nothing_yet}")
 
 
 def quiz_items_save(formset: forms.BaseInlineFormSet, *, request: HttpRequest) -> None:
@@ -147,4 +154,4 @@ def quiz_items_save(formset: forms.BaseInlineFormSet, *, request: HttpRequest) -
         return
     done = points_change(quiz=formset.instance, points=points, by=request.user)
     if done is not None and attempted(done):
-        messages.info(request, f"Regraded: {done.outcome()}")
+        messages.info(request, _("Regraded: %(outcome)s") % {"outcome": done.outcome()})

@@ -7,6 +7,7 @@ from __future__ import annotations
 from django import forms
 from django.contrib import admin
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.admin_times import ZONED_DATE_TIMES
 from grading.accommodation_models import QuizAccommodation
@@ -44,7 +45,7 @@ class QuizAccommodationForm(forms.ModelForm):
             return data
         if not may_change_scores(user=self.acting_user, quiz=quiz):
             self.add_error(
-                None, "Only the course's instructors may set a learner's accommodations."
+                None, _("Only the course's instructors may set a learner's accommodations.")
             )
             return data
         for field, message in accommodation_problems(

@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from courses.models import Quiz
 
@@ -23,16 +24,17 @@ class QuizAccommodation(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="accommodations"
     )
     extra_minutes = models.PositiveIntegerField(
-        default=0, help_text="Added to the quiz's time limit for this learner."
+        default=0, help_text=_("Added to the quiz's time limit for this learner.")
     )
     extra_attempts = models.PositiveIntegerField(
-        default=0, help_text="Added to the quiz's attempt limit for this learner."
+        default=0, help_text=_("Added to the quiz's attempt limit for this learner.")
     )
     closes_at = models.DateTimeField(
         null=True,
         blank=True,
-        help_text="This learner's own due date, in place of the quiz's closing time. Empty: "
-        "the quiz's.",
+        help_text=_(
+            "This learner's own due date, in place of the quiz's closing time. Empty: the quiz's."
+        ),
     )
     reason = models.TextField(max_length=REASON_MAX_LENGTH, blank=True)
     # Who set it last: the user row may go one day, the name stays.
@@ -55,8 +57,9 @@ class QuizAccommodation(models.Model):
                 | Q(extra_attempts__gt=0)
                 | Q(closes_at__isnull=False),
                 name="quiz_accommodation_changes_something",
-                violation_error_message="An accommodation gives extra minutes, extra attempts "
-                "or a due date of its own.",
+                violation_error_message=_(
+                    "An accommodation gives extra minutes, extra attempts or a due date of its own."
+                ),
             ),
         ]
 

@@ -12,6 +12,8 @@ from django.contrib.auth.forms import AdminUserCreationForm
 from django.contrib.auth.models import User
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from courses.admin import MarkupFieldsForm, markup_preview
 from courses.admin_markup import plain_column
@@ -57,11 +59,15 @@ class ProblemForm(MemberMoveForm, MarkupFieldsForm):
         ]
         specs = []
         for key, family in sorted(engine.FAMILIES.items()):
-            names = ", ".join(f"{s.name} (default {s.default!r})" for s in family.param_specs)
-            specs.append(f"{key}: {names or 'no parameters'}")
-        self.fields["params"].help_text = (
-            "JSON; {} takes the family's defaults. Parameters per family — " + "; ".join(specs)
-        )
+            names = ", ".join(
+                _("%(name)s (default %(default)s)") % {"name": s.name, "default": repr(s.default)}
+                for s in family.param_specs
+            )
+            names = names or _("no parameters")
+            specs.append(f"{key}: {names}")
+        self.fields["params"].help_text = _(
+            "JSON; {} takes the family's defaults. Parameters per family — %(families)s"
+        ) % {"families": "; ".join(specs)}
 
     def clean(self):
         cleaned = super().clean()
@@ -85,15 +91,15 @@ class ProblemForm(MemberMoveForm, MarkupFieldsForm):
             known = set(Misconception.objects.filter(code__in=codes).values_list("code", flat=True))
             for code, misconception in sorted(named.items()):
                 if misconception not in known:
-                    errors[f"params.mistakes.{code}"] = (
-                        f"no misconception has the code {misconception!r}"
-                    )
+                    errors[f"params.mistakes.{code}"] = _(
+                        "no misconception has the code '%(code)s'"
+                    ) % {"code": misconception}
             for check, misconception in checks.items():
                 if misconception not in known:
                     number = check.removeprefix("property-")
-                    errors[f"params.properties.{number}.misconception"] = (
-                        f"no misconception has the code {misconception!r}"
-                    )
+                    errors[f"params.properties.{number}.misconception"] = _(
+                        "no misconception has the code '%(code)s'"
+                    ) % {"code": misconception}
         for name, message in errors.items():
             if name == "family":
                 self.add_error("family", message)
@@ -108,7 +114,7 @@ class ProblemForm(MemberMoveForm, MarkupFieldsForm):
 class ProblemAdmin(FormulaEditorMixin, admin.ModelAdmin):
     form = ProblemForm
     list_display = [
-        plain_column("title", "Title"),
+        plain_column("title", gettext_lazy("Title")),
         "slug",
         "family",
         "lesson",
@@ -136,13 +142,16 @@ class ProblemAdmin(FormulaEditorMixin, admin.ModelAdmin):
                 ]
             },
         ),
-        ("Engine", {"fields": ["family", "formula_editor", "params", "atol", "rtol"]}),
-        ("Preview", {"fields": ["variant_preview"]}),
+        (
+            gettext_lazy("Engine"),
+            {"fields": ["family", "formula_editor", "params", "atol", "rtol"]},
+        ),
+        (gettext_lazy("Preview"), {"fields": ["variant_preview"]}),
     ]
 
-    @admin.display(description="Tolerance")
+    @admin.display(description=gettext_lazy("Tolerance"))
     def tolerance(self, obj: Problem) -> str:
-        return "family default" if obj.atol is None else f"atol {obj.atol}, rtol {obj.rtol}"
+        return _("family default") if obj.atol is None else f"atol {obj.atol}, rtol {obj.rtol}"
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
@@ -154,10 +163,10 @@ class ProblemAdmin(FormulaEditorMixin, admin.ModelAdmin):
         self._preview_seeds = (int(seed),) if seed.isdigit() else PREVIEW_SEEDS
         return super().change_view(request, object_id, form_url, extra_context)
 
-    @admin.display(description="Variants")
+    @admin.display(description=gettext_lazy("Variants"))
     def variant_preview(self, obj: Problem):
         if not obj.pk:
-            return "Save to preview generated variants."
+            return _("Save to preview generated variants.")
         seeds = getattr(self, "_preview_seeds", PREVIEW_SEEDS)
         # Learners read the problem's own prompt above every variant's numbers.
         blocks = [markup_preview(obj.prompt)] if obj.prompt else []
@@ -167,7 +176,12 @@ class ProblemAdmin(FormulaEditorMixin, admin.ModelAdmin):
                 family = engine.get_family(obj.family)
                 prompt = render_markup(family.prompt(data.givens))
             except (engine.ParamError, engine.UnknownFamily, MarkupError, ValueError) as exc:
-                blocks.append(format_html('<p class="errornote">Seed {}: {}</p>', seed, exc))
+                blocks.append(
+                    format_html(
+                        '<p class="errornote">{}</p>',
+                        _("Seed %(seed)s: %(error)s") % {"seed": seed, "error": exc},
+                    )
+                )
                 continue
             mistakes = format_html_join(
                 "",
@@ -176,18 +190,22 @@ class ProblemAdmin(FormulaEditorMixin, admin.ModelAdmin):
             )
             blocks.append(
                 format_html(
-                    '<div class="sg-preview"><h4>Seed {}</h4>{}<p>Givens: <code>{}</code></p>'
-                    "<p>Grading key (never shown to learners): <code>{}</code></p>"
-                    "<p>Answer: <code>{}</code></p><p>Mistakes offered:</p><ul>{}</ul></div>",
-                    seed,
-                    prompt,
-                    json.dumps(data.givens),
-                    json.dumps(data.grading_key),
-                    engine.format_answer(data.answer),
-                    mistakes or mark_safe("<li>none for this variant</li>"),
+                    _(
+                        '<div class="sg-preview"><h4>Seed {seed}</h4>{prompt}'
+                        "<p>Givens: <code>{givens}</code></p>"
+                        "<p>Grading key (never shown to learners): <code>{key}</code></p>"
+                        "<p>Answer: <code>{answer}</code></p>"
+                        "<p>Mistakes offered:</p><ul>{mistakes}</ul></div>"
+                    ),
+                    seed=seed,
+                    prompt=prompt,
+                    givens=json.dumps(data.givens),
+                    key=json.dumps(data.grading_key),
+                    answer=engine.format_answer(data.answer),
+                    mistakes=mistakes or format_html("<li>{}</li>", _("none for this variant")),
                 )
             )
-        hint = mark_safe("<p>Any seed: add <code>?seed=N</code> to this page's address.</p>")
+        hint = mark_safe(_("<p>Any seed: add <code>?seed=N</code> to this page's address.</p>"))
         return format_html("{}{}", format_html_join("", "{}", ((b,) for b in blocks)), hint)
 
 
@@ -218,7 +236,7 @@ class RecordInline(ViewOnly, admin.TabularInline):
     show_change_link = True
 
 
-@admin.display(description="Choices picked")
+@admin.display(description=gettext_lazy("Choices picked"))
 def picked_choices(response: Response) -> str:
     return ", ".join(str(choice) for choice in response.choices.all()) or "—"
 
@@ -239,7 +257,7 @@ class ResponseInline(RecordInline):
     def get_queryset(self, request):
         return super().get_queryset(request).select_related("quiz_item").prefetch_related("choices")
 
-    @admin.display(description="Choices picked")
+    @admin.display(description=gettext_lazy("Choices picked"))
     def picked(self, obj: Response) -> str:
         return picked_choices(obj)
 

@@ -16,6 +16,8 @@ from django.shortcuts import render
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from courses.models import Problem
@@ -70,12 +72,12 @@ class FormulaEditorMixin:
             fields += ["family", "params"]
         return fields
 
-    @admin.display(description="Formula")
+    @admin.display(description=gettext_lazy("Formula"))
     def formula_editor(self, obj: Problem):
         if obj.pk is None or obj.family != engine.FORMULA_FAMILY:
-            return "Formula problems are edited with a form of their own once saved."
+            return _("Formula problems are edited with a form of their own once saved.")
         url = reverse("admin:courses_problem_formula", args=[obj.pk])
-        return format_html('<a class="button" href="{}">Edit the formula problem</a>', url)
+        return format_html('<a class="button" href="{}">{}</a>', url, _("Edit the formula problem"))
 
     def response_add(self, request, obj, post_url_continue=None):
         if obj.family == engine.FORMULA_FAMILY:
@@ -85,7 +87,7 @@ class FormulaEditorMixin:
     def _formula_problem(self, request, object_id) -> Problem:
         problem = self.get_object(request, unquote(object_id))
         if problem is None or problem.family != engine.FORMULA_FAMILY:
-            raise Http404("No formula problem with that id.")
+            raise Http404(_("No formula problem with that id."))
         if not self.has_change_permission(request, problem):
             raise PermissionDenied
         return problem
@@ -104,7 +106,7 @@ class FormulaEditorMixin:
             problem.atol, problem.rtol = data.get("atol"), data.get("rtol")
             problem.save(update_fields=["params", "atol", "rtol"])
             self.log_change(request, problem, [{"changed": {"fields": ["params"]}}])
-            messages.success(request, "The formula problem was saved.")
+            messages.success(request, _("The formula problem was saved."))
             return HttpResponseRedirect(request.path)
         return self._render_editor(request, problem, editor, _preview_context(editor, valid))
 
@@ -121,7 +123,7 @@ class FormulaEditorMixin:
             **self.admin_site.each_context(request),
             "opts": self.opts,
             "original": problem,
-            "title": f"Formula problem: {plain_math(problem.title)}",
+            "title": _("Formula problem: %(title)s") % {"title": plain_math(problem.title)},
             "editor": editor,
             "preview_url": reverse("admin:courses_problem_formula_preview", args=[problem.pk]),
             "change_url": reverse("admin:courses_problem_change", args=[problem.pk]),
@@ -135,12 +137,12 @@ def _named_forms(editor: FormulaEditor) -> list[tuple[str, object]]:
     a variable's, mistake's or property check's by its row."""
     rows = [("", editor.form)]
     for heading, formset in (
-        ("Variable", editor.variables),
-        ("Mistake", editor.mistakes),
-        ("Property check", editor.properties),
+        (_("Variable %(number)s"), editor.variables),
+        (_("Mistake %(number)s"), editor.mistakes),
+        (_("Property check %(number)s"), editor.properties),
     ):
         for number, form in enumerate(formset.forms, start=1):
-            rows.append((f"{heading} {number}", form))
+            rows.append((heading % {"number": number}, form))
     return rows
 
 
@@ -151,7 +153,7 @@ def _preview_context(editor: FormulaEditor, valid: bool, seed_text: str = "") ->
         if not valid:
             problems = field_problems(_named_forms(editor))
             problems += [
-                FieldProblem("", "Random variables", str(e))
+                FieldProblem("", _("Random variables"), str(e))
                 for e in editor.variables.non_form_errors()
             ]
             return {"preview_errors": True, "problems": problems}

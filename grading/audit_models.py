@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from courses.models import Quiz, QuizItem
 
@@ -51,7 +52,10 @@ class Regrade(AuditRow):
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
-        return f"regrade of item {self.quiz_item_id} by {self.by_username}"
+        return _("regrade of item %(item)s by %(user)s") % {
+            "item": self.quiz_item_id,
+            "user": self.by_username,
+        }
 
 
 class ScoreChange(AuditRow):
@@ -63,8 +67,8 @@ class ScoreChange(AuditRow):
     """
 
     class Kind(models.TextChoices):
-        OVERRIDE = "override", "Override"
-        REGRADE = "regrade", "Regrade"
+        OVERRIDE = "override", _("Override")
+        REGRADE = "regrade", _("Regrade")
 
     kind = models.CharField(max_length=16, choices=Kind.choices)
     attempt = models.ForeignKey(
@@ -78,13 +82,15 @@ class ScoreChange(AuditRow):
     regrade = models.ForeignKey(
         Regrade, on_delete=models.PROTECT, null=True, blank=True, related_name="changes"
     )
-    points = models.PositiveIntegerField(help_text="The item's points when the score changed.")
-    old_score = models.FloatField(help_text="The item's score in points before the change.")
+    points = models.PositiveIntegerField(help_text=_("The item's points when the score changed."))
+    old_score = models.FloatField(help_text=_("The item's score in points before the change."))
     # An override's points stay its meaning when the item's points change later
     # (grading.scores.override_fraction): 1.5 stays 1.5, capped at the item's points.
     new_score = models.FloatField(
-        help_text="The item's score in points after the change. An override is points, not a "
-        "fraction: it keeps them when the item's points change later (capped at them)."
+        help_text=_(
+            "The item's score in points after the change. An override is points, not a "
+            "fraction: it keeps them when the item's points change later (capped at them)."
+        )
     )
     old_attempt_score = models.FloatField()
     new_attempt_score = models.FloatField()
@@ -127,7 +133,7 @@ class AttemptDeletion(AuditRow):
     max_score = models.FloatField()
     started_at = models.DateTimeField()
     submitted_at = models.DateTimeField(null=True, blank=True)
-    responses = models.PositiveIntegerField(help_text="How many responses were deleted with it.")
+    responses = models.PositiveIntegerField(help_text=_("How many responses were deleted with it."))
     reason = models.TextField(blank=True)
     deleted_at = models.DateTimeField(auto_now_add=True)
 
@@ -135,4 +141,8 @@ class AttemptDeletion(AuditRow):
         ordering = ["-deleted_at", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.learner_username} · {self.quiz_slug} #{self.number} deleted"
+        return _("%(learner)s · %(quiz)s #%(number)s deleted") % {
+            "learner": self.learner_username,
+            "quiz": self.quiz_slug,
+            "number": self.number,
+        }

@@ -13,6 +13,7 @@ from typing import Any
 
 from django import forms
 from django.db.models import Case, IntegerField, Value, When
+from django.utils.translation import gettext, gettext_lazy
 
 from courses.misconception_labels import misconception_label
 from courses.models import Misconception, Problem
@@ -40,49 +41,60 @@ class NumberField(forms.CharField):
         try:
             return _number(text)
         except ValueError:
-            raise forms.ValidationError("Enter a number, e.g. 2 or 0.5.") from None
+            raise forms.ValidationError(gettext("Enter a number, e.g. 2 or 0.5.")) from None
 
 
 class FormulaForm(forms.Form):
     prompt = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 4, "cols": 80}),
-        help_text="Markdown with $…$ math; {@name@} shows a variable's value (other braces "
-        "stay LaTeX's).",
+        help_text=gettext_lazy(
+            "Markdown with $…$ math; {@name@} shows a variable's value (other braces stay LaTeX's)."
+        ),
     )
     shape = forms.ChoiceField(
         choices=[(shape, shape.capitalize()) for shape in SHAPES],
-        help_text="What the learner enters: one number, a vector or a matrix.",
+        help_text=gettext_lazy("What the learner enters: one number, a vector or a matrix."),
     )
     answer = forms.CharField(
         widget=forms.TextInput(attrs={"size": 80}),
         help_text=(
-            "A formula of the variables, e.g. d_k * s^2 (^ is a power); a vector as "
-            "[a + b, a - b]; a matrix as [[a, 0], [0, b]]. Allowed: + − × / ^, sqrt, exp, ln, "
-            "log, e, pi."
+            gettext_lazy(
+                "A formula of the variables, e.g. d_k * s^2 (^ is a power); a vector as "
+                "[a + b, a - b]; a matrix as [[a, 0], [0, b]]. Allowed: + − × / ^, sqrt, exp, ln, "
+                "log, e, pi."
+            )
         ),
     )
     atol = forms.FloatField(
-        required=False, label="Absolute tolerance", help_text="Both or neither; empty: 1%."
+        required=False,
+        label=gettext_lazy("Absolute tolerance"),
+        help_text=gettext_lazy("Both or neither; empty: 1%."),
     )
-    rtol = forms.FloatField(required=False, label="Relative tolerance")
+    rtol = forms.FloatField(required=False, label=gettext_lazy("Relative tolerance"))
     solution = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 4, "cols": 80}),
-        label="Worked solution",
+        label=gettext_lazy("Worked solution"),
         help_text=(
-            "Optional: steps separated by a blank line, Markdown with $…$ math; {@name@} shows "
-            "the learner's value. The answer for the learner's numbers is added as a last step."
+            gettext_lazy(
+                "Optional: steps separated by a blank line, Markdown with $…$ math; {@name@} shows "
+                "the learner's value. The answer for the learner's numbers is added as a last step."
+            )
         ),
     )
     seed = forms.IntegerField(
-        required=False, min_value=0, label="Preview seed", help_text="Any seed to preview."
+        required=False,
+        min_value=0,
+        label=gettext_lazy("Preview seed"),
+        help_text=gettext_lazy("Any seed to preview."),
     )
 
 
 class VariableForm(forms.Form):
     name = forms.CharField(max_length=40, widget=forms.TextInput(attrs={"size": 8}))
     kind = forms.ChoiceField(
-        choices=[("range", "Range"), ("list", "List of values")], initial="range"
+        choices=[("range", gettext_lazy("Range")), ("list", gettext_lazy("List of values"))],
+        initial="range",
     )
     min = NumberField(required=False, widget=forms.TextInput(attrs={"size": 6}))
     max = NumberField(required=False, widget=forms.TextInput(attrs={"size": 6}))
@@ -90,14 +102,14 @@ class VariableForm(forms.Form):
     values = forms.CharField(
         required=False,
         widget=forms.TextInput(attrs={"size": 16}),
-        help_text="For a list: numbers separated by commas.",
+        help_text=gettext_lazy("For a list: numbers separated by commas."),
     )
     decimals = forms.IntegerField(
         required=False,
         min_value=0,
         max_value=10,
-        label="Decimals shown",
-        help_text="Displayed format: empty shows the value as drawn.",
+        label=gettext_lazy("Decimals shown"),
+        help_text=gettext_lazy("Displayed format: empty shows the value as drawn."),
     )
 
     def clean(self):
@@ -110,14 +122,16 @@ class VariableForm(forms.Form):
                     if part.strip()
                 ]
             except ValueError:
-                self.add_error("values", "List numbers separated by commas, e.g. 16, 64, 256.")
+                self.add_error(
+                    "values", gettext("List numbers separated by commas, e.g. 16, 64, 256.")
+                )
             else:
                 if not cleaned["values"]:
-                    self.add_error("values", "List at least one value.")
+                    self.add_error("values", gettext("List at least one value."))
         elif cleaned.get("kind") == "range":
             for name in ("min", "max", "step"):
                 if cleaned.get(name) is None and name not in self.errors:
-                    self.add_error(name, "A range needs min, max and step.")
+                    self.add_error(name, gettext("A range needs min, max and step."))
         return cleaned
 
     def spec(self) -> dict[str, Any]:
@@ -138,14 +152,16 @@ class MistakeForm(forms.Form):
         queryset=Misconception.objects.none(),
         to_field_name="code",
         required=False,
-        empty_label="(the one with the mistake's code)",
-        help_text="Empty: the misconception with the mistake's code.",
+        empty_label=gettext_lazy("(the one with the mistake's code)"),
+        help_text=gettext_lazy("Empty: the misconception with the mistake's code."),
     )
     feedback = forms.CharField(
         required=False,
         widget=forms.Textarea(attrs={"rows": 2, "cols": 30}),
-        help_text="Optional: what a learner who makes this mistake reads, possibly with tries "
-        "left: why it is wrong, never the answer.",
+        help_text=gettext_lazy(
+            "Optional: what a learner who makes this mistake reads, possibly with tries "
+            "left: why it is wrong, never the answer."
+        ),
     )
 
     def __init__(self, *args, misconceptions=None, **kwargs):
@@ -160,19 +176,23 @@ class PropertyForm(forms.Form):
 
     check = forms.CharField(
         widget=forms.TextInput(attrs={"size": 24}),
-        help_text="What every right answer has, e.g. sum(x) = 1, x >= 0, rowsums(x) = 0, "
-        "symmetric(x), x[1] > x[2]; x is the answer, entries count from 1.",
+        help_text=gettext_lazy(
+            "What every right answer has, e.g. sum(x) = 1, x >= 0, rowsums(x) = 0, "
+            "symmetric(x), x[1] > x[2]; x is the answer, entries count from 1."
+        ),
     )
     feedback = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 2, "cols": 30}),
-        help_text="What a learner whose answer fails the check reads: never the answer.",
+        help_text=gettext_lazy(
+            "What a learner whose answer fails the check reads: never the answer."
+        ),
     )
     misconception = forms.ModelChoiceField(
         queryset=Misconception.objects.none(),
         to_field_name="code",
         required=False,
-        empty_label="(none)",
-        help_text="Optional: the misconception a failed check shows.",
+        empty_label=gettext_lazy("(none)"),
+        help_text=gettext_lazy("Optional: the misconception a failed check shows."),
     )
 
     def __init__(self, *args, misconceptions=None, **kwargs):
@@ -354,9 +374,11 @@ class FormulaEditor:
         """Names and codes are keys of the params: each once. A mistake without a picked
         misconception needs one with its code, or learners would get no explanation."""
         # No variable at all is allowed: one fixed answer (an imported numerical question).
-        _mark_repeats(self.rows(self.variables), "name", "Another variable is named")
+        _mark_repeats(
+            self.rows(self.variables), "name", gettext("Another variable is named '%(value)s'.")
+        )
         mistakes = self.rows(self.mistakes)
-        _mark_repeats(mistakes, "code", "Another mistake has the code")
+        _mark_repeats(mistakes, "code", gettext("Another mistake has the code '%(value)s'."))
         # add_error drops the field from cleaned_data, so a repeated code is read with .get.
         unpicked = {
             r.cleaned_data.get("code") for r in mistakes if not r.cleaned_data["misconception"]
@@ -367,7 +389,10 @@ class FormulaEditor:
             if code and code in unpicked - known and not row.cleaned_data["misconception"]:
                 row.add_error(
                     "misconception",
-                    f"Pick the misconception this mistake shows (none has the code {code!r}).",
+                    gettext(
+                        "Pick the misconception this mistake shows (none has the code '%(code)s')."
+                    )
+                    % {"code": code},
                 )
 
     def _place(self, key: str, message: str) -> None:
@@ -398,7 +423,7 @@ def _mark_repeats(rows: list, name: str, message: str) -> set[str]:
     for row in rows:
         value = row.cleaned_data[name]
         if value in seen:
-            row.add_error(name, f"{message} {value!r}.")
+            row.add_error(name, message % {"value": value})
         seen.add(value)
     return seen
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext as _
 
 from courses.markup import MarkupError, render_markup
 from grading import engine
@@ -83,7 +84,7 @@ def formula_preview(
         try:
             prompt: SafeString | str = render_markup(family.prompt(data.givens))
         except MarkupError as exc:
-            prompt = f"The prompt cannot render: {exc}"
+            prompt = _("The prompt cannot render: %(error)s") % {"error": exc}
         shown = data.givens["values"]
         hidden = data.grading_key.get("hidden_values", {})
         values = [

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from accounts.moments import moment_text
 from courses.models import Choice, Problem, Question, Quiz, QuizItem
@@ -63,11 +64,13 @@ class Attempt(models.Model):
     quiz = models.ForeignKey(
         Quiz, on_delete=models.PROTECT, related_name="attempts", db_index=False
     )
-    number = models.PositiveIntegerField(help_text="1 for a learner's first attempt at the quiz.")
+    number = models.PositiveIntegerField(
+        help_text=_("1 for a learner's first attempt at the quiz.")
+    )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.IN_PROGRESS)
     # A prepared attempt's is when it was prepared (the clean-up sweep's age); its start sets it.
     started_at = models.DateTimeField(auto_now_add=True)
-    deadline = models.DateTimeField(null=True, blank=True, help_text="Empty: no time limit.")
+    deadline = models.DateTimeField(null=True, blank=True, help_text=_("Empty: no time limit."))
     submitted_at = models.DateTimeField(null=True, blank=True)
     # Set when the server closed the attempt because time ran out before the learner submitted
     # (grading/services/overdue.py): submitted with the answers saved before the deadline, or
@@ -144,7 +147,7 @@ class Attempt(models.Model):
         permissions = [("delete_attempt_record", "Can delete a learner's attempt (logged)")]
 
     def __str__(self) -> str:
-        kind = "preview " if self.preview else ""
+        kind = str(_("preview")) + " " if self.preview else ""
         return f"{self.user} · {self.quiz.slug} {kind}#{self.number} ({self.get_status_display()})"
 
 
@@ -158,7 +161,7 @@ class Variant(models.Model):
         null=True,
         blank=True,
         related_name="variants",
-        help_text="Empty for an instructor's preview.",
+        help_text=_("Empty for an instructor's preview."),
     )
     attempt = models.ForeignKey(
         Attempt, on_delete=models.CASCADE, null=True, blank=True, related_name="variants"
@@ -167,17 +170,17 @@ class Variant(models.Model):
         QuizItem, on_delete=models.PROTECT, null=True, blank=True, related_name="variants"
     )
     counter = models.PositiveIntegerField(
-        null=True, blank=True, help_text="The learner's n-th practice variant of this problem."
+        null=True, blank=True, help_text=_("The learner's n-th practice variant of this problem.")
     )
     seed = models.BigIntegerField()
     family = models.CharField(max_length=60)
     family_version = models.PositiveIntegerField()
     params = models.JSONField(default=dict)
-    givens = models.JSONField(help_text="What the learner is shown: the numbers of the prompt.")
+    givens = models.JSONField(help_text=_("What the learner is shown: the numbers of the prompt."))
     # Never in a page or an API response for learners: a formula problem keeps its answer and
     # mistake formulas here, so the variant grades the same way after the problem is edited.
     grading_key = models.JSONField(
-        default=dict, blank=True, help_text="What grading needs beyond the givens; never shown."
+        default=dict, blank=True, help_text=_("What grading needs beyond the givens; never shown.")
     )
     # The tolerance in force when the variant was made, so a later edit cannot regrade it.
     atol = models.FloatField()
@@ -205,7 +208,7 @@ class Variant(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.problem.slug} seed {self.seed}"
+        return _("%(problem)s seed %(seed)s") % {"problem": self.problem.slug, "seed": self.seed}
 
 
 class Response(models.Model):
@@ -238,7 +241,7 @@ class Response(models.Model):
     question = models.ForeignKey(
         Question, on_delete=models.PROTECT, null=True, blank=True, related_name="responses"
     )
-    text = models.TextField(blank=True, help_text="What the learner typed, as typed.")
+    text = models.TextField(blank=True, help_text=_("What the learner typed, as typed."))
     choices = models.ManyToManyField(Choice, blank=True, related_name="responses")
     status = models.CharField(max_length=16, choices=Status.choices)
     score = models.FloatField(default=0.0)
@@ -299,7 +302,8 @@ class PracticeStreak(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.user} · {self.problem.slug}: {self.current} in a row"
+        in_a_row = ngettext("%(count)s in a row", "%(count)s in a row", self.current)
+        return f"{self.user} · {self.problem.slug}: " + in_a_row % {"count": self.current}
 
     @property
     def mastered(self) -> bool:
@@ -325,7 +329,10 @@ class SolutionReveal(models.Model):
         ordering = ["-revealed_at", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.user} · solution of variant {self.variant_id}"
+        return _("%(user)s · solution of variant %(variant)s") % {
+            "user": self.user,
+            "variant": self.variant_id,
+        }
 
 
 # Imported last so Django finds the model; it names Attempt by its label, so there is no cycle.

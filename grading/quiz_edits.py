@@ -25,6 +25,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from courses.content_versions import content_changed
 from courses.models import Quiz, QuizItem
@@ -57,14 +58,17 @@ def _changes(quiz: Quiz, items: list[QuizItem], points: Mapping[int, int]) -> li
     numbers = {item.pk: number for number, item in enumerate(items, start=1)}
     unknown = set(points) - set(numbers)
     if unknown:
-        raise ScoreChangeRefused(f"Items {sorted(unknown)} are not items of “{quiz.title}”.")
+        raise ScoreChangeRefused(
+            _("Items %(items)s are not items of “%(quiz)s”.")
+            % {"items": sorted(unknown), "quiz": quiz.title}
+        )
     found = []
     for item in items:
         new = points.get(item.pk, item.points)
         if isinstance(new, bool) or not isinstance(new, int) or new < 1:
             raise ScoreChangeRefused(
-                f"Item {numbers[item.pk]}'s points must be a whole number of at least 1; "
-                f"got {new!r}."
+                _("Item %(number)s's points must be a whole number of at least 1; got %(value)s.")
+                % {"number": numbers[item.pk], "value": repr(new)}
             )
         if new != item.points:
             found.append(PointsChange(item.pk, numbers[item.pk], item.points, new))
@@ -192,7 +196,7 @@ def quiz_points_plan(
         try:
             score_change_authorize(user=by, quiz=quiz)
         except ScoreChangeNotAllowed:
-            refusal = (
+            refusal = _(
                 "Changing these points regrades learners' attempts, which only an instructor "
                 "of the quiz's course may do."
             )
@@ -228,8 +232,10 @@ def quiz_points_change(
             score_change_authorize(user=by, quiz=quiz)
         if expected_digest is not None and plan.digest != expected_digest:
             raise PointsChangeStale(
-                "Attempts or points changed since this was shown, so nothing was changed: "
-                "check what the change does now and save again."
+                _(
+                    "Attempts or points changed since this was shown, so nothing was changed: "
+                    "check what the change does now and save again."
+                )
             )
         if not changes:
             return plan

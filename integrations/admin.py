@@ -6,6 +6,8 @@ from django.contrib import admin, messages
 from django.db.models import Count
 from django.template.response import TemplateResponse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from accounts.moments import moment_text
 from integrations import services
@@ -49,22 +51,25 @@ class IntegrationAdmin(admin.ModelAdmin):
             )
         )
 
-    @admin.display(description="API keys", ordering="key_count")
+    @admin.display(description=gettext_lazy("API keys"), ordering="key_count")
     def key_count(self, obj: Integration) -> int:
         return obj.key_count
 
-    @admin.display(description="Learners", ordering="learner_count")
+    @admin.display(description=gettext_lazy("Learners"), ordering="learner_count")
     def learner_count(self, obj: Integration) -> int:
         return obj.learner_count
 
 
-@admin.action(description="Revoke the selected keys (at once, for good)")
+@admin.action(description=gettext_lazy("Revoke the selected keys (at once, for good)"))
 def revoke_keys(modeladmin, request, queryset):
     now = timezone.now()
     live = list(queryset.filter(revoked_at__isnull=True))
     for key in live:
         services.api_key_revoke(key=key, now=now)
-    modeladmin.message_user(request, f"Revoked {len(live)} key(s).", messages.SUCCESS)
+    message = ngettext("Revoked %(count)s key.", "Revoked %(count)s keys.", len(live)) % {
+        "count": len(live)
+    }
+    modeladmin.message_user(request, message, messages.SUCCESS)
 
 
 @admin.register(ApiKey)
@@ -107,17 +112,19 @@ class ApiKeyAdmin(admin.ModelAdmin):
             "revoked_at",
         ]
 
-    @admin.display(description="Key starts with")
+    @admin.display(description=gettext_lazy("Key starts with"))
     def token_start(self, obj: ApiKey) -> str:
         return f"{ApiKey.TOKEN_PREFIX}{obj.prefix}_…" if obj.prefix else "—"
 
-    @admin.display(description="Courses")
+    @admin.display(description=gettext_lazy("Courses"))
     def scope(self, obj: ApiKey) -> str:
-        return ", ".join(course.slug for course in obj.courses.all()) or "none"
+        return ", ".join(course.slug for course in obj.courses.all()) or _("none")
 
-    @admin.display(description="State")
+    @admin.display(description=gettext_lazy("State"))
     def state(self, obj: ApiKey) -> str:
-        return f"revoked {moment_text(obj.revoked_at)}" if obj.revoked else "live"
+        if obj.revoked:
+            return _("revoked %(moment)s") % {"moment": moment_text(obj.revoked_at)}
+        return _("live")
 
     def save_model(self, request, obj, form, change):
         if change:
@@ -132,7 +139,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
             return super().response_add(request, obj, post_url_continue)
         context = {
             **self.admin_site.each_context(request),
-            "title": "API key created",
+            "title": _("API key created"),
             "opts": self.opts,
             "key": obj,
             "token": token,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.validators import RegexValidator
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from courses.models import Course
 
@@ -27,7 +28,7 @@ class Integration(models.Model):
     """One LMS or course platform: its keys and the learners it provisions belong to it."""
 
     name = models.CharField(max_length=200, unique=True)
-    notes = models.TextField(blank=True, help_text="Who runs it and whom to contact.")
+    notes = models.TextField(blank=True, help_text=_("Who runs it and whom to contact."))
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -42,13 +43,13 @@ class ApiKey(models.Model):
     TOKEN_PREFIX = "sg_"
 
     integration = models.ForeignKey(Integration, on_delete=models.CASCADE, related_name="api_keys")
-    name = models.CharField(max_length=100, help_text="What uses this key, e.g. gradebook sync.")
+    name = models.CharField(max_length=100, help_text=_("What uses this key, e.g. gradebook sync."))
     prefix = models.CharField(
-        max_length=16, unique=True, editable=False, help_text="Public part that finds the key."
+        max_length=16, unique=True, editable=False, help_text=_("Public part that finds the key.")
     )
-    digest = models.CharField(max_length=64, editable=False, help_text="SHA-256 of the token.")
+    digest = models.CharField(max_length=64, editable=False, help_text=_("SHA-256 of the token."))
     courses = models.ManyToManyField(
-        Course, related_name="api_keys", help_text="The only courses this key reaches."
+        Course, related_name="api_keys", help_text=_("The only courses this key reaches.")
     )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -68,7 +69,7 @@ class ApiKey(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        verbose_name = "API key"
+        verbose_name = _("API key")
 
     def __str__(self) -> str:
         return f"{self.name} ({self.TOKEN_PREFIX}{self.prefix}…)"
@@ -89,12 +90,12 @@ class LtiTie(models.Model):
         "lti_tool.LtiRegistration",
         on_delete=models.CASCADE,
         related_name="+",
-        help_text="The LTI registration this integration's LMS launches learners through.",
+        help_text=_("The LTI registration this integration's LMS launches learners through."),
     )
 
     class Meta:
-        verbose_name = "LTI registration of the same LMS"
-        verbose_name_plural = "LTI registrations of the same LMS"
+        verbose_name = _("LTI registration of the same LMS")
+        verbose_name_plural = _("LTI registrations of the same LMS")
 
     def __str__(self) -> str:
         return f"{self.integration} ↔ {self.registration}"
@@ -108,7 +109,7 @@ class Learner(models.Model):
     external_id = models.CharField(
         max_length=255,
         validators=[external_id_validator],
-        help_text="The integration's own id for the learner.",
+        help_text=_("The integration's own id for the learner."),
     )
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="integration_learner"

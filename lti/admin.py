@@ -7,6 +7,7 @@ django-lti's admin (LTI tool → LTI registrations); the URLs to give an LMS are
 from __future__ import annotations
 
 from django.contrib import admin, messages
+from django.utils.translation import gettext_lazy, ngettext
 from lti_tool.admin import LtiRegistrationAdmin
 from lti_tool.models import LtiDeployment, LtiRegistration
 
@@ -89,10 +90,13 @@ class PassbackOutcomeInline(admin.TabularInline):
         return False
 
 
-@admin.action(description="Resend the selected scores to the LMS now")
+@admin.action(description=gettext_lazy("Resend the selected scores to the LMS now"))
 def resend(modeladmin, request, queryset):
     count = passback_resend(passbacks=list(queryset))
-    modeladmin.message_user(request, f"Queued {count} score(s) to send again.", messages.SUCCESS)
+    message = ngettext(
+        "Queued %(count)s score to send again.", "Queued %(count)s scores to send again.", count
+    ) % {"count": count}
+    modeladmin.message_user(request, message, messages.SUCCESS)
 
 
 @admin.register(ScorePassback)

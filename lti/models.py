@@ -17,7 +17,8 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
-from lti_tool.models import LtiContext, LtiDeployment, LtiRegistration, LtiResourceLink, LtiUser
+from django.utils.translation import gettext_lazy as _
+from lti_tool.models import LtiDeployment, LtiRegistration, LtiResourceLink, LtiUser
 
 from accounts.moments import moment_text
 from courses.models import Course, Lesson, Quiz
@@ -39,7 +40,7 @@ class PlatformHosts(models.Model):
     )
     extra_hosts = models.TextField(
         blank=True,
-        help_text=(
+        help_text=_(
             "One host name per line (no scheme, no path), e.g. school.lms.example.edu; "
             "*.lms.example.edu allows every host under lms.example.edu. softgrade also calls "
             "the hosts of the registration's issuer, authorization, token and keyset URLs."
@@ -47,19 +48,18 @@ class PlatformHosts(models.Model):
     )
 
     class Meta:
-        verbose_name = "extra hosts"
-        verbose_name_plural = "extra hosts"
+        verbose_name = _("extra hosts")
+        verbose_name_plural = _("extra hosts")
 
     def __str__(self) -> str:
-        return f"hosts of {self.registration}"
+        return _("hosts of %(registration)s") % {"registration": self.registration}
 
     def clean(self) -> None:
         for entry in self.host_list():
             name = entry.removeprefix("*.")
             if not HOST_NAME.fullmatch(name):
-                raise ValidationError(
-                    {"extra_hosts": f"“{entry}” is not a host name (no scheme, port or path)."}
-                )
+                message = _("“%(entry)s” is not a host name (no scheme, port or path).")
+                raise ValidationError({"extra_hosts": message % {"entry": entry}})
 
     def host_list(self) -> list[str]:
         return [entry.lower().rstrip(".") for entry in self.extra_hosts.split()]
@@ -79,14 +79,16 @@ class CourseGrant(models.Model):
         null=True,
         blank=True,
         related_name="+",
-        help_text="Only launches through this deployment reach the course; empty for every "
-        "deployment of the registration.",
+        help_text=_(
+            "Only launches through this deployment reach the course; empty for every "
+            "deployment of the registration."
+        ),
     )
     granted_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
-        verbose_name = "course granted"
-        verbose_name_plural = "courses granted"
+        verbose_name = _("course granted")
+        verbose_name_plural = _("courses granted")
         constraints = [
             # A unique index holds NULLs distinct: the grant to every deployment needs its own.
             models.UniqueConstraint(
@@ -102,8 +104,11 @@ class CourseGrant(models.Model):
         ]
 
     def __str__(self) -> str:
-        where = f" (deployment {self.deployment.deployment_id})" if self.deployment_id else ""
-        return f"{self.course} for {self.registration}{where}"
+        named = {"course": self.course, "registration": self.registration}
+        if self.deployment_id:
+            named["deployment"] = self.deployment.deployment_id
+            return _("%(course)s for %(registration)s (deployment %(deployment)s)") % named
+        return _("%(course)s for %(registration)s") % named
 
     def clean(self) -> None:
         if (
@@ -111,7 +116,7 @@ class CourseGrant(models.Model):
             and self.registration_id
             and self.deployment.registration_id != self.registration_id
         ):
-            raise ValidationError({"deployment": "This deployment is another registration's."})
+            raise ValidationError({"deployment": _("This deployment is another registration's.")})
 
 
 class RegistrationInvite(models.Model):
@@ -137,16 +142,18 @@ class RegistrationInvite(models.Model):
         Course,
         blank=True,
         related_name="+",
-        help_text="The courses the registration made through this link is granted.",
+        help_text=_("The courses the registration made through this link is granted."),
     )
 
     class Meta:
         ordering = ["-created_at"]
-        verbose_name = "registration link"
+        verbose_name = _("registration link")
 
     def __str__(self) -> str:
-        state = "used" if self.used_at else f"open until {moment_text(self.expires_at)}"
-        return f"registration link of {moment_text(self.created_at)} ({state})"
+        named = {"created": moment_text(self.created_at), "expires": moment_text(self.expires_at)}
+        if self.used_at:
+            return _("registration link of %(created)s (used)") % named
+        return _("registration link of %(created)s (open until %(expires)s)") % named
 
 
 class LaunchNonce(models.Model):
@@ -192,8 +199,8 @@ class LtiIdentity(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
-        verbose_name = "LTI identity"
-        verbose_name_plural = "LTI identities"
+        verbose_name = _("LTI identity")
+        verbose_name_plural = _("LTI identities")
         constraints = [
             # Two first launches at the same moment make one identity: the second insert fails
             # and that launch signs in the account the first one made.
@@ -210,8 +217,8 @@ class LinkTarget(models.Model):
     """The softgrade content an LMS resource link opens: a quiz, or a lesson's practice set."""
 
     class Kind(models.TextChoices):
-        QUIZ = "quiz", "Quiz"
-        PRACTICE = "practice", "Practice set"
+        QUIZ = "quiz", _("Quiz")
+        PRACTICE = "practice", _("Practice set")
 
     resource_link = models.OneToOneField(
         LtiResourceLink, on_delete=models.CASCADE, related_name="softgrade_target"
@@ -226,11 +233,11 @@ class LinkTarget(models.Model):
         null=True,
         blank=True,
         related_name="lti_targets",
-        help_text="For a practice set: the lesson whose problems it practises.",
+        help_text=_("For a practice set: the lesson whose problems it practises."),
     )
     mastery_passback = models.BooleanField(
         default=False,
-        help_text="For a practice set: send problems mastered to the LMS gradebook.",
+        help_text=_("For a practice set: send problems mastered to the LMS gradebook."),
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -284,7 +291,7 @@ class LinkLaunch(models.Model):
         indexes = [models.Index(fields=["user", "target"], name="lti_link_launch_user")]
 
     def __str__(self) -> str:
-        return f"{self.lti_user} launched {self.target}"
+        return _("%(user)s launched %(target)s") % {"user": self.lti_user, "target": self.target}
 
 
 class LineItem(models.Model):
@@ -307,14 +314,14 @@ class ScorePassback(models.Model):
     """One score owed to an LMS gradebook, kept until the LMS has accepted it."""
 
     class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        SENT = "sent", "Sent"
-        REFUSED = "refused", "Refused by the LMS"
-        SUPERSEDED = "superseded", "Replaced by a newer score"
+        QUEUED = "queued", _("Queued")
+        SENT = "sent", _("Sent")
+        REFUSED = "refused", _("Refused by the LMS")
+        SUPERSEDED = "superseded", _("Replaced by a newer score")
 
     class Progress(models.TextChoices):
-        COMPLETED = "Completed", "Completed"
-        IN_PROGRESS = "InProgress", "In progress"
+        COMPLETED = "Completed", _("Completed")
+        IN_PROGRESS = "InProgress", _("In progress")
 
     target = models.ForeignKey(LinkTarget, on_delete=models.CASCADE, related_name="passbacks")
     lti_user = models.ForeignKey(LtiUser, on_delete=models.CASCADE, related_name="+")
@@ -358,9 +365,9 @@ class PassbackOutcome(models.Model):
     """What happened on one try to send a score: every try is kept, for instructors to see."""
 
     class Result(models.TextChoices):
-        SENT = "sent", "Sent"
-        WILL_RETRY = "will_retry", "Failed, will retry"
-        REFUSED = "refused", "Refused by the LMS"
+        SENT = "sent", _("Sent")
+        WILL_RETRY = "will_retry", _("Failed, will retry")
+        REFUSED = "refused", _("Refused by the LMS")
 
     passback = models.ForeignKey(ScorePassback, on_delete=models.CASCADE, related_name="outcomes")
     result = models.CharField(max_length=16, choices=Result.choices)
@@ -372,29 +379,9 @@ class PassbackOutcome(models.Model):
         ordering = ["created_at", "id"]
 
     def __str__(self) -> str:
-        return f"{self.get_result_display()} ({self.http_status or 'no answer'})"
+        status = self.http_status or _("no answer")
+        return f"{self.get_result_display()} ({status})"
 
 
-class RosterSync(models.Model):
-    """One sync of a course's roster from the LMS (Names and Role Provisioning Services)."""
-
-    class Status(models.TextChoices):
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
-
-    context = models.ForeignKey(LtiContext, on_delete=models.CASCADE, related_name="+")
-    requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
-    status = models.CharField(max_length=16, choices=Status.choices)
-    members = models.PositiveIntegerField(default=0)
-    active_members = models.PositiveIntegerField(default=0)
-    detail = models.TextField(blank=True)
-    started_at = models.DateTimeField(default=timezone.now)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-started_at"]
-
-    def __str__(self) -> str:
-        return f"{self.context} roster {moment_text(self.started_at)} ({self.status})"
+# Imported last so Django finds the model (it names nothing of this module's).
+from lti.roster_models import RosterSync  # noqa: E402, F401

@@ -51,7 +51,11 @@ class CourseRole(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.user} · {self.get_role_display()} of {self.course}"
+        return _("%(user)s · %(role)s of %(course)s") % {
+            "user": self.user,
+            "role": self.get_role_display(),
+            "course": self.course,
+        }
 
 
 class MisconceptionNote(models.Model):
@@ -62,8 +66,8 @@ class MisconceptionNote(models.Model):
     problem = models.ForeignKey(
         Problem, on_delete=models.CASCADE, related_name="misconception_notes"
     )
-    relation = models.CharField(max_length=120, help_text="The relation's code, as discovered.")
-    formula = models.CharField(max_length=500, help_text="Over `answer` and the givens' names.")
+    relation = models.CharField(max_length=120, help_text=_("The relation's code, as discovered."))
+    formula = models.CharField(max_length=500, help_text=_("Over `answer` and the givens' names."))
     text = models.TextField()
     # Who wrote it: the account may go one day, the name stays.
     author = models.ForeignKey(
@@ -76,4 +80,8 @@ class MisconceptionNote(models.Model):
         ordering = ["problem", "-created_at", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.problem.slug} · {self.relation} by {self.author_name}"
+        return _("%(problem)s · %(relation)s by %(author)s") % {
+            "problem": self.problem.slug,
+            "relation": self.relation,
+            "author": self.author_name,
+        }

@@ -14,6 +14,7 @@ import yaml
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import ProtectedError
+from django.utils.translation import gettext as _
 
 from ..attempted_quizzes import (
     PointsPlan,
@@ -74,10 +75,15 @@ class ImportSummary:
         bucket[kind] = bucket.get(kind, 0) + 1
 
     def __str__(self) -> str:
-        made = ", ".join(f"{n} {kind}" for kind, n in sorted(self.created.items())) or "nothing"
-        kept = ", ".join(f"{n} {kind}" for kind, n in sorted(self.updated.items())) or "nothing"
+        made = ", ".join(f"{n} {kind}" for kind, n in sorted(self.created.items())) or _("nothing")
+        kept = ", ".join(f"{n} {kind}" for kind, n in sorted(self.updated.items())) or _("nothing")
         regraded = "".join(f"\n  {line}" for line in self.regrades)
-        return f"lesson {self.lesson}: created {made}; updated {kept}{regraded}"
+        said = _("lesson %(lesson)s: created %(created)s; updated %(updated)s") % {
+            "lesson": self.lesson,
+            "created": made,
+            "updated": kept,
+        }
+        return said + regraded
 
 
 def bank_load(path: Path) -> dict:
@@ -86,14 +92,22 @@ def bank_load(path: Path) -> dict:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise BankError([BankIssue(source, f"cannot read the file: {exc.strerror}")]) from exc
+        message = _("cannot read the file: %(error)s") % {"error": exc.strerror}
+        raise BankError([BankIssue(source, message)]) from exc
     try:
         document = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f"{source} › line {mark.line + 1}, column {mark.column + 1}" if mark else source
+        where = source
+        if mark:
+            at = _("line %(line)s, column %(column)s") % {
+                "line": mark.line + 1,
+                "column": mark.column + 1,
+            }
+            where = f"{source} › {at}"
         problem = getattr(exc, "problem", None) or str(exc)
-        raise BankError([BankIssue(where, f"not valid YAML: {problem}")]) from exc
+        message = _("not valid YAML: %(problem)s") % {"problem": problem}
+        raise BankError([BankIssue(where, message)]) from exc
     return validate_bank(document, source=source)
 
 
@@ -184,7 +198,11 @@ def _write_bank(bank: dict, *, by: AbstractBaseUser | None, dry_run: bool) -> Im
     )
     if clash.exists():
         raise BankError(
-            [BankIssue(f"lesson {bank['lesson']['slug']}.order", "another lesson has this order")]
+            [
+                BankIssue(
+                    f"lesson {bank['lesson']['slug']}.order", _("another lesson has this order")
+                )
+            ]
         )
     lesson = _upsert(
         Lesson,
@@ -296,7 +314,11 @@ def _write_bank(bank: dict, *, by: AbstractBaseUser | None, dry_run: bool) -> Im
             stale.delete()
         except ProtectedError as exc:
             raise BankError(
-                [BankIssue(f"quiz {item['slug']}.items", "cannot remove items learners answered")]
+                [
+                    BankIssue(
+                        f"quiz {item['slug']}.items", _("cannot remove items learners answered")
+                    )
+                ]
             ) from exc
     _check_other_quizzes(summary.lesson, questions.values(), problems.values())
     # Every quiz showing what the bank wrote may show it differently now (any quiz of another
@@ -348,8 +370,11 @@ def _attempted_quiz_points(
             [
                 BankIssue(
                     where,
-                    f"{said} Import with --by <user name> of an instructor of its course to "
-                    "regrade them (--dry-run shows this and changes nothing).",
+                    f"{said} "
+                    + _(
+                        "Import with --by <user name> of an instructor of its course to regrade "
+                        "them (--dry-run shows this and changes nothing)."
+                    ),
                 )
             ]
         )
@@ -357,7 +382,10 @@ def _attempted_quiz_points(
         raise BankError([BankIssue(where, plan.refusal)])
     else:
         done = points_change(quiz=quiz, points=points, by=by)
-        summary.regrades.append(f"quiz {quiz.slug}: regraded: {done.outcome()}")
+        summary.regrades.append(
+            _("quiz %(quiz)s: regraded: %(outcome)s")
+            % {"quiz": quiz.slug, "outcome": done.outcome()}
+        )
 
 
 def _check_other_quizzes(lesson: str, questions, problems) -> None:

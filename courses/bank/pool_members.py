@@ -14,6 +14,7 @@ the transaction writes nothing. The rules themselves are courses.pool_members's.
 from __future__ import annotations
 
 from django.db.models import Q
+from django.utils.translation import gettext as _
 
 from ..models import Pool, Question
 from ..pool_members import (
@@ -41,7 +42,11 @@ def foreign_members_refuse(*, sources: list[str], banks: list[dict]) -> None:
         # None: a membership this import did not make (neither side in a written lesson); the
         # admin's to mend, not this bank's to be refused for.
         if where is not None:
-            message = f"{member_label(member)} cannot be in pool {pool.slug!r}: {refusal}"
+            message = _("%(member)s cannot be in pool %(pool)s: %(refusal)s") % {
+                "member": member_label(member),
+                "pool": repr(pool.slug),
+                "refusal": refusal,
+            }
             issues.append(BankIssue(where, message))
     for item, number, refusal in stored_foreign_draws(lessons=Q(slug__in=lessons)):
         # One of the two is of a written lesson, whose course is now the one its bank names.

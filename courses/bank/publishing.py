@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Protocol
 
+from django.utils.translation import gettext as _
+
 from .schema import POOL, PROBLEM, QUESTION, QUIZ, Entity
 
 
@@ -65,9 +67,15 @@ def published_quiz_issues(found: Iterable[Located]) -> Iterator[tuple[str, str]]
                 members += [("problem", slug) for slug in pool["problems"]]
             for noun, slug in members:
                 if isinstance(slug, str) and published.get((noun, slug)) is False:
-                    inside = f" (in pool {item['pool']!r})" if pool is not None else ""
-                    yield (
-                        f"{quiz.where} › item {number}",
-                        f"the quiz is published but {noun} {slug!r}{inside} is not: publish "
-                        "it too (published: true), or leave the quiz unpublished",
-                    )
+                    named = {"noun": noun, "slug": repr(slug), "pool": repr(item.get("pool"))}
+                    if pool is not None:
+                        message = _(
+                            "the quiz is published but %(noun)s %(slug)s (in pool %(pool)s) is "
+                            "not: publish it too (published: true), or leave the quiz unpublished"
+                        )
+                    else:
+                        message = _(
+                            "the quiz is published but %(noun)s %(slug)s is not: publish it too "
+                            "(published: true), or leave the quiz unpublished"
+                        )
+                    yield (f"{quiz.where} › item {number}", message % named)

@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterator
 
 from django.conf import settings
 from django.utils.module_loading import import_string
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from ..models import Question, Quiz
 
@@ -23,13 +25,17 @@ def choice_set_problems(kind: str, correct: list[bool]) -> list[str]:
     problems = []
     n_correct = sum(correct)
     if len(correct) < 2:
-        problems.append("a question needs at least two choices")
+        problems.append(_("a question needs at least two choices"))
     if kind == Question.Kind.TRUE_FALSE and len(correct) != 2:
-        problems.append("a true/false question has exactly two choices")
+        problems.append(_("a true/false question has exactly two choices"))
     if kind in (Question.Kind.SINGLE, Question.Kind.TRUE_FALSE) and n_correct != 1:
-        problems.append(f"a {kind.replace('_', '/')} question needs exactly one correct choice")
+        problems.append(
+            _("a true/false question needs exactly one correct choice")
+            if kind == Question.Kind.TRUE_FALSE
+            else _("a single question needs exactly one correct choice")
+        )
     if kind == Question.Kind.MULTIPLE and n_correct < 1:
-        problems.append("a multiple-choice question needs at least one correct choice")
+        problems.append(_("a multiple-choice question needs at least one correct choice"))
     return problems
 
 
@@ -44,13 +50,15 @@ def quiz_policy_problems(
     """Policy combinations that make no sense (shared with the admin form)."""
     problems = []
     if mode == Quiz.Mode.EXAM and show_feedback == Quiz.Feedback.IMMEDIATELY:
-        problems.append("an exam cannot give feedback per item before submission")
+        problems.append(_("an exam cannot give feedback per item before submission"))
     if release_answers == Quiz.AnswerRelease.AFTER_CLOSE and not has_close:
-        problems.append("releasing answers after the quiz closes needs closes_at")
+        problems.append(_("releasing answers after the quiz closes needs closes_at"))
     if extra_try_penalty and show_feedback != Quiz.Feedback.IMMEDIATELY:
         problems.append(
-            "a penalty per extra try needs feedback per item (show_feedback: immediately): "
-            "only then are tries counted"
+            _(
+                "a penalty per extra try needs feedback per item (show_feedback: immediately): "
+                "only then are tries counted"
+            )
         )
     return problems
 
@@ -67,7 +75,7 @@ def problem_validator() -> ProblemValidator | None:
 
 def wrong_choice_names_a_misconception(choice: dict, position: int) -> Iterator[Finding]:
     if not choice["correct"] and choice["misconception"] is None:
-        yield "", f"choice {position} is wrong but names no misconception"
+        yield "", _("choice %(number)s is wrong but names no misconception") % {"number": position}
 
 
 def question_choices_fit_kind(question: dict, position: int) -> Iterator[Finding]:
@@ -90,7 +98,7 @@ def problem_makes_variants(problem: dict, position: int) -> Iterator[Finding]:
 
 def quiz_window_and_policy(quiz: dict, position: int) -> Iterator[Finding]:
     if quiz["opens_at"] and quiz["closes_at"] and quiz["closes_at"] <= quiz["opens_at"]:
-        yield "closes_at", "must be after opens_at"
+        yield "closes_at", _("must be after opens_at")
     for problem in quiz_policy_problems(
         mode=quiz["mode"],
         show_feedback=quiz["show_feedback"],
@@ -103,12 +111,12 @@ def quiz_window_and_policy(quiz: dict, position: int) -> Iterator[Finding]:
 
 def item_names_one_target(item: dict, position: int) -> Iterator[Finding]:
     if sum(item[name] is not None for name in ("question", "problem", "pool")) != 1:
-        yield "", "an item names exactly one of question, problem or pool"
+        yield "", _("an item names exactly one of question, problem or pool")
 
 
 def pool_has_members(pool: dict, position: int) -> Iterator[Finding]:
     if not pool["questions"] and not pool["problems"]:
-        yield "", "a pool needs at least one question or problem"
+        yield "", _("a pool needs at least one question or problem")
 
 
 def pool_draw_problem(*, pool: str, size: int, items: list[int]) -> str | None:
@@ -118,8 +126,10 @@ def pool_draw_problem(*, pool: str, size: int, items: list[int]) -> str | None:
     if len(items) <= size:
         return None
     listed = ", ".join(str(number) for number in items)
-    plural = "s" if size != 1 else ""
-    return (
-        f"items {listed} draw from pool {pool}, which has {size} member{plural}: each item "
-        f"draws a different one, so add members or draw from it in at most {size} item{plural}"
-    )
+    return ngettext(
+        "items %(items)s draw from pool %(pool)s, which has %(size)s member: each item draws a "
+        "different one, so add members or draw from it in at most %(size)s item",
+        "items %(items)s draw from pool %(pool)s, which has %(size)s members: each item draws a "
+        "different one, so add members or draw from it in at most %(size)s items",
+        size,
+    ) % {"items": listed, "pool": pool, "size": size}

@@ -19,14 +19,25 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from django.db import models
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from ..models import Misconception, Pool, Problem, Question, Quiz
 from . import rules
 
 BANK_FORMAT = 1
 SLUG_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+# What a reference to a key the bank does not hold says (%(key)s: the key as written).
+NO_MISCONCEPTION = gettext_lazy("unknown misconception code %(key)s")
+NO_QUESTION = gettext_lazy("no question %(key)s in this bank")
+NO_PROBLEM = gettext_lazy("no problem %(key)s in this bank")
 
 Cleaned = tuple[Any, str | None]  # the value to carry on, and what is wrong with it (or None)
+
+
+def _got(message: str, value: Any, **more: Any) -> str:
+    """A kind's complaint, naming the value as written (its repr) as %(value)s."""
+    return message % {"value": repr(value), **more}
 
 
 class Kind:
@@ -49,7 +60,7 @@ class Text(Kind):
 
     def clean(self, value: Any, default: Any) -> Cleaned:
         if not isinstance(value, str):
-            return "", f"must be text, got {type(value).__name__}"
+            return "", _("must be text, got %(type)s") % {"type": type(value).__name__}
         return value, None
 
 
@@ -57,7 +68,7 @@ class Slug(Text):
     def clean(self, value: Any, default: Any) -> Cleaned:
         value, problem = super().clean(value, default)
         if value and (set(value) - SLUG_CHARS or value.startswith("-")):
-            problem = f"{value!r} is not a slug (lowercase letters, digits, -)"
+            problem = _got(_("%(value)s is not a slug (lowercase letters, digits, -)"), value)
         return value, problem
 
 
@@ -67,9 +78,12 @@ class Whole(Kind):
 
     def clean(self, value: Any, default: Any) -> Cleaned:
         if isinstance(value, bool) or not isinstance(value, int):
-            return default, f"must be a whole number, got {value!r}"
+            return default, _got(_("must be a whole number, got %(value)s"), value)
         if value < self.minimum:
-            return value, f"must be at least {self.minimum}, got {value}"
+            return value, _("must be at least %(minimum)s, got %(value)s") % {
+                "minimum": self.minimum,
+                "value": value,
+            }
         return value, None
 
 
@@ -84,7 +98,7 @@ class Number(Kind):
 
     def clean(self, value: Any, default: Any) -> Cleaned:
         if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-            return value, f"must be a number ≥ 0, got {value!r}"
+            return value, _got(_("must be a number ≥ 0, got %(value)s"), value)
         return value, None
 
 
@@ -98,14 +112,15 @@ class Share(Kind):
             if top.isdigit() and bottom.isdigit() and int(bottom) > 0:
                 value = int(top) / int(bottom)
         if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-            return default, f"must be a number from 0 to 1 or a fraction such as 1/3, got {value!r}"
+            message = _("must be a number from 0 to 1 or a fraction such as 1/3, got %(value)s")
+            return default, _got(message, value)
         return float(value), None
 
 
 class Flag(Kind):
     def clean(self, value: Any, default: Any) -> Cleaned:
         if not isinstance(value, bool):
-            return default, f"must be true or false, got {value!r}"
+            return default, _got(_("must be true or false, got %(value)s"), value)
         return value, None
 
 
@@ -119,16 +134,18 @@ class OneOf(Kind):
     def clean(self, value: Any, default: Any) -> Cleaned:
         options = self.choices.values
         if value not in options:
-            return default, f"must be one of {', '.join(options)}; got {value!r}"
+            message = _("must be one of %(options)s; got %(value)s")
+            return default, _got(message, value, options=", ".join(options))
         return value, None
 
 
 class Moment(Kind):
     def clean(self, value: Any, default: Any) -> Cleaned:
         if not isinstance(value, datetime):
-            return None, f"must be a date and time such as 2027-01-31T23:59:00Z, got {value!r}"
+            message = _("must be a date and time such as 2027-01-31T23:59:00Z, got %(value)s")
+            return None, _got(message, value)
         if value.tzinfo is None:
-            return None, "needs a time zone, e.g. a trailing Z for UTC"
+            return None, _("needs a time zone, e.g. a trailing Z for UTC")
         return value, None
 
 
@@ -141,7 +158,7 @@ class Const(Kind):
 
     def clean(self, value: Any, default: Any) -> Cleaned:
         if value != self.value:
-            return value, f"must be {self.value}; got {value!r}"
+            return value, _got(_("must be %(expected)s; got %(value)s"), value, expected=self.value)
         return value, None
 
 
@@ -155,7 +172,7 @@ class Params(Kind):
 
     def clean(self, value: Any, default: Any) -> Cleaned:
         if not isinstance(value, dict):
-            return {}, "must be a mapping of parameter names to values"
+            return {}, _("must be a mapping of parameter names to values")
         return value, None
 
 
@@ -164,7 +181,7 @@ class Ref(Kind):
     """The key of an entity elsewhere in the same bank; the model field holds that row."""
 
     target: Entity
-    unknown: str  # the message for a key the bank does not hold, formatted with its repr
+    unknown: str  # the message for a key the bank does not hold, given its repr as %(key)s
 
     def is_empty(self, value: Any) -> bool:
         return value is None or value == ""
@@ -176,7 +193,7 @@ class Refs(Kind):
     holds those rows (written by the importer, in key order by the exporter)."""
 
     target: Entity
-    unknown: str  # the message for a key the bank does not hold, formatted with its repr
+    unknown: str  # the message for a key the bank does not hold, given its repr as %(key)s
     default: ClassVar[list] = []
 
     def is_empty(self, value: Any) -> bool:
@@ -184,9 +201,13 @@ class Refs(Kind):
 
     def clean(self, value: Any, default: Any) -> Cleaned:
         if not isinstance(value, list) or not all(isinstance(key, str) for key in value):
-            return [], f"must be a list of {self.target.noun} {self.target.key}s, got {value!r}"
+            return [], _("must be a list of %(entity)s %(field)ss, got %(value)s") % {
+                "entity": self.target.noun,
+                "field": self.target.key,
+                "value": repr(value),
+            }
         if len(set(value)) != len(value):
-            return value, "names a member twice"
+            return value, _("names a member twice")
         return value, None
 
 
@@ -304,7 +325,7 @@ CHOICE = Entity(
         required("text", Text(), markup=True),
         Field("correct", Flag(), default=False, model_field="is_correct"),
         Field("pinned", Flag(), default=False, sparse=True),
-        Field("misconception", Ref(MISCONCEPTION, "unknown misconception code {!r}"), sparse=True),
+        Field("misconception", Ref(MISCONCEPTION, NO_MISCONCEPTION), sparse=True),
         Field("feedback", Text(), markup=True),
     ),
     rules=(rules.wrong_choice_names_a_misconception,),
@@ -347,8 +368,8 @@ POOL = Entity(
     (
         required("slug", Slug()),
         required("title", Text()),
-        Field("questions", Refs(QUESTION, "no question {!r} in this bank"), sparse=True),
-        Field("problems", Refs(PROBLEM, "no problem {!r} in this bank"), sparse=True),
+        Field("questions", Refs(QUESTION, NO_QUESTION), sparse=True),
+        Field("problems", Refs(PROBLEM, NO_PROBLEM), sparse=True),
     ),
     key="slug",
     model=Pool,
@@ -357,9 +378,9 @@ POOL = Entity(
 QUIZ_ITEM = Entity(
     "item",
     (
-        Field("question", Ref(QUESTION, "no question {!r} in this bank"), sparse=True),
-        Field("problem", Ref(PROBLEM, "no problem {!r} in this bank"), sparse=True),
-        Field("pool", Ref(POOL, "no pool {!r} in this bank"), sparse=True),
+        Field("question", Ref(QUESTION, NO_QUESTION), sparse=True),
+        Field("problem", Ref(PROBLEM, NO_PROBLEM), sparse=True),
+        Field("pool", Ref(POOL, gettext_lazy("no pool %(key)s in this bank")), sparse=True),
         Field("points", Whole(minimum=1), default=1, sparse=True),
     ),
     rules=(rules.item_names_one_target,),
@@ -391,7 +412,10 @@ QUIZ = Entity(
         # Left out: the quiz's mode decides (Quiz.shuffles_items, Quiz.shuffles_choices).
         Field("shuffle_items", Flag(), sparse=True),
         Field("shuffle_choices", Flag(), sparse=True),
-        Field("items", ListOf(QUIZ_ITEM, label="item", empty="a quiz needs at least one item")),
+        Field(
+            "items",
+            ListOf(QUIZ_ITEM, label="item", empty=gettext_lazy("a quiz needs at least one item")),
+        ),
         PUBLISHED,
     ),
     key="slug",

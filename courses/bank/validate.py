@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from ..markup import check_markup
 from . import rules
 from .issues import BankError, BankIssue
@@ -40,14 +42,20 @@ class _Reader:
 
     def mapping(self, value: Any, where: str) -> dict:
         if not isinstance(value, dict):
-            self.add(where, f"must be a mapping of fields, got {type(value).__name__}")
+            self.add(
+                where,
+                _("must be a mapping of fields, got %(type)s") % {"type": type(value).__name__},
+            )
             return {}
         return value
 
     def unknown_fields(self, raw: dict, entity: Entity, where: str) -> None:
         allowed = entity.allowed
         for name in sorted(set(raw) - allowed, key=str):
-            self.add(f"{where}.{name}", f"unknown field (allowed: {', '.join(sorted(allowed))})")
+            self.add(
+                f"{where}.{name}",
+                _("unknown field (allowed: %(fields)s)") % {"fields": ", ".join(sorted(allowed))},
+            )
 
     def entity(self, entity: Entity, raw: Any, where: str, position: int = 0) -> dict:
         """The entity's fields, normalised, and noted for the second pass."""
@@ -71,7 +79,7 @@ class _Reader:
             values[spec.name] = self.items(kind, value, parent, where)
         elif kind.is_empty(value):
             if spec.required:
-                self.add(where, "is required")
+                self.add(where, _("is required"))
             values[spec.name] = spec.fallback()
         else:
             values[spec.name], problem = kind.clean(value, spec.fallback())
@@ -95,9 +103,9 @@ class _Reader:
         if isinstance(value, list):
             raw_items = value
         elif value is not None:
-            self.add(where, f"must be a list, got {type(value).__name__}")
+            self.add(where, _("must be a list, got %(type)s") % {"type": type(value).__name__})
         if not raw_items and kind.empty:
-            self.add(where, kind.empty)
+            self.add(where, str(kind.empty))
         entity, items, seen = kind.entity, [], set()
         for index, raw in enumerate(raw_items):
             if kind.label:  # inside its parent: "questions[3] (q-x) › choice 2"
@@ -108,7 +116,11 @@ class _Reader:
             if entity.key:
                 key = item[entity.key]
                 if key in seen:
-                    message = f"duplicate {entity.noun} {entity.key} {key!r}"
+                    message = _("duplicate %(entity)s %(field)s %(key)s") % {
+                        "entity": entity.noun,
+                        "field": entity.key,
+                        "key": repr(key),
+                    }
                     self.add(f"{item_where}.{entity.key}", message)
                 seen.add(key)
             items.append(item)
@@ -129,7 +141,7 @@ def validate_bank(document: Any, *, source: str = "bank") -> dict:
     reader = _Reader(source)
     raw = reader.mapping(document, "file")
     if not raw:
-        raise BankError(reader.issues or [BankIssue(source, "the bank is empty")])
+        raise BankError(reader.issues or [BankIssue(source, _("the bank is empty"))])
     reader.unknown_fields(raw, DOCUMENT, "file")
     bank: dict = {}
     for spec in DOCUMENT:
@@ -162,12 +174,12 @@ def _check_content(reader: _Reader) -> None:
             if isinstance(spec.kind, Ref) and value is not None:
                 known = keys.get(spec.kind.target, set())
                 if not (isinstance(value, str) and value in known):
-                    reader.add(f"{where}.{spec.name}", spec.kind.unknown.format(value))
+                    reader.add(f"{where}.{spec.name}", spec.kind.unknown % {"key": repr(value)})
             if isinstance(spec.kind, Refs):
                 known = keys.get(spec.kind.target, set())
                 for key in value or []:
                     if key not in known:
-                        reader.add(f"{where}.{spec.name}", spec.kind.unknown.format(key))
+                        reader.add(f"{where}.{spec.name}", spec.kind.unknown % {"key": repr(key)})
         for rule in found.entity.rules:
             for name, message in rule(values, found.position):
                 reader.add(at(where, name) if name else where, message)
@@ -201,4 +213,8 @@ def _check_keys_owned_elsewhere(reader: _Reader, lesson_slug: str) -> None:
         taken = entity.model.objects.filter(**{f"{entity.key}__in": [v for v in values if v]})
         taken = taken.exclude(lesson__slug=lesson_slug)
         for key, other in taken.values_list(entity.key, "lesson__slug"):
-            reader.add(f"{entity.noun} {key}", f"{entity.key} already belongs to lesson {other!r}")
+            reader.add(
+                f"{entity.noun} {key}",
+                _("%(field)s already belongs to lesson %(lesson)s")
+                % {"field": entity.key, "lesson": repr(other)},
+            )

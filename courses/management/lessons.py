@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.core.management.base import CommandError
+from django.utils.translation import gettext as _
 
 from courses.models import Lesson
 
@@ -13,4 +14,7 @@ def lesson_named(slug: str) -> Lesson:
         return Lesson.objects.get(slug=slug)
     except Lesson.DoesNotExist as exc:
         known = ", ".join(Lesson.objects.order_by("slug").values_list("slug", flat=True))
-        raise CommandError(f"No lesson {slug!r} (known: {known or 'none'}).") from exc
+        known = known or _("none")
+        raise CommandError(
+            _("No lesson '%(slug)s' (known: %(known)s).") % {"slug": slug, "known": known}
+        ) from exc

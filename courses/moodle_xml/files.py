@@ -20,6 +20,9 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from urllib.parse import unquote, urlsplit
 
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
 from .tree import Node
 
 PLUGINFILE = "@@PLUGINFILE@@/"
@@ -36,6 +39,14 @@ _BY_EXTENSION = {
 _BY_MIME_TYPE = {"image": IMAGE, "audio": AUDIO, "video": VIDEO}
 # The element that shows a file says what it is when its name does not.
 _BY_ELEMENT = {"img": IMAGE, "image": IMAGE, "audio": AUDIO, "video": VIDEO}
+# How a message names each kind, in the page's language.
+_KIND_LABELS = {
+    IMAGE: gettext_lazy("an image"),
+    AUDIO: gettext_lazy("an audio file"),
+    VIDEO: gettext_lazy("a video"),
+    PDF: gettext_lazy("a PDF"),
+    OTHER: gettext_lazy("a file"),
+}
 
 
 @dataclass(frozen=True)
@@ -44,7 +55,8 @@ class FileRef:
     kind: str
 
     def __str__(self) -> str:
-        return f"{self.kind} ({self.name})"
+        kind = _KIND_LABELS.get(self.kind, self.kind)
+        return _("%(kind)s (%(name)s)") % {"kind": kind, "name": self.name}
 
 
 def kind_of(name: str, *, mime_type: str = "", element: str = "") -> str:
@@ -69,7 +81,8 @@ def file_ref(address: str, *, element: str = "") -> FileRef:
     "a b.png"), a `data:` address (named by its MIME type) or a web address (named as it is)."""
     if address.startswith("data:"):
         mime_type = address[5:].split(";")[0].split(",")[0]
-        return FileRef(f"embedded {mime_type or 'data'}", kind_of("", mime_type=mime_type))
+        name = _("embedded %(type)s") % {"type": mime_type or "data"}
+        return FileRef(name, kind_of("", mime_type=mime_type))
     name = unquote(address.removeprefix(PLUGINFILE)) if address.startswith(PLUGINFILE) else address
     return FileRef(name, kind_of(name, element=element))
 
@@ -82,7 +95,7 @@ def question_files(question: Node) -> list[FileRef]:
     named_image = image is not None and bool(image.text.strip())
     for node in question.walk():
         if node.tag == "file":
-            name = node.attrs.get("name") or "an unnamed file"
+            name = node.attrs.get("name") or _("an unnamed file")
             found.append(FileRef(name, kind_of(name, mime_type=node.attrs.get("mimetype", ""))))
         elif node.tag == "image" and node.text.strip():
             found.append(FileRef(node.text.strip(), kind_of(node.text.strip(), element="image")))

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
 import markdown
+from django.utils.translation import gettext as _
 
 from ..markup import MATH_SPAN, TERM_LINK, sanitize_html
 from .files import IMAGE, PLUGINFILE, FileRef, file_ref
@@ -85,7 +86,7 @@ class _ToMarkdown(HTMLParser):
             if attributes.get("src"):
                 self.files.append(file_ref(attributes["src"], element="img"))
             else:
-                self.files.append(FileRef(attributes.get("alt") or "with no address", IMAGE))
+                self.files.append(FileRef(attributes.get("alt") or _("with no address"), IMAGE))
         elif tag in ("audio", "video", "source", "track", "object", "embed"):
             if tag in ("audio", "video"):
                 self.media.append(tag)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from django.db.models import Max
 from django.utils.text import slugify
+from django.utils.translation import gettext as _
 
 from ..bank.rules import choice_set_problems, problem_validator
 from ..content_versions import content_changed
@@ -50,7 +51,11 @@ class Imported:
         return "question" if isinstance(self.plan, QuestionPlan) else "problem"
 
     def __str__(self) -> str:
-        line = f"{self.noun} {self.slug} from {self.plan.record.label}"
+        named = {"slug": self.slug, "source": self.plan.record.label}
+        if isinstance(self.plan, QuestionPlan):
+            line = _("question %(slug)s from %(source)s") % named
+        else:
+            line = _("problem %(slug)s from %(source)s") % named
         return "; ".join([line, *self.plan.notes])
 
 
@@ -68,22 +73,28 @@ class MoodleImportReport:
         """What the instructor does next: imported content is not yet seen by learners."""
         if not self.imported:
             return ""
-        return (
+        return _(
             "Imported questions and problems start unpublished: learners see them once you "
             "publish them (the “Publish selected” action of the question and problem lists)."
         )
 
     def lines(self) -> list[str]:
-        verb = "imported" if self.written else "to import"
-        out = [f"{verb} into lesson {self.lesson}: {item}" for item in self.imported]
+        if self.written:
+            into = _("imported into lesson %(lesson)s: %(item)s")
+            pool = _("pool %(pool)s: every question and problem imported joins it")
+        else:
+            into = _("to import into lesson %(lesson)s: %(item)s")
+            pool = _("pool %(pool)s: every question and problem to import joins it")
+        out = [into % {"lesson": self.lesson, "item": item} for item in self.imported]
         out += [self.publishing_note] if self.publishing_note else []
         out += [str(item) for item in self.reported]
         out += [
-            f"category {name!r}: not kept; its questions go into the lesson"
+            _("category %(name)s: not kept; its questions go into the lesson")
+            % {"name": repr(name)}
             for name in self.categories
         ]
         if self.pool and self.imported:
-            out.append(f"pool {self.pool}: every question and problem {verb} joins it")
+            out.append(pool % {"pool": self.pool})
         return out
 
 
@@ -128,8 +139,12 @@ def moodle_import(
             report.imported.append(item)
             _check(item, issues)
             if refusal:
-                message = f"cannot join pool {pool.slug!r}: {refusal}"
-                issues.append(MoodleIssue(f"{record.label} › pool", None, message))
+                message = _("cannot join pool %(pool)s: %(refusal)s") % {
+                    "pool": repr(pool.slug),
+                    "refusal": refusal,
+                }
+                where = _("%(question)s › pool") % {"question": record.label}
+                issues.append(MoodleIssue(where, None, message))
             wrong = _misconceptions_needed(plan)
             item.misconception_codes = [codes.claim(f"{item.slug}-{n}") for n in wrong]
     if issues:
@@ -169,23 +184,29 @@ def _check(item: Imported, issues: list[MoodleIssue]) -> None:
         issues.append(MoodleIssue(f"{record.label} › {what}", None, message))
 
     # The name becomes a question's or problem's title and a misconception's: its math must render.
-    texts = {"name": record.name, "question text": plan.prompt}
+    texts = {_("name"): record.name, _("question text"): plan.prompt}
     if isinstance(plan, QuestionPlan):
-        texts["general feedback"] = plan.explanation
+        texts[_("general feedback")] = plan.explanation
         for n, choice in enumerate(plan.choices, start=1):
-            texts[f"answer {n}"] = choice.text
-            texts[f"answer {n} feedback"] = choice.feedback
+            answer = _("answer %(number)s") % {"number": n}
+            texts[answer] = choice.text
+            texts[_("answer %(number)s feedback") % {"number": n}] = choice.feedback
             if len(choice.text) > CHOICE_LENGTH:
-                add(f"answer {n}", f"is longer than {CHOICE_LENGTH} characters")
+                add(answer, _("is longer than %(count)s characters") % {"count": CHOICE_LENGTH})
             if not choice.text:
-                add(f"answer {n}", "is empty")
+                add(answer, _("is empty"))
         for problem in choice_set_problems(plan.kind, [c.is_correct for c in plan.choices]):
-            add("answers", problem)
+            add(_("answers"), problem)
     else:
-        texts["general feedback"] = plan.solution
-        texts.update({f"wrong answer {m.value:g} feedback": m.feedback for m in plan.mistakes})
+        texts[_("general feedback")] = plan.solution
+        texts.update(
+            {
+                _("wrong answer %(value)s feedback") % {"value": f"{m.value:g}"}: m.feedback
+                for m in plan.mistakes
+            }
+        )
         if len(record.name) > TITLE_LENGTH:
-            add("name", f"is longer than {TITLE_LENGTH} characters")
+            add(_("name"), _("is longer than %(count)s characters") % {"count": TITLE_LENGTH})
         validator = problem_validator()
         if validator:
             found = validator(FORMULA_FAMILY, _params(plan), plan.atol, 0.0)

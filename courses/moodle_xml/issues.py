@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.utils.translation import gettext as _
+
 
 @dataclass(frozen=True)
 class MoodleIssue:
@@ -14,8 +16,9 @@ class MoodleIssue:
     message: str
 
     def __str__(self) -> str:
-        if self.line is not None and f"line {self.line}" not in self.where:
-            return f"{self.where} › line {self.line}: {self.message}"
+        line = _("line %(line)s") % {"line": self.line}
+        if self.line is not None and line not in self.where:
+            return f"{self.where} › {line}: {self.message}"
         return f"{self.where}: {self.message}"
 
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext as _
+
 from ..models import Question
 from .files import FileRef, describe
 from .html_text import html_to_markdown
@@ -73,7 +75,10 @@ class Reported:
     reason: str
 
     def __str__(self) -> str:
-        return f"{self.record.label}: not imported: {self.reason}"
+        return _("%(question)s: not imported: %(reason)s") % {
+            "question": self.record.label,
+            "reason": self.reason,
+        }
 
 
 Plan = QuestionPlan | ProblemPlan
@@ -95,7 +100,9 @@ class _Texts:
     def notes(self) -> list[str]:
         if not self.dropped:
             return []
-        return [f"formatting not kept (its text is): {', '.join(self.dropped)}"]
+        return [
+            _("formatting not kept (its text is): %(tags)s") % {"tags": ", ".join(self.dropped)}
+        ]
 
 
 def _percent(fraction: float) -> str:
@@ -107,9 +114,13 @@ def map_record(record: Record, issues: list[MoodleIssue]) -> Plan | Reported | N
     if record.qtype == "category":
         return None
     if record.qtype not in SUPPORTED:
-        return Reported(record, f"the question type {record.qtype!r} has no counterpart here")
+        reason = _("the question type %(type)s has no counterpart here") % {
+            "type": repr(record.qtype)
+        }
+        return Reported(record, reason)
     if record.units and any(record.units):
-        return Reported(record, f"units ({', '.join(u for u in record.units if u)}) are not kept")
+        units = ", ".join(u for u in record.units if u)
+        return Reported(record, _("units (%(units)s) are not kept") % {"units": units})
     texts = _Texts()
     # A question left out for its files is not checked further: what is wrong with it matters
     # only once it can be imported.
@@ -120,26 +131,27 @@ def map_record(record: Record, issues: list[MoodleIssue]) -> Plan | Reported | N
         plan = _choices(record, texts, own_issues)
     if record.files or texts.files:
         files = describe(record.files + texts.files)
-        return Reported(record, f"it refers to files, which are not imported: {files}")
+        reason = _("it refers to files, which are not imported: %(files)s") % {"files": files}
+        return Reported(record, reason)
     issues += own_issues
     if isinstance(plan, QuestionPlan | ProblemPlan):
         plan.notes += texts.notes()
-        plan.notes += [f"{extra} is not kept" for extra in record.extras]
+        plan.notes += [_("%(extra)s is not kept") % {"extra": extra} for extra in record.extras]
     return plan
 
 
 def _choices(record: Record, texts: _Texts, issues: list[MoodleIssue]) -> Plan | Reported | None:
     prompt, explanation = texts(record.text), texts(record.general_feedback)
     if not prompt:
-        issues.append(MoodleIssue(record.label, record.line, "the question text is empty"))
+        issues.append(MoodleIssue(record.label, record.line, _("the question text is empty")))
     if len(record.answers) < 2:
-        issues.append(MoodleIssue(record.label, record.line, "a question needs two answers"))
+        issues.append(MoodleIssue(record.label, record.line, _("a question needs two answers")))
         return None
     notes: list[str] = []
     if record.qtype == "truefalse":
         by_value = {answer.text.text.strip().lower(): answer for answer in record.answers}
         if set(by_value) != {"true", "false"} or len(record.answers) != 2:
-            message = "a true/false question has exactly the answers true and false"
+            message = _("a true/false question has exactly the answers true and false")
             issues.append(MoodleIssue(record.label, record.line, message))
             return None
         answers = [by_value["true"], by_value["false"]]
@@ -152,66 +164,85 @@ def _choices(record: Record, texts: _Texts, issues: list[MoodleIssue]) -> Plan |
         partial = [a for a in record.answers if 0 < a.fraction < 100]
         if record.single and partial:
             shares = ", ".join(_percent(a.fraction) for a in partial)
-            reason = f"answers worth part of the mark ({shares}): a choice here is right or wrong"
+            reason = _(
+                "answers worth part of the mark (%(shares)s): a choice here is right or wrong"
+            ) % {"shares": shares}
             return Reported(record, reason)
         if record.single:
             kind = Question.Kind.SINGLE
             correct = [a.fraction >= 100 for a in record.answers]
             if sum(correct) > 1:
-                reason = f"{sum(correct)} answers are worth 100%; a single-choice question has one"
+                reason = _(
+                    "%(count)s answers are worth 100%%; a single-choice question has one"
+                ) % {"count": sum(correct)}
                 return Reported(record, reason)
         else:
             kind = Question.Kind.MULTIPLE
             correct = [a.fraction > 0 for a in record.answers]
             notes.append(
-                "scored all or nothing: a learner scores only by picking exactly the right "
-                "choices (partial credit and penalties are not kept)"
+                _(
+                    "scored all or nothing: a learner scores only by picking exactly the right "
+                    "choices (partial credit and penalties are not kept)"
+                )
             )
         if record.single and any(a.fraction < 0 for a in record.answers):
-            notes.append("a wrong choice scores 0 here, not a negative mark")
+            notes.append(_("a wrong choice scores 0 here, not a negative mark"))
         choices = [
             ChoicePlan(texts(answer.text), is_correct, texts(answer.feedback))
             for answer, is_correct in zip(record.answers, correct, strict=True)
         ]
     if not any(choice.is_correct for choice in choices):
-        needed = "100%" if record.single else "more than 0%"
-        issues.append(MoodleIssue(record.label, record.line, f"no answer is worth {needed}"))
+        message = (
+            _("no answer is worth 100%") if record.single else _("no answer is worth more than 0%")
+        )
+        issues.append(MoodleIssue(record.label, record.line, message))
         return None
     # A true/false question has no order to keep (Moodle never shuffles it).
     pinned = record.qtype == "multichoice" and not record.shuffle
     if pinned:
-        notes.append("its answers keep the file's order (shuffling off): every choice is pinned")
+        notes.append(_("its answers keep the file's order (shuffling off): every choice is pinned"))
     return QuestionPlan(record, kind, prompt, explanation, choices, notes, pinned)
 
 
 def _numerical(record: Record, texts: _Texts, issues: list[MoodleIssue]) -> Plan | Reported | None:
     prompt, solution = texts(record.text), texts(record.general_feedback)
     if not prompt:
-        issues.append(MoodleIssue(record.label, record.line, "the question text is empty"))
+        issues.append(MoodleIssue(record.label, record.line, _("the question text is empty")))
     right = [a for a in record.answers if a.fraction >= 100]
     partial = [a for a in record.answers if 0 < a.fraction < 100]
     if partial:
         shares = ", ".join(_percent(a.fraction) for a in partial)
-        return Reported(record, f"answers worth part of the mark ({shares}) are not kept")
+        reason = _("answers worth part of the mark (%(shares)s) are not kept") % {"shares": shares}
+        return Reported(record, reason)
     if len(right) != 1:
         if not right:
-            issues.append(MoodleIssue(record.label, record.line, "no answer is worth 100%"))
+            issues.append(MoodleIssue(record.label, record.line, _("no answer is worth 100%")))
             return None
-        return Reported(record, f"{len(right)} answers are worth 100%; a problem has one answer")
+        reason = _("%(count)s answers are worth 100%%; a problem has one answer") % {
+            "count": len(right)
+        }
+        return Reported(record, reason)
     answer = right[0]
     try:
         value = float(answer.text.text.strip())
     except ValueError:
-        message = f"the right answer {answer.text.text.strip()!r} is not a number"
-        issues.append(MoodleIssue(f"{record.label} › answer", answer.line, message))
+        message = _("the right answer %(answer)s is not a number") % {
+            "answer": repr(answer.text.text.strip())
+        }
+        where = _("%(question)s › answer") % {"question": record.label}
+        issues.append(MoodleIssue(where, answer.line, message))
         return None
     atol = answer.tolerance or 0.0  # Moodle's tolerance when none is given: 0
     if abs(value) <= atol:
         # A blank guess of 0 would pass; formula problems refuse such an answer.
-        return Reported(record, f"its answer {value:g} ± {atol:g} would accept 0")
+        reason = _("its answer %(value)s ± %(atol)s would accept 0") % {
+            "value": f"{value:g}",
+            "atol": f"{atol:g}",
+        }
+        return Reported(record, reason)
     notes: list[str] = []
     if texts(answer.feedback):
-        notes.append("the feedback on the right answer is not kept")
+        notes.append(_("the feedback on the right answer is not kept"))
     mistakes = []
     for wrong in record.answers:
         if wrong is answer:
@@ -221,23 +252,36 @@ def _numerical(record: Record, texts: _Texts, issues: list[MoodleIssue]) -> Plan
             mistake = float(raw)
         except ValueError:  # "*": any other answer
             if feedback:
-                notes.append(f"the feedback for any other answer ({raw!r}) is not kept")
+                notes.append(
+                    _("the feedback for any other answer (%(raw)s) is not kept")
+                    % {"raw": repr(raw)}
+                )
             continue
         if not feedback:
-            notes.append(f"the wrong answer {raw} has no feedback, so it is not kept")
+            notes.append(
+                _("the wrong answer %(raw)s has no feedback, so it is not kept") % {"raw": raw}
+            )
             continue
         if abs(mistake - value) <= atol:
-            notes.append(f"the wrong answer {raw} is within the right one's tolerance: not kept")
+            notes.append(
+                _("the wrong answer %(raw)s is within the right one's tolerance: not kept")
+                % {"raw": raw}
+            )
             continue
         if wrong.fraction < 0:
-            notes.append(f"the wrong answer {raw} scores 0 here, not a negative mark")
+            notes.append(
+                _("the wrong answer %(raw)s scores 0 here, not a negative mark") % {"raw": raw}
+            )
         # The problem matches every mistake within its one tolerance; an answer's own (Moodle's
         # 0 when none is given) is replaced, and the report says so.
         own = wrong.tolerance or 0.0
         if own != atol:
             notes.append(
-                f"the wrong answer {raw} is matched within ± {atol:g} (the problem's tolerance), "
-                f"not its own ± {own:g}"
+                _(
+                    "the wrong answer %(raw)s is matched within ± %(atol)s (the problem's "
+                    "tolerance), not its own ± %(own)s"
+                )
+                % {"raw": raw, "atol": f"{atol:g}", "own": f"{own:g}"}
             )
         mistakes.append(MistakePlan(mistake, feedback))
     return ProblemPlan(record, prompt, value, atol, solution, mistakes, notes)

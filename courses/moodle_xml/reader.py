@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO
 
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from .files import FileRef, question_files
 from .issues import MoodleIssue, MoodleXmlError
@@ -53,7 +54,11 @@ class Record:
 
     @property
     def label(self) -> str:
-        return f"question {self.name!r} ({self.qtype}, line {self.line})"
+        return _("question %(name)s (%(type)s, line %(line)s)") % {
+            "name": repr(self.name),
+            "type": self.qtype,
+            "line": self.line,
+        }
 
 
 def _text(node: Node | None, default_format: str = "html") -> Text:
@@ -65,13 +70,23 @@ def _text(node: Node | None, default_format: str = "html") -> Text:
 
 
 def _number(value: str, what: str, line: int, where: str, issues: list[MoodleIssue]) -> float:
+    """`what` is "fraction" or "tolerance", the file's own word for the number."""
+    named = {"value": repr(value.strip())}
     try:
         number = float(value.strip())
     except ValueError:
-        issues.append(MoodleIssue(where, line, f"{what} {value.strip()!r} is not a number"))
+        if what == "fraction":
+            message = _("fraction %(value)s is not a number") % named
+        else:
+            message = _("tolerance %(value)s is not a number") % named
+        issues.append(MoodleIssue(where, line, message))
         return 0.0
     if number != number or number in (float("inf"), float("-inf")):
-        issues.append(MoodleIssue(where, line, f"{what} {value.strip()!r} is not finite"))
+        if what == "fraction":
+            message = _("fraction %(value)s is not finite") % named
+        else:
+            message = _("tolerance %(value)s is not finite") % named
+        issues.append(MoodleIssue(where, line, message))
     return number
 
 
@@ -81,18 +96,19 @@ def _record(node: Node, issues: list[MoodleIssue]) -> Record:
         category = node.child_text("category")
         return Record("category", category, node.line, category=category)
     name = node.child_text("name")
-    record = Record(qtype, name or f"(unnamed, line {node.line})", node.line)
+    unnamed = _("(unnamed, line %(line)s)") % {"line": node.line}
+    record = Record(qtype, name or unnamed, node.line)
     if not qtype:
-        issues.append(MoodleIssue(record.label, node.line, "the question has no type attribute"))
+        issues.append(MoodleIssue(record.label, node.line, _("the question has no type attribute")))
     if not name:
-        issues.append(MoodleIssue(record.label, node.line, "the question has no <name>"))
+        issues.append(MoodleIssue(record.label, node.line, _("the question has no <name>")))
     record.files = question_files(node)
     record.text = _text(node.find("questiontext"), "html")
     record.general_feedback = _text(node.find("generalfeedback"), record.text.text_format)
     record.single = node.child_text("single", "true").lower() not in ("false", "0")
     record.shuffle = node.child_text("shuffleanswers", "true").lower() not in ("false", "0")
     for index, answer in enumerate(node.find_all("answer"), start=1):
-        where = f"{record.label} › answer {index}"
+        where = _("%(question)s › answer %(number)s") % {"question": record.label, "number": index}
         raw_fraction = answer.attrs.get("fraction", "0")
         fraction = _number(raw_fraction, "fraction", answer.line, where, issues)
         tolerance_node = answer.find("tolerance")
@@ -100,7 +116,7 @@ def _record(node: Node, issues: list[MoodleIssue]) -> Record:
         if tolerance_node is not None:
             tolerance = _number(tolerance_node.text or "0", "tolerance", answer.line, where, issues)
             if tolerance < 0:
-                issues.append(MoodleIssue(where, answer.line, "the tolerance is negative"))
+                issues.append(MoodleIssue(where, answer.line, _("the tolerance is negative")))
         record.answers.append(
             Answer(
                 fraction=fraction,
@@ -138,7 +154,7 @@ def read_records(source: bytes, *, file_name: str) -> list[Record]:
     except XmlRefused as exc:
         raise MoodleXmlError([MoodleIssue(file_name, exc.line, str(exc))]) from exc
     if root.tag != "quiz":
-        message = f"the root element is <{root.tag}>, not <quiz>"
+        message = _("the root element is <%(tag)s>, not <quiz>") % {"tag": root.tag}
         raise MoodleXmlError([MoodleIssue(file_name, root.line, message)])
     issues: list[MoodleIssue] = []
     records = [_record(node, issues) for node in root.find_all("question")]

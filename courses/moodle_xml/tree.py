@@ -20,6 +20,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from xml.parsers import expat
 
+from django.utils.formats import number_format
+from django.utils.translation import gettext as _
+
 _CHUNK = 1 << 16
 # Expat hands over a start tag only once it has read all of it, attributes and all: a tag of
 # millions of attributes would cost seconds and hundreds of MB before the count could stop it.
@@ -73,7 +76,11 @@ def parse_xml(source: bytes, *, max_bytes: int, max_elements: int) -> Node:
     """The document's root element; XmlRefused with a line for anything else."""
     if len(source) > max_bytes:
         line = source[:max_bytes].count(b"\n") + 1
-        raise XmlRefused(f"the file is larger than {max_bytes:,} bytes, the limit", line)
+        raise XmlRefused(
+            _("the file is larger than %(count)s bytes, the limit")
+            % {"count": number_format(max_bytes, force_grouping=True)},
+            line,
+        )
     parser = expat.ParserCreate()
     # Adjacent text comes in one piece, not one per line: a text of many short lines is one string.
     parser.buffer_text = True
@@ -83,10 +90,12 @@ def parse_xml(source: bytes, *, max_bytes: int, max_elements: int) -> Node:
     reported = 0  # where the last element, text or comment reported began, in bytes
 
     def refuse_dtd(*args) -> None:
-        raise XmlRefused("a DOCTYPE is not accepted in a question file", parser.CurrentLineNumber)
+        raise XmlRefused(
+            _("a DOCTYPE is not accepted in a question file"), parser.CurrentLineNumber
+        )
 
     def refuse_entity(*args) -> None:
-        raise XmlRefused("entity declarations are not accepted", parser.CurrentLineNumber)
+        raise XmlRefused(_("entity declarations are not accepted"), parser.CurrentLineNumber)
 
     def progress(*args) -> None:
         nonlocal reported
@@ -97,7 +106,9 @@ def parse_xml(source: bytes, *, max_bytes: int, max_elements: int) -> Node:
         progress()
         count += 1 + len(attrs)
         if count > max_elements:
-            message = f"the file has more than {max_elements:,} elements and attributes, the limit"
+            message = _("the file has more than %(count)s elements and attributes, the limit") % {
+                "count": number_format(max_elements, force_grouping=True)
+            }
             raise XmlRefused(message, parser.CurrentLineNumber)
         node = Node(tag, attrs, parser.CurrentLineNumber)
         (stack[-1].children if stack else roots).append(node)
@@ -124,14 +135,17 @@ def parse_xml(source: bytes, *, max_bytes: int, max_elements: int) -> Node:
             parser.Parse(source[position : position + _CHUNK], False)
             if position + _CHUNK - reported > MAX_MARKUP:
                 line = source[: reported + MAX_MARKUP].count(b"\n") + 1
-                message = f"a tag or comment runs over {MAX_MARKUP:,} bytes, the limit"
+                message = _("a tag or comment runs over %(count)s bytes, the limit") % {
+                    "count": number_format(MAX_MARKUP, force_grouping=True)
+                }
                 raise XmlRefused(message, line)
         parser.Parse(b"", True)
     except expat.ExpatError as exc:
         raise XmlRefused(
-            f"not well-formed XML: {expat.ErrorString(exc.code)} (column {exc.offset + 1})",
+            _("not well-formed XML: %(error)s (column %(column)s)")
+            % {"error": expat.ErrorString(exc.code), "column": exc.offset + 1},
             exc.lineno,
         ) from exc
     if not roots:
-        raise XmlRefused("the file holds no XML element")
+        raise XmlRefused(_("the file holds no XML element"))
     return roots[0]

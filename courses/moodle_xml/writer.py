@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape, quoteattr
 
+from django.utils.translation import gettext as _
+
 from ..models import Lesson, Misconception, Problem, Question
 from .html_text import markdown_to_html
 from .placeholders import to_moodle
@@ -196,9 +198,12 @@ def moodle_export(*, lesson: Lesson) -> MoodleExport:
         pins = [c.pinned for c in choices]
         if any(pins) and (not all(pins) or _as_truefalse(question, choices)):
             export.left_out.append(
-                f"question {question.slug}: its pinned choice is not kept (Moodle XML keeps all "
-                "of a multiple-choice question's answers in place or none; shuffled answers "
-                "move it too)"
+                _(
+                    "question %(slug)s: its pinned choice is not kept (Moodle XML keeps all of a "
+                    "multiple-choice question's answers in place or none; shuffled answers move "
+                    "it too)"
+                )
+                % {"slug": question.slug}
             )
     problems = list(lesson.problems.order_by("order", "id"))
     codes = {
@@ -213,16 +218,22 @@ def moodle_export(*, lesson: Lesson) -> MoodleExport:
         answer = _fixed_answer(problem)
         if answer is None or not _mistakes_are_numbers(problem):
             export.left_out.append(
-                f"problem {problem.slug}: left out: its numbers are drawn per learner "
-                f"({problem.family}); a numerical question has one fixed answer"
+                _(
+                    "problem %(slug)s: left out: its numbers are drawn per learner (%(family)s); "
+                    "a numerical question has one fixed answer"
+                )
+                % {"slug": problem.slug, "family": problem.family}
             )
             continue
         parts.append(_problem(problem, answer, explanations))
         export.written.append(f"problem {problem.slug}")
         if _checks(problem.params):
             export.left_out.append(
-                f"problem {problem.slug}: its property checks are written as text in the general "
-                "feedback (a numerical question cannot run them)"
+                _(
+                    "problem %(slug)s: its property checks are written as text in the general "
+                    "feedback (a numerical question cannot run them)"
+                )
+                % {"slug": problem.slug}
             )
     parts.append("</quiz>\n")
     export.xml = "".join(parts)

@@ -34,6 +34,6 @@ def test_upload_preview_and_confirm(page, live_server):
     assert lesson.questions.count() == 0
     page.get_by_role("button", name="Import 4 items").click()
     page.wait_for_url(f"{live_server.url}/admin/courses/lesson/{lesson.pk}/change/")
-    assert "Imported 4 item(s)" in page.locator(".messagelist").inner_text()
+    assert "Imported 4 items" in page.locator(".messagelist").inner_text()
     assert lesson.questions.count() == 3
     assert lesson.problems.count() == 1

@@ -104,9 +104,9 @@ def test_the_sweep_deletes_nonces_expired_past_the_grace_and_keeps_the_rest(plat
 def test_the_sweep_command_reports_and_refuses_a_negative_grace(platform, capsys):
     _nonce(platform, expires_at=timezone.now() - timedelta(minutes=30))
     call_command("lti_nonce_sweep")
-    assert "Deleted 0 expired LTI login nonce(s)." in capsys.readouterr().out
+    assert "Deleted 0 expired LTI login nonces." in capsys.readouterr().out
     call_command("lti_nonce_sweep", "--grace-minutes", "10")
-    assert "Deleted 1 expired LTI login nonce(s)." in capsys.readouterr().out
+    assert "Deleted 1 expired LTI login nonce." in capsys.readouterr().out
     assert not LaunchNonce.objects.exists()
     with pytest.raises(CommandError, match="cannot be negative"):
         call_command("lti_nonce_sweep", "--grace-minutes", "-1")

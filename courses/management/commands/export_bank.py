@@ -1,6 +1,7 @@
 from pathlib import Path
 
 from django.core.management.base import BaseCommand
+from django.utils.translation import gettext as _
 
 from courses.bank.exporter import bank_export
 from courses.management.lessons import lesson_named
@@ -20,6 +21,6 @@ class Command(BaseCommand):
         text = bank_export(lesson=found)
         if output:
             output.write_text(text, encoding="utf-8")
-            self.stdout.write(self.style.SUCCESS(f"Wrote {output}"))
+            self.stdout.write(self.style.SUCCESS(_("Wrote %(file)s") % {"file": output}))
         else:
             self.stdout.write(text, ending="")

@@ -1,6 +1,7 @@
 from pathlib import Path
 
 from django.core.management.base import BaseCommand
+from django.utils.translation import ngettext
 
 from courses.management.lessons import lesson_named
 from courses.moodle_xml.writer import moodle_export
@@ -25,8 +26,12 @@ class Command(BaseCommand):
             self.stderr.write(line)
         if output:
             output.write_text(export.xml, encoding="utf-8")
-            self.stdout.write(
-                self.style.SUCCESS(f"Wrote {len(export.written)} question(s) to {output}")
-            )
+            count = len(export.written)
+            wrote = ngettext(
+                "Wrote %(count)s question to %(file)s",
+                "Wrote %(count)s questions to %(file)s",
+                count,
+            ) % {"count": count, "file": output}
+            self.stdout.write(self.style.SUCCESS(wrote))
         else:
             self.stdout.write(export.xml, ending="")

@@ -2,6 +2,8 @@ from pathlib import Path
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from courses.bank.importer import BANKS_DIR, bank_import, bank_paths
 from courses.bank.issues import BankError
@@ -36,23 +38,34 @@ class Command(BaseCommand):
     def handle(self, *args, paths, by, dry_run, **options):
         files = [file for path in (paths or [BANKS_DIR]) for file in bank_paths(path)]
         if not files:
-            raise CommandError("No bank files found.")
+            raise CommandError(_("No bank files found."))
         missing = [str(f) for f in files if not f.exists()]
         if missing:
-            raise CommandError(f"No such bank file: {', '.join(missing)}")
+            raise CommandError(_("No such bank file: %(files)s") % {"files": ", ".join(missing)})
         user = None
         if by is not None:
             user = get_user_model().objects.filter(username=by).first()
             if user is None:
-                raise CommandError(f"No user named {by!r}: --by names who regrades attempts.")
+                raise CommandError(
+                    _("No user named '%(name)s': --by names who regrades attempts.") % {"name": by}
+                )
         try:
             summaries = bank_import(paths=files, by=user, dry_run=dry_run)
         except BankError as exc:
             for issue in exc.issues:
                 self.stderr.write(str(issue))
+            count = len(exc.issues)
             raise CommandError(
-                f"The bank was not imported: {len(exc.issues)} error(s); nothing was changed."
+                ngettext(
+                    "The bank was not imported: %(count)s error; nothing was changed.",
+                    "The bank was not imported: %(count)s errors; nothing was changed.",
+                    count,
+                )
+                % {"count": count}
             ) from exc
-        done = "Would import (dry run, nothing changed):" if dry_run else "Imported"
+        if dry_run:
+            done = _("Would import (dry run, nothing changed): %(summary)s")
+        else:
+            done = _("Imported %(summary)s")
         for summary in summaries:
-            self.stdout.write(self.style.SUCCESS(f"{done} {summary}"))
+            self.stdout.write(self.style.SUCCESS(done % {"summary": summary}))

@@ -1,6 +1,8 @@
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from courses.management.lessons import lesson_named
 from courses.models import Pool
@@ -34,12 +36,14 @@ class Command(BaseCommand):
         if pool is not None:
             joined = Pool.objects.select_related("lesson__course").filter(slug=pool).first()
             if joined is None:
-                raise CommandError(f"No pool {pool!r}.")
+                raise CommandError(_("No pool '%(pool)s'.") % {"pool": pool})
         try:
             with path.open("rb") as file:
                 source = read_source(file)
         except OSError as exc:
-            raise CommandError(f"Cannot read {path}: {exc.strerror}") from exc
+            raise CommandError(
+                _("Cannot read %(path)s: %(error)s") % {"path": path, "error": exc.strerror}
+            ) from exc
         try:
             report = moodle_import(
                 source=source, file_name=path.name, lesson=found, write=not dry_run, pool=joined
@@ -47,14 +51,32 @@ class Command(BaseCommand):
         except MoodleXmlError as exc:
             for issue in exc.issues:
                 self.stderr.write(str(issue))
+            count = len(exc.issues)
             raise CommandError(
-                f"The file was not imported: {len(exc.issues)} error(s); nothing was changed."
+                ngettext(
+                    "The file was not imported: %(count)s error; nothing was changed.",
+                    "The file was not imported: %(count)s errors; nothing was changed.",
+                    count,
+                )
+                % {"count": count}
             ) from exc
         for line in report.lines():
             self.stdout.write(line)
-        self.stdout.write(
-            self.style.SUCCESS(
-                f"{'Imported' if report.written else 'Would import'} {len(report.imported)} "
-                f"item(s) into {found.slug}; {len(report.reported)} question(s) left out."
+        imported, left_out = len(report.imported), len(report.reported)
+        if report.written:
+            done = ngettext(
+                "Imported %(count)s item into %(lesson)s;",
+                "Imported %(count)s items into %(lesson)s;",
+                imported,
             )
-        )
+        else:
+            done = ngettext(
+                "Would import %(count)s item into %(lesson)s;",
+                "Would import %(count)s items into %(lesson)s;",
+                imported,
+            )
+        left = ngettext(
+            "%(count)s question left out.", "%(count)s questions left out.", left_out
+        ) % {"count": left_out}
+        summary = done % {"count": imported, "lesson": found.slug}
+        self.stdout.write(self.style.SUCCESS(f"{summary} {left}"))

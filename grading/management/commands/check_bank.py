@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext, ngettext
 
 from courses.models import Misconception, Problem
 from grading import engine
@@ -28,7 +29,7 @@ def _unrecognised_mistakes(problem, family, seed, data, tolerance) -> list[str]:
     accepted when the check names the mistake's misconception, reported (with the check) when
     not."""
     failures = []
-    where = f"{problem.slug} seed {seed}"
+    where = gettext("%(problem)s seed %(seed)s") % {"problem": problem.slug, "seed": seed}
     listed = family.solve(data.givens, data.grading_key).mistakes
     for code, value in listed.items():
         value = np.asarray(value, dtype=np.float64)
@@ -40,7 +41,10 @@ def _unrecognised_mistakes(problem, family, seed, data, tolerance) -> list[str]:
         ):
             continue  # the same as the answer on this variant: nothing to recognise
         if problem.family != engine.FORMULA_FAMILY and code not in family.mistakes:
-            failures.append(f"{where}: mistake {code} has no feedback in the family")
+            failures.append(
+                gettext("%(where)s: mistake %(code)s has no feedback in the family")
+                % {"where": where, "code": code}
+            )
         typed = engine.format_answer(value)
         verdict = engine.grade(
             family, data.givens, typed, tolerance=tolerance, grading_key=data.grading_key
@@ -49,15 +53,34 @@ def _unrecognised_mistakes(problem, family, seed, data, tolerance) -> list[str]:
         if verdict.status != "incorrect" or verdict.misconception != named:
             if verdict.detail.get("finding") == "property":
                 failures.append(
-                    f"{where}: mistake {code} typed as {typed!r} fails "
-                    f"{verdict.detail['diagnosis']} first, which names misconception "
-                    f"{verdict.misconception}, not {named}: give that check the mistake's "
-                    "misconception or change the mistake"
+                    gettext(
+                        "%(where)s: mistake %(code)s typed as '%(typed)s' fails %(check)s first, "
+                        "which names misconception %(named_by_check)s, not %(named)s: give that "
+                        "check the mistake's misconception or change the mistake"
+                    )
+                    % {
+                        "where": where,
+                        "code": code,
+                        "typed": typed,
+                        "check": verdict.detail["diagnosis"],
+                        "named_by_check": verdict.misconception,
+                        "named": named,
+                    }
                 )
                 continue
             failures.append(
-                f"{where}: mistake {code} typed as {typed!r} grades {verdict.status} "
-                f"with misconception {verdict.misconception}, not {named}"
+                gettext(
+                    "%(where)s: mistake %(code)s typed as '%(typed)s' grades %(status)s with "
+                    "misconception %(misconception)s, not %(named)s"
+                )
+                % {
+                    "where": where,
+                    "code": code,
+                    "typed": typed,
+                    "status": verdict.status,
+                    "misconception": verdict.misconception,
+                    "named": named,
+                }
             )
     return failures
 
@@ -72,7 +95,10 @@ def problem_failures(problem: Problem, seeds: range) -> list[str]:
         codes = set(engine.mistake_misconceptions(problem.params).values())
     known = set(Misconception.objects.filter(code__in=codes).values_list("code", flat=True))
     for code in sorted(codes - known):
-        failures.append(f"{problem.slug}: mistake {code} names no misconception in the bank")
+        failures.append(
+            gettext("%(problem)s: mistake %(code)s names no misconception in the bank")
+            % {"problem": problem.slug, "code": code}
+        )
     if problem.family == engine.FORMULA_FAMILY:
         checks = engine.property_misconceptions(problem.params)
         known = set(
@@ -81,35 +107,47 @@ def problem_failures(problem: Problem, seeds: range) -> list[str]:
         for check, code in checks.items():
             if code not in known:
                 failures.append(
-                    f"{problem.slug}: {check} names misconception {code}, not in the bank"
+                    gettext("%(problem)s: %(check)s names misconception %(code)s, not in the bank")
+                    % {"problem": problem.slug, "check": check, "code": code}
                 )
     for seed in seeds:
-        where = f"{problem.slug} seed {seed}"
+        where = gettext("%(problem)s seed %(seed)s") % {"problem": problem.slug, "seed": seed}
         try:
             data = variant_data(problem, seed)
         except Exception as exc:  # any failure to generate is what this command must report
-            failures.append(f"{where}: cannot generate: {exc}")
+            failures.append(
+                gettext("%(where)s: cannot generate: %(error)s") % {"where": where, "error": exc}
+            )
             continue
         if not _finite(data.givens):
-            failures.append(f"{where}: givens are not all finite: {data.givens}")
+            failures.append(
+                gettext("%(where)s: givens are not all finite: %(givens)s")
+                % {"where": where, "givens": data.givens}
+            )
         if not np.all(np.isfinite(data.answer)):
-            failures.append(f"{where}: answer is not finite")
+            failures.append(gettext("%(where)s: answer is not finite") % {"where": where})
             continue
         typed = engine.format_answer(data.answer)
         key = data.grading_key
         verdict = engine.grade(family, data.givens, typed, tolerance=tolerance, grading_key=key)
         if verdict.status != "correct":
-            failures.append(f"{where}: the answer typed as {typed!r} grades {verdict.status}")
+            failures.append(
+                gettext("%(where)s: the answer typed as '%(typed)s' grades %(status)s")
+                % {"where": where, "typed": typed, "status": verdict.status}
+            )
         values = {**data.givens.get("values", {}), **key.get("hidden_values", {})}
         properties = key.get("properties", [])
         if failed := engine.right_answer_failure(properties, data.answer, values, tolerance):
             number, why = failed
-            failures.append(f"{where}: property check {number} {why}")
+            failures.append(
+                gettext("%(where)s: property check %(number)s %(why)s")
+                % {"where": where, "number": number, "why": why}
+            )
         shape = family.answer_shape(data.givens)
         zero = engine.format_answer(np.zeros(shape)) if shape else "0"
         zero_verdict = engine.grade(family, data.givens, zero, tolerance=tolerance, grading_key=key)
         if zero_verdict.status != "incorrect":
-            failures.append(f"{where}: 0 does not grade incorrect")
+            failures.append(gettext("%(where)s: 0 does not grade incorrect") % {"where": where})
         failures.extend(_unrecognised_mistakes(problem, family, seed, data, tolerance))
     return failures
 
@@ -127,15 +165,33 @@ class Command(BaseCommand):
     def handle(self, *args, variants, **options):
         problems = list(Problem.objects.order_by("slug"))
         if not problems:
-            raise CommandError("No problems in the database; run import_bank first.")
+            raise CommandError(gettext("No problems in the database; run import_bank first."))
         failures = []
         for problem in problems:
             found = problem_failures(problem, range(variants))
-            status = "ok" if not found else f"{len(found)} failure(s)"
-            self.stdout.write(f"{problem.slug:<28} {variants} variants  {status}")
+            if found:
+                status = ngettext("%(count)s failure", "%(count)s failures", len(found)) % {
+                    "count": len(found)
+                }
+            else:
+                status = gettext("ok")
+            counted = ngettext("%(count)s variant", "%(count)s variants", variants) % {
+                "count": variants
+            }
+            self.stdout.write(f"{problem.slug:<28} {counted}  {status}")
             failures.extend(found)
         for line in failures[:50]:
             self.stderr.write(line)
         if failures:
-            raise CommandError(f"{len(failures)} failure(s) in {len(problems)} problems.")
-        self.stdout.write(self.style.SUCCESS(f"All {len(problems)} problems passed."))
+            raise CommandError(
+                ngettext(
+                    "%(count)s failure in %(problems)s problems.",
+                    "%(count)s failures in %(problems)s problems.",
+                    len(failures),
+                )
+                % {"count": len(failures), "problems": len(problems)}
+            )
+        passed = ngettext(
+            "The %(count)s problem passed.", "All %(count)s problems passed.", len(problems)
+        ) % {"count": len(problems)}
+        self.stdout.write(self.style.SUCCESS(passed))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand
+from django.utils.translation import ngettext
 
 from grading.services.overdue import overdue_attempts_close
 
@@ -16,4 +17,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options) -> None:
         closed = overdue_attempts_close()
-        self.stdout.write(f"Closed {closed} overdue attempt{'s' if closed != 1 else ''}.")
+        self.stdout.write(
+            ngettext(
+                "Closed %(count)s overdue attempt.", "Closed %(count)s overdue attempts.", closed
+            )
+            % {"count": closed}
+        )

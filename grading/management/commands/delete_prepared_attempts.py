@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand
+from django.utils.translation import ngettext
 
 from grading.services.prepared import prepared_attempts_sweep
 
@@ -19,5 +20,10 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         deleted = prepared_attempts_sweep()
         self.stdout.write(
-            f"Deleted {deleted} prepared attempt{'s' if deleted != 1 else ''} never started."
+            ngettext(
+                "Deleted %(count)s prepared attempt never started.",
+                "Deleted %(count)s prepared attempts never started.",
+                deleted,
+            )
+            % {"count": deleted}
         )

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
 
 from grading import engine
 from grading.families import problem_tolerance, variant_data
@@ -54,5 +55,7 @@ class Command(BaseCommand):
             run_batch(self.stdout, grade_json)
             return
         if not slug or seed is None or answer is None:
-            raise CommandError("Give a problem slug, --seed N and --answer TEXT (or use --batch).")
+            raise CommandError(
+                _("Give a problem slug, --seed N and --answer TEXT (or use --batch).")
+            )
         single(self.stdout, grade_json, {"problem": slug, "seed": seed, "answer": answer})

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
 
 from grading import engine
 from grading.families import variant_data
@@ -55,7 +56,7 @@ class Command(BaseCommand):
             run_batch(self.stdout, lambda request: variant_json(request, reveal=reveal))
             return
         if not slug or seed is None:
-            raise CommandError("Give a problem slug and --seed N (or use --batch).")
+            raise CommandError(_("Give a problem slug and --seed N (or use --batch)."))
         single(
             self.stdout,
             lambda request: variant_json(request, reveal=reveal),

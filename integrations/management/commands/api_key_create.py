@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
 
 from courses.models import Course
 from integrations import services
@@ -31,10 +32,10 @@ class Command(BaseCommand):
         found = {course.slug: course for course in Course.objects.filter(slug__in=courses)}
         missing = [slug for slug in courses if slug not in found]
         if missing:
-            raise CommandError(f"No course with slug {', '.join(missing)}.")
+            raise CommandError(_("No course with slug %(slugs)s.") % {"slugs": ", ".join(missing)})
         owner, created = Integration.objects.get_or_create(name=integration)
         if created:
-            self.stderr.write(f"Created integration {owner.name!r}.")
+            self.stderr.write(_("Created integration '%(name)s'.") % {"name": owner.name})
         key, token = services.api_key_create(integration=owner, name=name, courses=found.values())
         self.stderr.write(
             f"API key {key.name!r} for {owner.name!r} reaching {', '.join(courses)}; "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
 
 from integrations import services
 from integrations.models import ApiKey
@@ -18,6 +19,11 @@ class Command(BaseCommand):
         prefix = token_start.removeprefix(ApiKey.TOKEN_PREFIX).split("_", 1)[0]
         key = ApiKey.objects.filter(prefix=prefix).first()
         if key is None:
-            raise CommandError(f"No API key starts with {ApiKey.TOKEN_PREFIX}{prefix}.")
+            raise CommandError(
+                _("No API key starts with %(prefix)s.") % {"prefix": ApiKey.TOKEN_PREFIX + prefix}
+            )
         services.api_key_revoke(key=key)
-        self.stdout.write(f"Revoked {key} at {key.revoked_at:%Y-%m-%d %H:%M} UTC.")
+        self.stdout.write(
+            _("Revoked %(key)s at %(moment)s UTC.")
+            % {"key": key, "moment": f"{key.revoked_at:%Y-%m-%d %H:%M}"}
+        )

@@ -17,6 +17,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from django.core.management.base import BaseCommand
+from django.utils.translation import gettext as _
 
 CERTIFICATE_FILE = "localhost.crt"
 KEY_FILE = "localhost.key"
@@ -78,4 +79,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         certificate, key = dev_certificate_write(directory=Path(options["dir"]))
-        self.stdout.write(f"Development certificate: {certificate} (key: {key})")
+        self.stdout.write(
+            _("Development certificate: %(certificate)s (key: %(key)s)")
+            % {"certificate": certificate, "key": key}
+        )

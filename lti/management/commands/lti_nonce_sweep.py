@@ -3,6 +3,8 @@
 from datetime import timedelta
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from lti.launch.login import NONCE_SWEEP_GRACE, launch_nonces_sweep
 
@@ -20,6 +22,13 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         if options["grace_minutes"] < 0:
-            raise CommandError("--grace-minutes cannot be negative.")
+            raise CommandError(_("--grace-minutes cannot be negative."))
         count = launch_nonces_sweep(grace=timedelta(minutes=options["grace_minutes"]))
-        self.stdout.write(f"Deleted {count} expired LTI login nonce(s).")
+        self.stdout.write(
+            ngettext(
+                "Deleted %(count)s expired LTI login nonce.",
+                "Deleted %(count)s expired LTI login nonces.",
+                count,
+            )
+            % {"count": count}
+        )

@@ -3,6 +3,7 @@
 from datetime import timedelta
 
 from django.core.management.base import BaseCommand
+from django.utils.translation import ngettext
 
 from lti.passback import passbacks_overdue_requeue
 
@@ -20,4 +21,11 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         count = passbacks_overdue_requeue(grace=timedelta(minutes=options["grace_minutes"]))
-        self.stdout.write(f"Queued {count} overdue score passback(s) again.")
+        self.stdout.write(
+            ngettext(
+                "Queued %(count)s overdue score passback again.",
+                "Queued %(count)s overdue score passbacks again.",
+                count,
+            )
+            % {"count": count}
+        )

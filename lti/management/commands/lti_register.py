@@ -19,6 +19,7 @@ import json
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils.translation import gettext as _
 
 from lti.registrations import PlatformDetails, RegistrationInvalid, registration_save
 
@@ -41,28 +42,37 @@ def details_from_json(path: str) -> PlatformDetails:
     try:
         loaded = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as exc:
-        raise CommandError(f"{path}: cannot be read ({exc.strerror or exc}).") from exc
+        raise CommandError(
+            _("%(path)s: cannot be read (%(error)s).")
+            % {"path": path, "error": exc.strerror or exc}
+        ) from exc
     except (ValueError, UnicodeDecodeError) as exc:
-        raise CommandError(f"{path}: not JSON ({exc}).") from exc
+        raise CommandError(
+            _("%(path)s: not JSON (%(error)s).") % {"path": path, "error": exc}
+        ) from exc
     if not isinstance(loaded, dict):
-        raise CommandError(f"{path}: must hold one JSON object.")
+        raise CommandError(_("%(path)s: must hold one JSON object.") % {"path": path})
     unknown = sorted(set(loaded) - set(FIELDS) - set(LISTS))
     if unknown:
         raise CommandError(
-            f"{path}: unknown key(s) {', '.join(unknown)}; the keys are "
-            f"{', '.join([*FIELDS, *LISTS])}."
+            _("%(path)s: unknown key(s) %(unknown)s; the keys are %(keys)s.")
+            % {"path": path, "unknown": ", ".join(unknown), "keys": ", ".join([*FIELDS, *LISTS])}
         )
     values = {}
     for key in FIELDS:
         value = loaded.get(key, "")
         if not isinstance(value, str):
-            raise CommandError(f"{path}: “{key}” must be a string.")
+            raise CommandError(
+                _("%(path)s: “%(key)s” must be a string.") % {"path": path, "key": key}
+            )
         values[key] = value
     lists = {}
     for key, attribute in LISTS.items():
         items = loaded.get(key, [])
         if not isinstance(items, list) or not all(isinstance(item, str) for item in items):
-            raise CommandError(f"{path}: “{key}” must be a list of strings.")
+            raise CommandError(
+                _("%(path)s: “%(key)s” must be a list of strings.") % {"path": path, "key": key}
+            )
         lists[attribute] = tuple(items)
     return PlatformDetails(**values, **lists)
 
@@ -112,7 +122,8 @@ class Command(BaseCommand):
         if options["json"]:
             if given:
                 raise CommandError(
-                    f"Give either --json or the values as options, not both ({', '.join(given)})."
+                    _("Give either --json or the values as options, not both (%(given)s).")
+                    % {"given": ", ".join(given)}
                 )
             details = details_from_json(options["json"])
         else:
@@ -125,33 +136,46 @@ class Command(BaseCommand):
             saved = registration_save(details=details)
         except RegistrationInvalid as invalid:
             raise CommandError(
-                "Nothing was stored:\n" + "\n".join(f"  - {error}" for error in invalid.errors)
+                _("Nothing was stored:")
+                + "\n"
+                + "\n".join(f"  - {error}" for error in invalid.errors)
             ) from invalid
         registration = saved.registration
-        verb = "Registered" if saved.created else "Updated"
-        self.stdout.write(
-            self.style.SUCCESS(
-                f"{verb} {registration.name}: issuer {registration.issuer}, "
-                f"client id {registration.client_id}."
-            )
-        )
+        if saved.created:
+            said = _("Registered %(name)s: issuer %(issuer)s, client id %(client)s.")
+        else:
+            said = _("Updated %(name)s: issuer %(issuer)s, client id %(client)s.")
+        named = {
+            "name": registration.name,
+            "issuer": registration.issuer,
+            "client": registration.client_id,
+        }
+        self.stdout.write(self.style.SUCCESS(said % named))
         for deployment_id in saved.deployments_added:
-            self.stdout.write(f"Added deployment {deployment_id} (switched on).")
+            self.stdout.write(
+                _("Added deployment %(deployment)s (switched on).") % {"deployment": deployment_id}
+            )
         for deployment_id in saved.deployments_switched_on:
-            self.stdout.write(f"Switched on deployment {deployment_id}.")
+            self.stdout.write(
+                _("Switched on deployment %(deployment)s.") % {"deployment": deployment_id}
+            )
         for slug in saved.courses_granted:
-            self.stdout.write(f"Granted the course {slug}.")
+            self.stdout.write(_("Granted the course %(course)s.") % {"course": slug})
         if not registration.softgrade_course_grants.exists():
             self.stdout.write(
                 self.style.WARNING(
-                    "It is granted no course yet: its launches open nothing until one is "
-                    "(--course, or in the admin)."
+                    _(
+                        "It is granted no course yet: its launches open nothing until one is "
+                        "(--course, or in the admin)."
+                    )
                 )
             )
         if not registration.deployments.exists():
             self.stdout.write(
                 self.style.WARNING(
-                    "It has no deployment yet: launches are refused until one is added "
-                    "(--deployment-id, or in the admin)."
+                    _(
+                        "It has no deployment yet: launches are refused until one is added "
+                        "(--deployment-id, or in the admin)."
+                    )
                 )
             )

@@ -13,6 +13,7 @@ from datetime import timedelta
 
 from django.core.management.base import BaseCommand, CommandError
 from django.urls import reverse
+from django.utils.translation import gettext as _
 
 from lti.dynamic_registration import INVITE_LIFETIME, invite_create
 from lti.management.commands.lti_register import add_course_option
@@ -47,16 +48,19 @@ class Command(BaseCommand):
         if error:
             raise CommandError(error)
         if not 1 <= options["days"] <= MAX_DAYS:
-            raise CommandError(f"--days must be from 1 to {MAX_DAYS}.")
+            raise CommandError(_("--days must be from 1 to %(most)s.") % {"most": MAX_DAYS})
         try:
             courses = courses_by_slug(options["course_slugs"])
         except RegistrationInvalid as invalid:
-            raise CommandError(" ".join(invalid.errors) + " No link was made.") from invalid
+            raise CommandError(" ".join([*invalid.errors, _("No link was made.")])) from invalid
         invite, token = invite_create(
             created_by=None, courses=courses.values(), lifetime=timedelta(days=options["days"])
         )
         self.stdout.write(base_url + reverse("lti:register", args=[token]))
         self.stderr.write(
-            f"Works once, until {invite.expires_at:%Y-%m-%d %H:%M} UTC: give it to the LMS "
-            "administrator as the tool's registration URL."
+            _(
+                "Works once, until %(moment)s UTC: give it to the LMS administrator as the "
+                "tool's registration URL."
+            )
+            % {"moment": f"{invite.expires_at:%Y-%m-%d %H:%M}"}
         )

@@ -1,6 +1,8 @@
 """Make a new signing key; keys replaced more than LTI_KEY_OVERLAP_DAYS ago leave the JWKS."""
 
 from django.core.management.base import BaseCommand
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from lti import keys
 
@@ -13,5 +15,14 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         new_key, retired = keys.key_rotate()
-        self.stdout.write(self.style.SUCCESS(f"New signing key {keys.key_id(new_key)}."))
-        self.stdout.write(f"Retired {retired} key(s) whose overlap period had ended.")
+        self.stdout.write(
+            self.style.SUCCESS(_("New signing key %(key)s.") % {"key": keys.key_id(new_key)})
+        )
+        self.stdout.write(
+            ngettext(
+                "Retired %(count)s key whose overlap period had ended.",
+                "Retired %(count)s keys whose overlap period had ended.",
+                retired,
+            )
+            % {"count": retired}
+        )

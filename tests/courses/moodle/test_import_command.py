@@ -199,7 +199,7 @@ def test_dry_run_reports_and_writes_nothing(capsys):
     lesson = LessonFactory()
     out, _ = run("questions.xml", lesson, capsys, "--dry-run")
     assert "to import into lesson" in out
-    assert "Would import 4 item(s)" in out
+    assert "Would import 4 items" in out
     assert counts() == (0, 0, 0, 0)
 
 

@@ -56,4 +56,3 @@ def ngettext(singular: str, plural: str, n: int) -> str:
 def gettext_noop(message: str) -> str:
     """Marks a sentence of a module-level table for translation; gettext it where it is used."""
     return message
-

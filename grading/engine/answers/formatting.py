@@ -52,3 +52,10 @@ def format_answer(value: npt.ArrayLike, sig: int = 6, decimal: str = ".") -> str
         )
         return "[" + between.join(rows) + "]"
     raise ValueError(f"cannot format an array with {array.ndim} dimensions")
+
+
+def format_tex(value: float, sig: int = 6, decimal: str = ".") -> str:
+    """A number inside LaTeX math, e.g. '0.5', or with a decimal comma '0{,}5' (TeX's way of
+    keeping the comma from spacing as punctuation)."""
+    text = format_number(value, sig, decimal)
+    return text if decimal == "." else text.replace(decimal, "{" + decimal + "}")

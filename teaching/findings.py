@@ -12,6 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext
+
 from grading.engine import rule_for
 
 # Each kind's heading, in the order the pages show them.
@@ -63,7 +65,7 @@ def finding_label(code: str, problem_params: Any = None) -> FindingLabel:
     rule = rule_for(code)
     if rule is None:
         return FindingLabel(code, "other", code)
-    return FindingLabel(code, rule.kind if rule.kind in KINDS else "other", rule.title)
+    return FindingLabel(code, rule.kind if rule.kind in KINDS else "other", gettext(rule.title))
 
 
 def kind_counts(codes: Iterable[str | None]) -> list[tuple[str, int]]:

@@ -5,6 +5,7 @@ a learner of the course. Each read costs a fixed number of queries."""
 from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.utils.translation import gettext
 
 from courses.models import Course
 from grading import engine
@@ -31,7 +32,7 @@ def _family_label(family: str | None, problem_title: str, question_slug: str) ->
     if family == engine.FORMULA_FAMILY:
         return problem_title
     try:
-        return engine.get_family(family).title
+        return gettext(engine.get_family(family).title)
     except engine.UnknownFamily:
         return str(family)
 

@@ -33,7 +33,8 @@ import numpy.typing as npt
 from grading.engine.checks import Tolerance, within_tolerance
 from grading.engine.i18n import gettext as _
 from grading.engine.i18n import ngettext
-from grading.engine.rules import FRACTION_KINDS, RULES, SIG_FIG_MARGIN, applies, sentence
+from grading.engine.rules import FRACTION_KINDS, RULES, SIG_FIG_MARGIN, applies
+from grading.engine.sentences import sentence
 from grading.engine.structure import first_failures
 
 FloatArray = npt.NDArray[np.float64]

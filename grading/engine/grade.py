@@ -135,12 +135,8 @@ class _Marker:
         return _("Answers count as correct %(tolerance)s.") % {"tolerance": self.tolerance_text}
 
     def details(self, **fields: Any) -> dict[str, Any]:
-        """A verdict's detail: the fields given, the tolerance, and the decimal separator the
-        answer was read with when it is not the point (a regrade reads the text alike)."""
-        detail = {**fields, "tolerance": self.tolerance_text}
-        if self.decimal != ".":
-            detail["decimal"] = self.decimal
-        return detail
+        """A verdict's detail (_detail) with this variant's tolerance."""
+        return _detail(self.tolerance_text, self.decimal, **fields)
 
     def invalid(self, message: str) -> Verdict:
         """Verdict for text that could not be read."""
@@ -346,18 +342,19 @@ class _Marker:
         return verdicts
 
 
-def invalid_verdict(message: str, tolerance_text: str, decimal: str = ".") -> Verdict:
-    """The verdict for unreadable text: score 0, feedback is the reader's own message."""
-    detail = {
-        "wrong_entries": [],
-        "tolerance": tolerance_text,
-        "diagnosis": None,
-        "finding": None,
-        "parsed": None,
-        "error": message,
-    }
+def _detail(tolerance_text: str, decimal: str, **fields: Any) -> dict[str, Any]:
+    """A verdict's detail: the fields, the tolerance, and the decimal separator the answer was
+    read with when it is not the point (a regrade reads the stored text alike)."""
+    detail = {**fields, "tolerance": tolerance_text}
     if decimal != ".":
         detail["decimal"] = decimal
+    return detail
+
+
+def invalid_verdict(message: str, tolerance_text: str, decimal: str = ".") -> Verdict:
+    """The verdict for unreadable text: score 0, feedback is the reader's own message."""
+    fields = {"wrong_entries": [], "diagnosis": None, "finding": None, "parsed": None}
+    detail = _detail(tolerance_text, decimal, **fields, error=message)
     return Verdict("invalid", 0.0, None, message, detail)
 
 

@@ -32,8 +32,6 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
 
-from grading.engine.answers.formatting import entry_separator, format_count, format_number
-from grading.engine.i18n import gettext as _
 from grading.engine.i18n import gettext_noop
 
 RuleKind = Literal["structure", "near-miss"]
@@ -68,8 +66,8 @@ MAX_SLOPE = 0.25
 class Rule:
     """One rule: stable code, kind, instructor-facing title, learner sentence, when it fires.
 
-    title and sentence are English, marked for translation (rules.title and rules.sentence
-    translate them); sentence may hold %(fields)s the engine fills (a factor, a count, the
+    title and sentence are English, marked for translation (grading.engine.sentences translates
+    them); sentence may hold %(fields)s the engine fills (a factor, a count, the
     learner's own p);
     kinds: the answer kinds it applies to (empty: every answer); misconception: the
     misconception it points to, used only where the family lists that misconception."""
@@ -427,35 +425,3 @@ def rule_for(code: str | None) -> Rule | None:
 def applies(rule: Rule, answer_kind: str | None) -> bool:
     """Whether a rule is tried on an answer of this kind (a rule with no kinds: on every one)."""
     return not rule.kinds or answer_kind in rule.kinds
-
-
-_DIRECTIONS = {"large": gettext_noop("too large"), "small": gettext_noop("too small")}
-
-
-def _written(name: str, value: object, decimal: str) -> str:
-    """A field of a sentence as the learner reads it, numbers with the page's separator."""
-    if name == "direction":
-        return _(_DIRECTIONS[str(value)])
-    if isinstance(value, tuple | list):  # a probability vector, e.g. (0.2, 0.3, 0.5)
-        between = entry_separator(decimal) + " "
-        return "(" + between.join(format_number(x, 3, decimal) for x in value) + ")"
-    if isinstance(value, int):
-        return format_count(value, decimal)
-    if isinstance(value, float):
-        return format_number(value, 4, decimal)
-    return str(value)
-
-
-def sentence(code: str, decimal: str = ".", **fields: object) -> str:
-    """The learner's sentence of a rule in the active language, its %(fields)s filled (numbers
-    written with the page's decimal separator), e.g. sentence("reciprocal"). Fields: direction
-    ("large" or "small"), a factor (int or float), needed and n (int), p (the probabilities)."""
-    text = _(RULES[code].sentence)
-    if not fields:
-        return text
-    return text % {name: _written(name, value, decimal) for name, value in fields.items()}
-
-
-def title(code: str) -> str:
-    """The instructor-facing title of a rule in the active language, e.g. title("squared")."""
-    return _(RULES[code].title)

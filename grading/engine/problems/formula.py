@@ -46,7 +46,7 @@ from grading.engine.answers import (
 from grading.engine.answers.formatting import format_count
 from grading.engine.checks import Tolerance
 from grading.engine.i18n import gettext as _
-from grading.engine.i18n import gettext_noop, ngettext
+from grading.engine.i18n import gettext_noop
 from grading.engine.problems.base import (
     NO_KEY,
     Drawn,
@@ -67,6 +67,7 @@ from grading.engine.problems.formula_properties import clean_properties, first_f
 from grading.engine.problems.formula_shape import (
     SHAPES,
     ShapedFormula,
+    answer_request,
     dimensions,
     entries,
     map_entries,
@@ -194,16 +195,11 @@ class FormulaFamily(Family):
             errors["shape"] = _("The shape is one of %(shapes)s.") % {"shapes": ", ".join(SHAPES)}
             shape = "number"
         answer = params.get("answer")
-        if (message := shape_error(answer, shape)) is not None:
+        message = shape_error(answer, shape)
+        if message is None and "variables" not in errors:
+            message = _formula_error(answer, names)
+        if message is not None:
             errors["answer"] = message
-        elif "variables" not in errors and (found_error := _formula_error(answer, names)):
-            where, message = found_error
-            fields = {"where": where, "message": message}
-            errors["answer"] = (
-                _("In the answer formula, %(where)s: %(message)s.") % fields
-                if where
-                else _("In the answer formula: %(message)s.") % fields
-            )
         mistakes = params.get("mistakes", {})
         if not isinstance(mistakes, Mapping):
             errors["mistakes"] = _("Give mistakes as an object mapping codes to formulas.")
@@ -223,14 +219,8 @@ class FormulaFamily(Family):
                 errors[field] = _("Give the mistake in the answer's shape (%(shape)s).") % {
                     "shape": shape
                 }
-            elif "variables" not in errors and (found_error := _formula_error(formula, names)):
-                where, message = found_error
-                fields = {"code": code, "where": where, "message": message}
-                errors[field] = (
-                    _("In mistake '%(code)s', %(where)s: %(message)s.") % fields
-                    if where
-                    else _("In mistake '%(code)s': %(message)s.") % fields
-                )
+            elif "variables" not in errors and (message := _formula_error(formula, names, code)):
+                errors[field] = message
         properties, found_errors = clean_properties(
             params.get("properties", []),
             None if "variables" in errors else names,
@@ -392,31 +382,29 @@ class FormulaFamily(Family):
         if not shape:
             return text
         # Every given shows: the dimensions are said in words as well as by the input grid.
-        if len(shape) == 1:
-            wanted = ngettext(
-                "Give your answer as a vector of %(size)s number.",
-                "Give your answer as a vector of %(size)s numbers.",
-                shape[0],
-            ) % {"size": shape[0]}
-        else:
-            wanted = _("Give your answer as a %(rows)s × %(columns)s matrix.") % {
-                "rows": shape[0],
-                "columns": shape[1],
-            }
-        return f"{text}\n\n{wanted}"
+        return f"{text}\n\n{answer_request(shape)}"
 
 
 FORMULA = FormulaFamily()
 
 
-def _formula_error(formula: ShapedFormula, names: frozenset[str]) -> tuple[str, str] | None:
-    """None when every entry compiles, else where the first that does not sits ('' for a
-    number, 'entry 2') and why."""
+def _formula_error(
+    formula: ShapedFormula, names: frozenset[str], code: str | None = None
+) -> str | None:
+    """None when every entry compiles, else a sentence saying which formula (the answer's, or
+    mistake `code`'s), where in it ('entry 2') and why the first entry that does not fails."""
     for where, text in entries(formula):
         try:
             _compiled(text, names)
         except ParseError as error:
-            return where, error.message
+            fields = {"code": code, "where": where, "message": error.message}
+            if code is None and where:
+                return _("In the answer formula, %(where)s: %(message)s.") % fields
+            if code is None:
+                return _("In the answer formula: %(message)s.") % fields
+            if where:
+                return _("In mistake '%(code)s', %(where)s: %(message)s.") % fields
+            return _("In mistake '%(code)s': %(message)s.") % fields
     return None
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from grading.engine.answers.layout import split_top
 from grading.engine.i18n import gettext as _
+from grading.engine.i18n import ngettext
 
 SHAPES = ("number", "vector", "matrix")
 MAX_ENTRIES = 100
@@ -47,6 +48,21 @@ def shape_error(formula: object, shape: str) -> str | None:
         "Give a matrix as rows of formulas, each row as long, at most %(count)s entries, e.g. "
         "[[a, 0], [0, b]]."
     ) % {"count": MAX_ENTRIES}
+
+
+def answer_request(shape: Sequence[int]) -> str:
+    """The sentence under a vector or matrix problem's prompt, e.g. 'Give your answer as a
+    vector of 3 numbers.'"""
+    if len(shape) == 1:
+        return ngettext(
+            "Give your answer as a vector of %(size)s number.",
+            "Give your answer as a vector of %(size)s numbers.",
+            shape[0],
+        ) % {"size": shape[0]}
+    return _("Give your answer as a %(rows)s × %(columns)s matrix.") % {
+        "rows": shape[0],
+        "columns": shape[1],
+    }
 
 
 def dimensions(formula: ShapedFormula) -> tuple[int, ...]:

@@ -10,7 +10,7 @@ import pytest
 
 from grading.engine import FAMILIES, ParseError, Tolerance, describe_tolerance, grade, i18n, parse
 from grading.engine.answers.formatting import format_answer, format_count, format_number
-from grading.engine.rules import sentence
+from grading.engine.sentences import sentence
 from grading.engine.solutions import worked_solution
 
 MARK = "«"

@@ -11,6 +11,9 @@ after; `typeset` does the same on the element tree, in place:
   argument follows, plus a thin space when that argument is not in brackets (`\\log x`);
 - a sign with nothing before it, or an operator or an opening bracket, is a prefix sign with no
   space around it (`-x`, `(-0.6`, `= -3`), as TeX's unary minus;
+- a decimal comma written TeX's way, `0{,}5`, becomes one number, `<mn>0,5</mn>` (latex2mathml
+  writes a number, a bracketed comma and a number: three atoms a browser spaces apart), and a
+  `;` between such numbers is punctuation, not a letter;
 - the scripts of a large operator (∑, ∏, ⋃…) become limits (`<munderover>` with
   movablelimits): under and over it in display math, beside it inline, as TeX does; names that
   take limits (`\\max`, `\\lim`…) get them under in display math.
@@ -140,6 +143,34 @@ def _signs_to_prefix(row: ET.Element) -> None:
         previous = child
 
 
+def _is_braced_comma(element: ET.Element) -> bool:
+    """`{,}`: a row holding only a comma."""
+    return (
+        _tag(element) == "mrow"
+        and len(element) == 1
+        and _tag(element[0]) == "mo"
+        and element[0].text == ","
+        and len(element[0]) == 0
+    )
+
+
+def _decimal_commas(row: ET.Element) -> None:
+    """<mn>0</mn><mrow><mo>,</mo></mrow><mn>5</mn> (TeX's 0{,}5) → <mn>0,5</mn>; the `;` that
+    separates entries beside decimal commas is punctuation (<mo>), not an identifier."""
+    for child in row:
+        if _tag(child) == "mi" and child.text == ";" and len(child) == 0:
+            child.tag = _NS + "mo"
+    index = 0
+    while index < len(row) - 2:
+        number, comma, digits = row[index], row[index + 1], row[index + 2]
+        if _tag(number) == "mn" and _is_braced_comma(comma) and _tag(digits) == "mn":
+            number.text = f"{number.text or ''},{digits.text or ''}"
+            row.remove(comma)
+            row.remove(digits)
+            continue
+        index += 1
+
+
 def _limits(element: ET.Element, *, display: bool) -> None:
     scripts = _SCRIPTS.get(_tag(element))
     if scripts is None or not len(element):
@@ -160,6 +191,7 @@ def typeset(root: ET.Element) -> ET.Element:
     for element in list(root.iter()):
         _limits(element, display=display)
         if _tag(element) in _ROWS:
+            _decimal_commas(element)
             _apply_functions(element)
             _signs_to_prefix(element)
     return root

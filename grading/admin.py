@@ -12,8 +12,8 @@ from django.contrib.auth.forms import AdminUserCreationForm
 from django.contrib.auth.models import User
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from courses.admin import MarkupFieldsForm, markup_preview
 from courses.admin_markup import plain_column
@@ -27,6 +27,7 @@ from grading.admin_formula import FormulaEditorMixin, starter_params
 from grading.deletions import attempt_delete, may_delete_attempts
 from grading.families import problem_errors, variant_data
 from grading.forms import username_unreserved
+from grading.locale_numbers import decimal_separator
 from grading.models import (
     Attempt,
     AttemptDeletion,
@@ -55,7 +56,8 @@ class ProblemForm(MemberMoveForm, MarkupFieldsForm):
         if "params" not in self.fields:
             return  # a formula problem's family and params are edited with its own form
         self.fields["family"].choices = [
-            (key, f"{key}: {family.title}") for key, family in sorted(engine.FAMILIES.items())
+            (key, f"{key}: {gettext(family.title)}")
+            for key, family in sorted(engine.FAMILIES.items())
         ]
         specs = []
         for key, family in sorted(engine.FAMILIES.items()):
@@ -174,7 +176,7 @@ class ProblemAdmin(FormulaEditorMixin, admin.ModelAdmin):
             try:
                 data = variant_data(obj, seed)
                 family = engine.get_family(obj.family)
-                prompt = render_markup(family.prompt(data.givens))
+                prompt = render_markup(family.prompt(data.givens, decimal_separator()))
             except (engine.ParamError, engine.UnknownFamily, MarkupError, ValueError) as exc:
                 blocks.append(
                     format_html(

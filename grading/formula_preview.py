@@ -13,6 +13,7 @@ from courses.markup import MarkupError, render_markup
 from grading import engine
 from grading.engine.problems.formula_properties import right_answer_results
 from grading.families import problem_tolerance_from
+from grading.locale_numbers import decimal_separator
 
 PREVIEW_SEEDS = (1, 2, 3)
 
@@ -82,7 +83,11 @@ def formula_preview(
     for seed in seeds:
         data = engine.make_variant(family, params, seed, tolerance=tolerance)
         try:
-            prompt: SafeString | str = render_markup(family.prompt(data.givens))
+            # As the learner reads it on a page in this language (the values below stay in the
+            # formula reader's numbers, with a point).
+            prompt: SafeString | str = render_markup(
+                family.prompt(data.givens, decimal_separator())
+            )
         except MarkupError as exc:
             prompt = _("The prompt cannot render: %(error)s") % {"error": exc}
         shown = data.givens["values"]

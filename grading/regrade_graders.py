@@ -26,8 +26,9 @@ from grading.services.verdicts import question_grade, variant_grade
 
 # What one recorded answer's verdict is graded from (a Grader's key): a question's picked choice
 # ids, ascending; for a problem the variant's family, givens and grading key (as the database's
-# text of them) and the typed text; for a pool item either, after the question or problem
-# answered ("question", id, …) or ("problem", id, …).
+# text of them), the typed text and the decimal separator it was typed with (the page's, kept in
+# the verdict's detail when it is a comma); for a pool item either, after the question or
+# problem answered ("question", id, …) or ("problem", id, …).
 AnswerKey = tuple
 
 # What a problem's key reads of an answer's row, besides its text.
@@ -46,8 +47,14 @@ class Grader:
     picks: bool  # whether `key` reads the choices an answer picked
 
 
+def decimal_of(detail: Any) -> str:
+    """The decimal separator an answer was read with: "," when its verdict says so (a
+    decimal-comma page), else "." (every answer from the API, and every older one)."""
+    return detail.get("decimal", ".") if isinstance(detail, dict) else "."
+
+
 def _variant_grade(problem: Problem, key: AnswerKey) -> Verdict:
-    family, givens, grading_key, text = key
+    family, givens, grading_key, text, decimal = key
     tolerance = problem_tolerance(problem)
     # In memory only: this grading uses the problem's tolerance now; apply() stores it.
     variant = Variant(
@@ -57,7 +64,7 @@ def _variant_grade(problem: Problem, key: AnswerKey) -> Verdict:
         atol=tolerance.atol,
         rtol=tolerance.rtol,
     )
-    return variant_grade(variant=variant, text=text)
+    return variant_grade(variant=variant, text=text, decimal=decimal)
 
 
 def item_grader(item: QuizItem, content: FixedContent) -> Grader:
@@ -68,7 +75,13 @@ def item_grader(item: QuizItem, content: FixedContent) -> Grader:
         problem = content.problem
         tolerance = problem_tolerance(problem)
         return Grader(
-            key=lambda row, picked: (row.family, row.givens, row.grading_key, row.text),
+            key=lambda row, picked: (
+                row.family,
+                row.givens,
+                row.grading_key,
+                row.text,
+                decimal_of(row.detail),
+            ),
             grade=lambda key: _variant_grade(problem, key),
             tolerance=(tolerance.atol, tolerance.rtol),
             fields=PROBLEM_FIELDS,
@@ -101,7 +114,15 @@ def _pool_grader(item: QuizItem) -> Grader:
     def key(row: Any, picked: tuple[int, ...]) -> AnswerKey:
         if row.question_id:
             return ("question", row.question_id, picked)
-        return ("problem", row.drawn_problem, row.family, row.givens, row.grading_key, row.text)
+        return (
+            "problem",
+            row.drawn_problem,
+            row.family,
+            row.givens,
+            row.grading_key,
+            row.text,
+            decimal_of(row.detail),
+        )
 
     def grade(key: AnswerKey) -> Verdict:
         if key[0] == "question":

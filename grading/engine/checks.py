@@ -9,6 +9,8 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
+from grading.engine.i18n import gettext as _
+
 
 @dataclass(frozen=True, slots=True)
 class Tolerance:
@@ -55,14 +57,24 @@ def _plain_number(x: float) -> str:
 
 
 @lru_cache(maxsize=256)
-def describe_tolerance(tol: Tolerance) -> str:
-    """Human sentence, e.g. 'within 0.01 or 1% of the correct value, whichever is larger'."""
-    absolute = _plain_number(tol.atol)
-    relative = f"{_plain_number(tol.rtol * 100)}%"
+def _tolerance_numbers(tol: Tolerance) -> tuple[str, str]:
+    # Only the numbers are cached: the sentence is translated for each reader.
+    return _plain_number(tol.atol), _plain_number(tol.rtol * 100)
+
+
+def describe_tolerance(tol: Tolerance, decimal: str = ".") -> str:
+    """Human sentence, e.g. 'within 0.01 or 1% of the correct value, whichever is larger';
+    decimal: the page's decimal separator (0,01 with a decimal comma)."""
+    absolute, percent = _tolerance_numbers(tol)
+    if decimal != ".":
+        absolute, percent = absolute.replace(".", decimal), percent.replace(".", decimal)
+    fields = {"absolute": absolute, "relative": _("%(percent)s%%") % {"percent": percent}}
     if tol.atol == 0 and tol.rtol == 0:
-        return "exactly equal to the correct value"
+        return _("exactly equal to the correct value")
     if tol.rtol == 0:
-        return f"within {absolute} of the correct value"
+        return _("within %(absolute)s of the correct value") % fields
     if tol.atol == 0:
-        return f"within {relative} of the correct value"
-    return f"within {absolute} or {relative} of the correct value, whichever is larger"
+        return _("within %(relative)s of the correct value") % fields
+    return (
+        _("within %(absolute)s or %(relative)s of the correct value, whichever is larger") % fields
+    )

@@ -30,9 +30,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from grading.engine.answers import format_number
 from grading.engine.checks import Tolerance, within_tolerance
-from grading.engine.rules import FRACTION_KINDS, RULES, SIG_FIG_MARGIN, applies, sentence
+from grading.engine.i18n import gettext as _
+from grading.engine.i18n import ngettext
+from grading.engine.rules import FRACTION_KINDS, RULES, SIG_FIG_MARGIN, applies
+from grading.engine.sentences import sentence
 from grading.engine.structure import first_failures
 
 FloatArray = npt.NDArray[np.float64]
@@ -89,11 +91,17 @@ class Targets:
 
 @dataclass(frozen=True, slots=True)
 class Slips:
-    """The slips worth naming for one answer: codes, sentences and stacked values (K, *shape)."""
+    """The slips worth naming for one answer: codes, the fields of their sentences and stacked
+    values (K, *shape). The sentences are written when one is named, in the reader's language
+    (slips are cached across requests, so they keep no text)."""
 
     codes: tuple[str, ...]
-    sentences: tuple[str, ...]
+    fields: tuple[Mapping[str, object], ...]
     values: FloatArray
+
+    def sentence(self, index: int, decimal: str = ".") -> str:
+        """The learner's sentence for slip `index`, numbers with the page's separator."""
+        return sentence(self.codes[index], decimal, **self.fields[index])
 
     @property
     def by_factor(self) -> npt.NDArray[np.bool_]:
@@ -122,30 +130,28 @@ def width_of(givens: Mapping[str, Any]) -> int | None:
     return None
 
 
-def _power_slip(exponent: int, answer_kind: str | None) -> tuple[str, str, float]:
+Fields = dict[str, object]
+_NONE: Fields = {}
+
+
+def _power_slip(exponent: int, answer_kind: str | None) -> tuple[str, Fields, float]:
     if exponent == 2 and answer_kind in FRACTION_KINDS:
-        return ("percentage-for-fraction", sentence("percentage-for-fraction"), 100.0)
-    return (
-        "power-of-ten",
-        sentence(
-            "power-of-ten",
-            direction="large" if exponent > 0 else "small",
-            factor=f"{10 ** abs(exponent):,}",
-        ),
-        10.0**exponent,
-    )
+        return ("percentage-for-fraction", _NONE, 100.0)
+    direction = "large" if exponent > 0 else "small"
+    return ("power-of-ten", {"direction": direction, "factor": 10 ** abs(exponent)}, 10.0**exponent)
 
 
 @lru_cache(maxsize=256)
-def _width_slips(width: int) -> tuple[tuple[str, str, float], ...]:
+def _width_slips(width: int) -> tuple[tuple[str, Fields, float], ...]:
     slips = []
     root = math.sqrt(width)
+    # d_k is shown as typed (1024, never grouped), √d_k to four significant figures.
     for code, factor, label in (
-        ("factor-sqrt-dk", root, format_number(root, 4)),
+        ("factor-sqrt-dk", root, root),
         ("factor-dk", float(width), str(width)),
     ):
         for direction, times in (("large", factor), ("small", 1 / factor)):
-            slips.append((code, sentence(code, direction=direction, factor=label), times))
+            slips.append((code, {"direction": direction, "factor": label}, times))
     return tuple(slips)
 
 
@@ -167,7 +173,7 @@ def _slips_cached(
 ) -> Slips:
     # Keyed by the answer's bytes: learners retry the same variant, and a regrade asks once.
     answer = np.frombuffer(answer_bytes, dtype=np.float64).reshape(shape)
-    scaled: list[tuple[str, str, float]] = [("sign-flipped", sentence("sign-flipped"), -1.0)]
+    scaled: list[tuple[str, Fields, float]] = [("sign-flipped", _NONE, -1.0)]
     if width is not None and width > 1:
         scaled += _width_slips(width)
     powers = [_power_slip(exponent, answer_kind) for exponent in _POWERS_OF_TEN]
@@ -179,13 +185,13 @@ def _slips_cached(
     with np.errstate(all="ignore"):
         by_factor = factors.reshape(-1, *([1] * answer.ndim)) * answer
         others = [answer**2]
-        labels = [*scaled, (square, sentence(square), 0.0)]
+        labels = [*scaled, (square, _NONE, 0.0)]
         if (answer >= 0).all():
             others.append(np.sqrt(answer))
-            labels.append((root, sentence(root), 0.0))
+            labels.append((root, _NONE, 0.0))
         if applies(RULES["reciprocal"], answer_kind):
             others.append(1.0 / answer)
-            labels.append(("reciprocal", sentence("reciprocal"), 0.0))
+            labels.append(("reciprocal", _NONE, 0.0))
         labels += powers
         values = np.concatenate(
             [by_factor[: len(scaled)], np.stack(others), by_factor[len(scaled) :]]
@@ -201,7 +207,7 @@ def _slips_cached(
     kept.flags.writeable = False  # shared through the cache
     return Slips(
         codes=tuple(labels[i][0] for i in keep),
-        sentences=tuple(labels[i][1] for i in keep),
+        fields=tuple(labels[i][1] for i in keep),
         values=kept,
     )
 
@@ -216,7 +222,7 @@ def _round_to(values: FloatArray, figures: int | FloatArray) -> tuple[FloatArray
 def figures_typed(values: FloatArray) -> npt.NDArray[np.int_]:
     """Per entry, the fewest significant figures that write it (MAX_FIGURES + 1: more)."""
     column = values[..., np.newaxis]
-    rounded, _ = _round_to(column, _FIGURES)
+    rounded, _unit = _round_to(column, _FIGURES)
     # A typed 0.14 is the double nearest 0.14; the slack absorbs the last bit.
     with np.errstate(invalid="ignore"):
         exact = np.abs(rounded - column) <= 1e-12 * np.abs(column)
@@ -226,7 +232,7 @@ def figures_typed(values: FloatArray) -> npt.NDArray[np.int_]:
 def figures_needed(answer: FloatArray, allowed: FloatArray) -> npt.NDArray[np.int_]:
     """Per entry, the fewest significant figures whose rounding of the answer is within
     tolerance (MAX_FIGURES + 1: none up to MAX_FIGURES; 0 for an answer of 0)."""
-    rounded, _ = _round_to(answer[..., np.newaxis], _FIGURES)
+    rounded, _unit = _round_to(answer[..., np.newaxis], _FIGURES)
     with np.errstate(invalid="ignore"):
         close = np.abs(rounded - answer[..., np.newaxis]) <= allowed[..., np.newaxis]
     needed = np.where(close.any(axis=-1), close.argmax(axis=-1) + 1, MAX_FIGURES + 1)
@@ -263,7 +269,7 @@ def too_few_figures(
     allowed = np.broadcast_to(allowed, answer.shape)
     needed = _needed_cached(answer.tobytes(), allowed.tobytes()).reshape(answer.shape)
     needed = np.broadcast_to(needed, values.shape)
-    _, unit = _round_to(values, typed)
+    _rounded, unit = _round_to(values, typed)
     with np.errstate(invalid="ignore"):
         rounded = distance <= 0.5 * unit * (1 + 1e-9)
         cut = (np.sign(values) == np.sign(answer)) & (np.abs(values) <= np.abs(answer))
@@ -292,6 +298,7 @@ def explain_after_slips(
     tol: Tolerance,
     answer_kind: str | None,
     givens: Mapping[str, Any],
+    decimal: str = ".",
 ) -> list[tuple[str, str] | None]:
     """For wrong responses (first axis) no mistake or slip explained: the near misses that are
     no single value (the right probabilities reordered, too few significant figures), then the
@@ -300,36 +307,39 @@ def explain_after_slips(
     found: list[tuple[str, str] | None] = [None] * count
     if applies(RULES["probabilities-permuted"], answer_kind):
         for row in np.flatnonzero(permuted(values, answer, tol)).tolist():
-            found[row] = ("probabilities-permuted", sentence("probabilities-permuted"))
+            found[row] = ("probabilities-permuted", sentence("probabilities-permuted", decimal))
     rest = [row for row in range(count) if found[row] is None]
     if rest:
         needed = too_few_figures(values[rest], answer, allowed).tolist()
         for row, figures in zip(rest, needed, strict=True):
             if figures:
-                found[row] = (ROUNDED, sentence(ROUNDED, needed=figures))
+                found[row] = (ROUNDED, sentence(ROUNDED, decimal, needed=figures))
         rest = [row for row in rest if found[row] is None]
     if rest:
         failures = first_failures(answer_kind, values[rest], answer, tol, givens)
         for row, failure in zip(rest, failures, strict=True):
             if failure is not None:
-                found[row] = (failure[0], sentence(failure[0], **failure[1]))
+                found[row] = (failure[0], sentence(failure[0], decimal, **failure[1]))
     return found
 
 
-def _join(items: Sequence[str]) -> str:
-    if len(items) == 1:
-        return items[0]
-    return f"{', '.join(items[:-1])} and {items[-1]}"
-
-
 def describe_entries(wrong: Sequence[int | Sequence[int]], limit: int = 8) -> str:
-    """Which 1-based entries are off, e.g. 'entries 2 and 3 are off' or 'entry (1, 2) is off'."""
+    """Which 1-based entries are off, as a sentence, e.g. 'Entries 2 and 3 are off.' or
+    'Entry (1, 2) is off.'"""
     labels = [
         str(entry) if isinstance(entry, int) else f"({entry[0]}, {entry[1]})" for entry in wrong
     ]
     if len(labels) == 1:
-        return f"entry {labels[0]} is off"
+        return _("Entry %(entry)s is off.") % {"entry": labels[0]}
     if len(labels) > limit:
         shown = labels[: limit - 1]
-        return f"entries {', '.join(shown)} and {len(labels) - len(shown)} more are off"
-    return f"entries {_join(labels)} are off"
+        more = len(labels) - len(shown)
+        return ngettext(
+            "Entries %(entries)s and %(more)s more are off.",
+            "Entries %(entries)s and %(more)s more are off.",
+            more,
+        ) % {"entries": ", ".join(shown), "more": more}
+    return _("Entries %(entries)s and %(last)s are off.") % {
+        "entries": ", ".join(labels[:-1]),
+        "last": labels[-1],
+    }

@@ -26,6 +26,7 @@ from grading.engine.feedback import (
     slips_for,
     width_of,
 )
+from grading.engine.i18n import gettext as _
 from grading.engine.problems.base import (
     NO_KEY,
     Family,
@@ -71,13 +72,15 @@ class _Marker:
         givens: Mapping[str, Any],
         tolerance: Tolerance,
         grading_key: Mapping[str, Any] = NO_KEY,
+        decimal: str = ".",
     ) -> None:
         self.family = family
+        self.decimal = decimal
         self.givens = givens
         self.grading_key = grading_key
         self.tolerance = tolerance
-        self.tolerance_text = describe_tolerance(tolerance)
-        self.correct_feedback = f"Correct: {self.tolerance_text}."
+        self.tolerance_text = describe_tolerance(tolerance, decimal)
+        self.correct_feedback = _("Correct: %(tolerance)s.") % {"tolerance": self.tolerance_text}
         self.shape = tuple(family.answer_shape(givens))
         solution = family.solve(givens, grading_key)
         self.answer = solution.answer
@@ -112,25 +115,32 @@ class _Marker:
         if text is None:
             parts = []
             if mistake is not None:
-                _, own = self.family.mistake_feedback(mistake, self.grading_key)
+                _code, own = self.family.mistake_feedback(mistake, self.grading_key)
                 # A mistake code is an internal name: learners read the mistake's own sentence
                 # or this one, with the misconception's title and explanation beside it.
-                parts.append(own or "That value matches a known mistake.")
+                parts.append(own or _("That value matches a known mistake."))
             else:
-                parts.append("Not correct.")
+                parts.append(_("Not correct."))
             if wrong:
-                entries = describe_entries(wrong)
-                parts.append(f"{entries[:1].upper()}{entries[1:]}.")
+                parts.append(describe_entries(wrong))
             if sentence is not None:
                 parts.append(sentence)
-            parts.append(f"Answers count as correct {self.tolerance_text}.")
+            parts.append(self.counts_as_correct())
             text = " ".join(parts)
             self._feedback[key] = text
         return text
 
+    def counts_as_correct(self) -> str:
+        """The closing sentence of feedback on a wrong answer: which answers count as correct."""
+        return _("Answers count as correct %(tolerance)s.") % {"tolerance": self.tolerance_text}
+
+    def details(self, **fields: Any) -> dict[str, Any]:
+        """A verdict's detail (_detail) with this variant's tolerance."""
+        return _detail(self.tolerance_text, self.decimal, **fields)
+
     def invalid(self, message: str) -> Verdict:
         """Verdict for text that could not be read."""
-        return invalid_verdict(message, self.tolerance_text)
+        return invalid_verdict(message, self.tolerance_text, self.decimal)
 
     def correct(self, parsed: Any) -> Verdict:
         """The verdict for a right response (judge and judge_number build the same ones)."""
@@ -139,14 +149,7 @@ class _Marker:
             1.0,
             None,
             self.correct_feedback,
-            {
-                "wrong_entries": [],
-                "tolerance": self.tolerance_text,
-                "diagnosis": None,
-                "finding": None,
-                "parsed": parsed,
-                "error": None,
-            },
+            self.details(wrong_entries=[], diagnosis=None, finding=None, parsed=parsed, error=None),
         )
 
     def incorrect(
@@ -171,14 +174,13 @@ class _Marker:
             0.0,
             misconception,
             self.feedback(mistake, sentence, wrong),
-            {
-                "wrong_entries": wrong,
-                "tolerance": self.tolerance_text,
-                "diagnosis": code,
-                "finding": None if rule is None else rule.kind,
-                "parsed": parsed,
-                "error": None,
-            },
+            self.details(
+                wrong_entries=wrong,
+                diagnosis=code,
+                finding=None if rule is None else rule.kind,
+                parsed=parsed,
+                error=None,
+            ),
             costs_try=True if rule is None else rule.costs_try,
         )
 
@@ -186,22 +188,20 @@ class _Marker:
         """The verdict for a wrong response a rule or an instructor's check explained."""
         parts = [finding.feedback]
         if wrong:
-            entries = describe_entries(wrong)
-            parts.append(f"{entries[:1].upper()}{entries[1:]}.")
-        parts.append(f"Answers count as correct {self.tolerance_text}.")
+            parts.append(describe_entries(wrong))
+        parts.append(self.counts_as_correct())
         return Verdict(
             "incorrect",
             0.0,
             finding.misconception,
             " ".join(parts),
-            {
-                "wrong_entries": wrong,
-                "tolerance": self.tolerance_text,
-                "diagnosis": finding.code,
-                "finding": finding.kind,
-                "parsed": parsed,
-                "error": None,
-            },
+            self.details(
+                wrong_entries=wrong,
+                diagnosis=finding.code,
+                finding=finding.kind,
+                parsed=parsed,
+                error=None,
+            ),
             costs_try=finding.costs_try,
         )
 
@@ -214,7 +214,13 @@ class _Marker:
     def after_slips(self, values: FloatArray) -> list[tuple[str, str] | None]:
         """explain_after_slips for wrong responses no mistake or slip explained."""
         return explain_after_slips(
-            values, self.answer, self.allowed, self.tolerance, self.answer_kind, self.givens
+            values,
+            self.answer,
+            self.allowed,
+            self.tolerance,
+            self.answer_kind,
+            self.givens,
+            self.decimal,
         )
 
     def judge_number(self, value: float) -> Verdict:
@@ -259,7 +265,7 @@ class _Marker:
             if found >= 0:
                 found = int(drop_coincidences(slips, np.array([found]), np.array([value]))[0])
             if found >= 0:
-                code, sentence = slips.codes[found], slips.sentences[found]
+                code, sentence = slips.codes[found], slips.sentence(found, self.decimal)
             else:
                 explained = self.after_slips(np.array([value]))[0]
                 if explained is not None:
@@ -329,29 +335,27 @@ class _Marker:
             elif slip_list[index] >= 0:
                 slips = self.slips()[0]
                 code = slips.codes[slip_list[index]]
-                sentence = slips.sentences[slip_list[index]]
+                sentence = slips.sentence(slip_list[index], self.decimal)
             elif index in explained:
                 code, sentence = explained[index]
             verdicts.append(self.incorrect(parsed[index], wrong, misconception, code, sentence))
         return verdicts
 
 
-def invalid_verdict(message: str, tolerance_text: str) -> Verdict:
+def _detail(tolerance_text: str, decimal: str, **fields: Any) -> dict[str, Any]:
+    """A verdict's detail: the fields, the tolerance, and the decimal separator the answer was
+    read with when it is not the point (a regrade reads the stored text alike)."""
+    detail = {**fields, "tolerance": tolerance_text}
+    if decimal != ".":
+        detail["decimal"] = decimal
+    return detail
+
+
+def invalid_verdict(message: str, tolerance_text: str, decimal: str = ".") -> Verdict:
     """The verdict for unreadable text: score 0, feedback is the reader's own message."""
-    return Verdict(
-        "invalid",
-        0.0,
-        None,
-        message,
-        {
-            "wrong_entries": [],
-            "tolerance": tolerance_text,
-            "diagnosis": None,
-            "finding": None,
-            "parsed": None,
-            "error": message,
-        },
-    )
+    fields = {"wrong_entries": [], "diagnosis": None, "finding": None, "parsed": None}
+    detail = _detail(tolerance_text, decimal, **fields, error=message)
+    return Verdict("invalid", 0.0, None, message, detail)
 
 
 def grade(
@@ -361,16 +365,18 @@ def grade(
     tolerance: Tolerance | None = None,
     *,
     grading_key: Mapping[str, Any] = NO_KEY,
+    decimal: str = ".",
 ) -> Verdict:
     """Grade one response against stored givens (and grading key, for a family that keeps one),
-    e.g. grade(fam, givens, '√64').status."""
+    e.g. grade(fam, givens, '√64').status. decimal: the separator of the page the answer was
+    typed on ("." or ","; answers.parse), which the feedback's numbers use too."""
     tol = tolerance or family.default_tolerance
     shape = tuple(family.answer_shape(givens))
     try:
-        value = parse(text, shape)
+        value = parse(text, shape, decimal)
     except ParseError as error:
-        return invalid_verdict(error.message, describe_tolerance(tol))
-    marker = _Marker(family, givens, tol, grading_key)
+        return invalid_verdict(error.message, describe_tolerance(tol, decimal), decimal)
+    marker = _Marker(family, givens, tol, grading_key, decimal)
     if not shape:
         return marker.judge_number(float(value))
     return marker.judge(value[np.newaxis])[0]
@@ -404,13 +410,15 @@ def grade_many(
     tolerance: Tolerance | None = None,
     *,
     grading_key: Mapping[str, Any] = NO_KEY,
+    decimal: str = ".",
 ) -> list[Verdict]:
     """Regrade many stored responses to one variant; same verdicts as grade(), one by one."""
     tol = tolerance or family.default_tolerance
-    marker = _Marker(family, givens, tol, grading_key)
+    marker = _Marker(family, givens, tol, grading_key, decimal)
     shape = marker.shape
     count = len(texts)
-    if shape:
+    if shape or decimal != ".":
+        # float() reads '1.000' as 1, which a decimal-comma page refuses: every text is read.
         values = np.empty((count, *shape), dtype=np.float64)
         slow = list(range(count))
     else:
@@ -425,7 +433,7 @@ def grade_many(
         outcome = seen.get(key)
         if outcome is None:
             try:
-                outcome = parse(text, shape)
+                outcome = parse(text, shape, decimal)
             except ParseError as error:
                 outcome = error.message
             seen[key] = outcome

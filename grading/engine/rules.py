@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
 
+from grading.engine.i18n import gettext_noop
+
 RuleKind = Literal["structure", "near-miss"]
 
 # What a family's answer is (Family.answer_kind); the structural rules are chosen by it.
@@ -64,7 +66,9 @@ MAX_SLOPE = 0.25
 class Rule:
     """One rule: stable code, kind, instructor-facing title, learner sentence, when it fires.
 
-    sentence may hold {fields} the engine fills (a factor, a count, the learner's own p);
+    title and sentence are English, marked for translation (grading.engine.sentences translates
+    them); sentence may hold %(fields)s the engine fills (a factor, a count, the
+    learner's own p);
     kinds: the answer kinds it applies to (empty: every answer); misconception: the
     misconception it points to, used only where the family lists that misconception."""
 
@@ -93,46 +97,55 @@ def _rule(
 
 
 _PROBABILITY_KINDS = ("probability", "largest-probability")
-_DK_ADVICE = "check where dₖ enters the formula and whether it is under a root."
 
 _TABLE = (
     # --- near misses: the right value, changed in a recognisable way (checked in this order)
     _rule(
         "sign-flipped",
         "near-miss",
-        "sign flipped",
-        "Your value has the wrong sign.",
+        gettext_noop("sign flipped"),
+        gettext_noop("Your value has the wrong sign."),
         "within tolerance of −answer",
     ),
     _rule(
         "percentage-for-fraction",
         "near-miss",
-        "a percentage for a probability",
-        "Your value looks like a percentage: the question asks for a probability, a fraction "
-        "between 0 and 1, so divide by 100.",
+        gettext_noop("a percentage for a probability"),
+        gettext_noop(
+            "Your value looks like a percentage: the question asks for a probability, a fraction "
+            "between 0 and 1, so divide by 100."
+        ),
         "within tolerance of 100 × answer, for a probability",
         ("probabilities", *_PROBABILITY_KINDS),
     ),
     _rule(
         "factor-sqrt-dk",
         "near-miss",
-        "off by a factor √d_k",
-        "Your value is too {direction} by a factor of √dₖ = {factor}: " + _DK_ADVICE,
+        gettext_noop("off by a factor √d_k"),
+        gettext_noop(
+            "Your value is %(direction)s by a factor of √dₖ = %(factor)s: check where dₖ enters "
+            "the formula and whether it is under a root."
+        ),
         "within tolerance of answer × √d_k or answer / √d_k (givens with a width d_k > 1)",
     ),
     _rule(
         "factor-dk",
         "near-miss",
-        "off by a factor d_k",
-        "Your value is too {direction} by a factor of dₖ = {factor}: " + _DK_ADVICE,
+        gettext_noop("off by a factor d_k"),
+        gettext_noop(
+            "Your value is %(direction)s by a factor of dₖ = %(factor)s: check where dₖ enters the "
+            "formula and whether it is under a root."
+        ),
         "within tolerance of answer × d_k or answer / d_k (givens with a width d_k > 1)",
     ),
     _rule(
         "standard-deviation-for-variance",
         "near-miss",
-        "a standard deviation for a variance",
-        "Your value looks like a standard deviation: the question asks for a variance, the "
-        "square of the standard deviation.",
+        gettext_noop("a standard deviation for a variance"),
+        gettext_noop(
+            "Your value looks like a standard deviation: the question asks for a variance, the "
+            "square of the standard deviation."
+        ),
         "within tolerance of √answer, for a variance",
         ("variance",),
         misconception="std-for-variance",
@@ -140,9 +153,11 @@ _TABLE = (
     _rule(
         "variance-for-standard-deviation",
         "near-miss",
-        "a variance for a standard deviation",
-        "Your value looks like a variance: the question asks for a standard deviation, the "
-        "square root of the variance.",
+        gettext_noop("a variance for a standard deviation"),
+        gettext_noop(
+            "Your value looks like a variance: the question asks for a standard deviation, the "
+            "square root of the variance."
+        ),
         "within tolerance of answer², for a standard deviation",
         ("standard-deviation",),
         misconception="variance-for-std",
@@ -150,51 +165,63 @@ _TABLE = (
     _rule(
         "squared",
         "near-miss",
-        "squared",
-        "Your value is the square of the correct one: check whether something was squared "
-        "that should not be.",
+        gettext_noop("squared"),
+        gettext_noop(
+            "Your value is the square of the correct one: check whether something was squared "
+            "that should not be."
+        ),
         "within tolerance of answer² (not for a standard deviation)",
     ),
     _rule(
         "square-rooted",
         "near-miss",
-        "square-rooted",
-        "Your value is the square root of the correct one: check whether a square root was "
-        "taken too early, or a square left out.",
+        gettext_noop("square-rooted"),
+        gettext_noop(
+            "Your value is the square root of the correct one: check whether a square root was "
+            "taken too early, or a square left out."
+        ),
         "within tolerance of √answer, for an answer ≥ 0 (not for a variance)",
     ),
     _rule(
         "reciprocal",
         "near-miss",
-        "the reciprocal",
-        "Your value is the reciprocal of the correct one: check what divides what; the score "
-        "is divided by the scale, not multiplied by it.",
+        gettext_noop("the reciprocal"),
+        gettext_noop(
+            "Your value is the reciprocal of the correct one: check what divides what; the score "
+            "is divided by the scale, not multiplied by it."
+        ),
         "within tolerance of 1 / answer, for a scaled score or a divisor",
         ("scaled-score", "divisor"),
     ),
     _rule(
         "power-of-ten",
         "near-miss",
-        "off by a power of ten",
-        "Your value is too {direction} by a factor of {factor}: check the decimal point, "
-        "percentages and powers of ten.",
+        gettext_noop("off by a power of ten"),
+        gettext_noop(
+            "Your value is %(direction)s by a factor of %(factor)s: check the decimal point, "
+            "percentages and powers of ten."
+        ),
         "within tolerance of answer × 10^k, k = ±1 … ±6",
     ),
     _rule(
         "probabilities-permuted",
         "near-miss",
-        "right probabilities, wrong order",
-        "These look like the right probabilities in the wrong order: each pᵢ belongs to its "
-        "own logit zᵢ, and the largest logit gets the largest probability.",
+        gettext_noop("right probabilities, wrong order"),
+        gettext_noop(
+            "These look like the right probabilities in the wrong order: each pᵢ belongs to its "
+            "own logit zᵢ, and the largest logit gets the largest probability."
+        ),
         "sorted, within tolerance of the sorted answer",
         ("probabilities",),
     ),
     _rule(
         "rounded-too-coarsely",
         "near-miss",
-        "too few significant figures",
-        "Your value is rounded to too few significant figures for the tolerance: give at "
-        "least {needed} significant figures, and keep more in intermediate steps.",
+        gettext_noop("too few significant figures"),
+        gettext_noop(
+            "Your value is rounded to too few significant figures for the tolerance: give at "
+            "least %(needed)s significant figures, and keep more in intermediate steps."
+        ),
         "every wrong entry is the answer rounded or cut to fewer figures than it needs",
         costs_try=False,
     ),
@@ -202,18 +229,22 @@ _TABLE = (
     _rule(
         "probability-out-of-range",
         "structure",
-        "probability outside [0, 1]",
-        "A probability is never negative and never above 1: softmax takes exponentials, which "
-        "are positive, and divides them by their sum.",
+        gettext_noop("probability outside [0, 1]"),
+        gettext_noop(
+            "A probability is never negative and never above 1: softmax takes exponentials, which "
+            "are positive, and divides them by their sum."
+        ),
         "an entry below 0 or above 1",
         ("probabilities", *_PROBABILITY_KINDS),
     ),
     _rule(
         "probabilities-do-not-sum-to-1",
         "structure",
-        "probabilities do not sum to 1",
-        "Your probabilities do not add up to 1: softmax divides every exponential by the sum "
-        "of them all, so its outputs always sum to 1.",
+        gettext_noop("probabilities do not sum to 1"),
+        gettext_noop(
+            "Your probabilities do not add up to 1: softmax divides every exponential by the sum "
+            "of them all, so its outputs always sum to 1."
+        ),
         "the entries' sum is not 1",
         ("probabilities",),
         misconception="no-normalisation",
@@ -221,27 +252,33 @@ _TABLE = (
     _rule(
         "logit-order-not-kept",
         "structure",
-        "logit order not kept",
-        "The order of the logits is not kept: softmax is increasing, so a larger logit always "
-        "gets a larger probability.",
+        gettext_noop("logit order not kept"),
+        gettext_noop(
+            "The order of the logits is not kept: softmax is increasing, so a larger logit always "
+            "gets a larger probability."
+        ),
         "zᵢ > zⱼ but pᵢ < pⱼ",
         ("probabilities",),
     ),
     _rule(
         "largest-probability-below-uniform",
         "structure",
-        "largest probability below 1/n",
-        "The largest of {n} probabilities that sum to 1 is at least 1/{n}: your value is "
-        "too small to be the largest.",
+        gettext_noop("largest probability below 1/n"),
+        gettext_noop(
+            "The largest of %(n)s probabilities that sum to 1 is at least 1/%(n)s: your value is "
+            "too small to be the largest."
+        ),
         "below 1/n for n logits",
         ("largest-probability",),
     ),
     _rule(
         "slope-sign",
         "structure",
-        "slope with the wrong sign",
-        "A slope of softmax has a fixed sign: ∂pᵢ/∂zᵢ = pᵢ(1 − pᵢ) is positive, and "
-        "∂pᵢ/∂zⱼ = −pᵢpⱼ for i ≠ j is negative.",
+        gettext_noop("slope with the wrong sign"),
+        gettext_noop(
+            "A slope of softmax has a fixed sign: ∂pᵢ/∂zᵢ = pᵢ(1 − pᵢ) is positive, and "
+            "∂pᵢ/∂zⱼ = −pᵢpⱼ for i ≠ j is negative."
+        ),
         "a diagonal slope below 0 or an off-diagonal one above 0",
         ("slope",),
         misconception="sign-flipped",
@@ -249,35 +286,41 @@ _TABLE = (
     _rule(
         "slope-magnitude-negative",
         "structure",
-        "negative magnitude",
-        "A magnitude |∂pᵢ/∂zⱼ| is never negative.",
+        gettext_noop("negative magnitude"),
+        gettext_noop("A magnitude |∂pᵢ/∂zⱼ| is never negative."),
         "below 0",
         ("largest-slope",),
     ),
     _rule(
         "jacobian-not-symmetric",
         "structure",
-        "Jacobian not symmetric",
-        "Your matrix is not symmetric: the softmax Jacobian diag(p) − p pᵀ has "
-        "∂pᵢ/∂zⱼ = ∂pⱼ/∂zᵢ = −pᵢpⱼ.",
+        gettext_noop("Jacobian not symmetric"),
+        gettext_noop(
+            "Your matrix is not symmetric: the softmax Jacobian diag(p) − p pᵀ has "
+            "∂pᵢ/∂zⱼ = ∂pⱼ/∂zᵢ = −pᵢpⱼ."
+        ),
         "some |J_ij − J_ji| too large",
         ("jacobian",),
     ),
     _rule(
         "jacobian-rows-do-not-sum-to-0",
         "structure",
-        "rows do not sum to 0",
-        "The rows (and columns) of your matrix do not sum to 0: the probabilities always sum "
-        "to 1, so raising any logit moves them by amounts that cancel.",
+        gettext_noop("rows do not sum to 0"),
+        gettext_noop(
+            "The rows (and columns) of your matrix do not sum to 0: the probabilities always sum "
+            "to 1, so raising any logit moves them by amounts that cancel."
+        ),
         "some row or column sum is not 0",
         ("jacobian",),
     ),
     _rule(
         "jacobian-signs-flipped",
         "structure",
-        "every sign flipped",
-        "Every sign in your matrix is flipped: raising zᵢ raises pᵢ (a positive diagonal) and "
-        "lowers every other probability (negative entries off the diagonal).",
+        gettext_noop("every sign flipped"),
+        gettext_noop(
+            "Every sign in your matrix is flipped: raising zᵢ raises pᵢ (a positive diagonal) and "
+            "lowers every other probability (negative entries off the diagonal)."
+        ),
         "the negated matrix is diag(q) − q qᵀ for some probability vector q",
         ("jacobian",),
         misconception="sign-flipped",
@@ -285,70 +328,85 @@ _TABLE = (
     _rule(
         "jacobian-sign-pattern",
         "structure",
-        "diagonal not positive or off-diagonal positive",
-        "The signs are off: raising zᵢ raises pᵢ, so the diagonal is positive, and lowers "
-        "every other probability, so the entries off the diagonal are not positive.",
+        gettext_noop("diagonal not positive or off-diagonal positive"),
+        gettext_noop(
+            "The signs are off: raising zᵢ raises pᵢ, so the diagonal is positive, and lowers "
+            "every other probability, so the entries off the diagonal are not positive."
+        ),
         "a diagonal entry below 0 or an off-diagonal entry above 0",
         ("jacobian",),
     ),
     _rule(
         "slope-too-large",
         "structure",
-        "slope larger than 1/4",
-        "No slope of softmax is larger than 1/4 in size: pᵢ(1 − pᵢ) and pᵢpⱼ (with "
-        "pᵢ + pⱼ ≤ 1) are at most 1/4.",
+        gettext_noop("slope larger than 1/4"),
+        gettext_noop(
+            "No slope of softmax is larger than 1/4 in size: pᵢ(1 − pᵢ) and pᵢpⱼ (with "
+            "pᵢ + pⱼ ≤ 1) are at most 1/4."
+        ),
         "|value| above 1/4",
         ("slope", "largest-slope", "jacobian"),
     ),
     _rule(
         "jacobian-probabilities-permuted",
         "structure",
-        "Jacobian of reordered probabilities",
-        "Your matrix has the structure of a softmax Jacobian, diag(p) − p pᵀ, but with the "
-        "probabilities in the wrong order: row and column i belong to pᵢ = softmax(z)ᵢ.",
+        gettext_noop("Jacobian of reordered probabilities"),
+        gettext_noop(
+            "Your matrix has the structure of a softmax Jacobian, diag(p) − p pᵀ, but with the "
+            "probabilities in the wrong order: row and column i belong to pᵢ = softmax(z)ᵢ."
+        ),
         "equal to diag(q) − q qᵀ for q a reordering of softmax(z)",
         ("jacobian",),
     ),
     _rule(
         "jacobian-from-other-probabilities",
         "structure",
-        "Jacobian of other probabilities",
-        "Your matrix has the structure of a softmax Jacobian, diag(p) − p pᵀ, but for "
-        "p = {p}: those are not softmax(z) for these logits; recompute the probabilities first.",
+        gettext_noop("Jacobian of other probabilities"),
+        gettext_noop(
+            "Your matrix has the structure of a softmax Jacobian, diag(p) − p pᵀ, but for "
+            "p = %(p)s: those are not softmax(z) for these logits; recompute the probabilities "
+            "first."
+        ),
         "equal to diag(q) − q qᵀ for a probability vector q that is not softmax(z)",
         ("jacobian",),
     ),
     _rule(
         "jacobian-not-softmax-form",
         "structure",
-        "not diag(p) − ppᵀ for any p",
-        "Your matrix is symmetric and its rows sum to 0, but no probability vector p gives it "
-        "as diag(p) − p pᵀ: each diagonal entry is pᵢ(1 − pᵢ) and each off-diagonal entry "
-        "−pᵢ pⱼ, for the same p throughout.",
+        gettext_noop("not diag(p) − ppᵀ for any p"),
+        gettext_noop(
+            "Your matrix is symmetric and its rows sum to 0, but no probability vector p gives it "
+            "as diag(p) − p pᵀ: each diagonal entry is pᵢ(1 − pᵢ) and each off-diagonal entry "
+            "−pᵢ pⱼ, for the same p throughout."
+        ),
         "no probability vector q gives diag(q) − q qᵀ within FORM_MARGIN tolerances",
         ("jacobian",),
     ),
     _rule(
         "negative-variance",
         "structure",
-        "negative variance",
-        "A variance is never negative: it is the mean of squared deviations.",
+        gettext_noop("negative variance"),
+        gettext_noop("A variance is never negative: it is the mean of squared deviations."),
         "below 0",
         ("variance",),
     ),
     _rule(
         "negative-standard-deviation",
         "structure",
-        "negative standard deviation",
-        "A standard deviation is never negative: it is the square root of the variance.",
+        gettext_noop("negative standard deviation"),
+        gettext_noop(
+            "A standard deviation is never negative: it is the square root of the variance."
+        ),
         "below 0",
         ("standard-deviation",),
     ),
     _rule(
         "divisor-not-positive",
         "structure",
-        "divisor not positive",
-        "The divisor is a positive number: a negative scale would flip the sign of every score.",
+        gettext_noop("divisor not positive"),
+        gettext_noop(
+            "The divisor is a positive number: a negative scale would flip the sign of every score."
+        ),
         "below 0",
         ("divisor",),
     ),
@@ -367,8 +425,3 @@ def rule_for(code: str | None) -> Rule | None:
 def applies(rule: Rule, answer_kind: str | None) -> bool:
     """Whether a rule is tried on an answer of this kind (a rule with no kinds: on every one)."""
     return not rule.kinds or answer_kind in rule.kinds
-
-
-def sentence(code: str, **fields: object) -> str:
-    """The learner's sentence of a rule, its {fields} filled, e.g. sentence("reciprocal")."""
-    return RULES[code].sentence.format(**fields) if fields else RULES[code].sentence

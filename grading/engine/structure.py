@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from grading.engine.answers import format_number
 from grading.engine.checks import Tolerance
 from grading.engine.rules import (
     MAX_SLOPE,
@@ -66,7 +65,7 @@ class _Context:
         return self._p
 
 
-Check = Callable[[FloatArray, _Context], Bools | tuple[Bools, list[dict[str, str]]]]
+Check = Callable[[FloatArray, _Context], Bools | tuple[Bools, list[dict[str, object]]]]
 
 
 def _flat(values: FloatArray) -> FloatArray:
@@ -94,13 +93,13 @@ def _order_broken(values: FloatArray, ctx: _Context) -> Bools:
     return (reversed_pairs & above).any(axis=(1, 2))
 
 
-def _below_uniform(values: FloatArray, ctx: _Context) -> tuple[Bools, list[dict[str, str]]]:
+def _below_uniform(values: FloatArray, ctx: _Context) -> tuple[Bools, list[dict[str, object]]]:
     logits = ctx.givens.get("z")
     if not logits:
         return np.zeros(values.shape[0], dtype=bool), []
     n = len(logits)
     below = _flat(values)[:, 0] < 1 / n - ctx.allowed.reshape(-1)[0]
-    return below, [{"n": str(n)}] * values.shape[0]
+    return below, [{"n": n}] * values.shape[0]
 
 
 def _slope_sign(values: FloatArray, ctx: _Context) -> Bools:
@@ -179,12 +178,13 @@ def _permuted_probabilities(values: FloatArray, ctx: _Context) -> Bools:
     return fits & same_set & ~same_order & ctx.wrong(values)
 
 
-def _other_probabilities(values: FloatArray, ctx: _Context) -> tuple[Bools, list[dict[str, str]]]:
+def _other_probabilities(
+    values: FloatArray, ctx: _Context
+) -> tuple[Bools, list[dict[str, object]]]:
     fitted, fits = fit_probabilities(values, ctx.tol)
     other = np.abs(fitted - ctx.p).max(axis=1) > OTHER_P_MARGIN
-    fields = [
-        {"p": "(" + ", ".join(format_number(q, 3) for q in row) + ")"} for row in fitted.tolist()
-    ]
+    # The learner's own probabilities, written out by rules.sentence in the page's numbers.
+    fields: list[dict[str, object]] = [{"p": tuple(row)} for row in fitted.tolist()]
     return fits & other & ctx.wrong(values), fields
 
 
@@ -261,10 +261,10 @@ def first_failures(
     answer: FloatArray,
     tol: Tolerance,
     givens: Mapping[str, Any],
-) -> list[tuple[str, dict[str, str]] | None]:
+) -> list[tuple[str, dict[str, object]] | None]:
     """Per response (first axis of values), the first structural rule it fails, with the
     fields its sentence needs, or None, e.g. ("probabilities-do-not-sum-to-1", {})."""
-    found: list[tuple[str, dict[str, str]] | None] = [None] * values.shape[0]
+    found: list[tuple[str, dict[str, object]] | None] = [None] * values.shape[0]
     checks = checks_for(answer_kind)
     if not checks or not values.shape[0]:
         return found

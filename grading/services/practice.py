@@ -98,7 +98,12 @@ def practice_variant_current(*, user: AbstractBaseUser, problem: Problem) -> Var
 
 
 def practice_answer_submit(
-    *, user: AbstractBaseUser, variant: Variant, text: str, idempotency_key: str = ""
+    *,
+    user: AbstractBaseUser,
+    variant: Variant,
+    text: str,
+    idempotency_key: str = "",
+    decimal: str = ".",
 ) -> Response:
     """Grade a practice answer and move the mastery streak.
 
@@ -115,7 +120,7 @@ def practice_answer_submit(
     replay = replay_of_key(user=user, idempotency_key=idempotency_key, fingerprint=fingerprint)
     if replay:
         return replay
-    graded = variant_grade(variant=variant, text=text)
+    graded = variant_grade(variant=variant, text=text, decimal=decimal)
     now = timezone.now()
     with transaction.atomic():
         if SolutionReveal.objects.filter(variant=variant).exists():

@@ -50,13 +50,15 @@ def response_submit(
     idempotency_key: str = "",
     now: datetime | None = None,
     variant: Variant | None = None,
+    decimal: str = ".",
 ) -> Response:
     """Record one answer to one item of an attempt, graded on the stored variant.
 
     With immediate feedback every graded answer is a try, up to the quiz's tries per item. Without
     it (exams) an answer is saved, the latest one counts, and it is graded the same way but shown
     only when the policy allows; saving again costs nothing. Invalid input never costs a try.
-    A caller that already fetched the item's variant (with its attempt) passes it.
+    A caller that already fetched the item's variant (with its attempt) passes it; a page passes
+    its decimal separator (decimal: grading.locale_numbers), the API keeps ".".
     """
     now = now or timezone.now()
     if item.quiz_id != attempt.quiz_id:
@@ -72,7 +74,7 @@ def response_submit(
         if graded is None:
             if item.problem_id:
                 variant = variant or Variant.objects.get(attempt=attempt, quiz_item=item)
-                graded = variant_grade(variant=variant, text=text)
+                graded = variant_grade(variant=variant, text=text, decimal=decimal)
             else:
                 graded = question_grade(question=item.question, choice_ids=choice_ids)
         try:
@@ -322,6 +324,7 @@ def attempt_answers_save(
     idempotency_key: str = "",
     now: datetime | None = None,
     others_ignored: bool = False,
+    decimal: str = ".",
 ) -> dict[int, Response]:
     """Save a page of answers (quiz item id → answer): each changed, non-blank one once.
 
@@ -371,7 +374,7 @@ def attempt_answers_save(
             variant = _item_variant(item, variants)
             if item_id not in graded:
                 graded[item_id] = (
-                    variant_grade(variant=variant, text=answer.text)
+                    variant_grade(variant=variant, text=answer.text, decimal=decimal)
                     if variant is not None
                     else question_grade(question=item.question, choice_ids=answer.choice_ids)
                 )

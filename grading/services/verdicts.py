@@ -12,9 +12,11 @@ from grading import engine, scores
 from grading.models import Variant
 
 
-def variant_grade(*, variant: Variant, text: str) -> engine.Verdict:
+def variant_grade(*, variant: Variant, text: str, decimal: str = ".") -> engine.Verdict:
     """Grade typed text against a stored variant: its givens, grading key and tolerance, never
-    regenerated."""
+    regenerated. decimal: the separator of the page the text was typed on (a page passes
+    grading.locale_numbers.decimal_separator(); the API keeps "."); a verdict read with ","
+    says so in its detail, so a regrade reads the stored text alike."""
     family = engine.get_family(variant.family)
     return engine.grade(
         family,
@@ -22,6 +24,7 @@ def variant_grade(*, variant: Variant, text: str) -> engine.Verdict:
         text,
         tolerance=engine.Tolerance(variant.atol, variant.rtol),
         grading_key=variant.grading_key,
+        decimal=decimal,
     )
 
 

@@ -18,6 +18,7 @@ from courses.models import QuizItem
 from grading import accommodations, policy, quiz_rules, selectors, sheets
 from grading.accommodations import answers_release_at
 from grading.forms import ItemAnswerForm, SheetForm, submission_token
+from grading.locale_numbers import decimal_separator
 from grading.models import Attempt
 
 # A module name: two views share their names with its services (attempt_start, attempt_submit).
@@ -191,6 +192,7 @@ def attempt_answer(request: HttpRequest, pk: int, item_pk: int) -> HttpResponse:
             text=form.cleaned_data["answer"],
             choice_ids=form.cleaned_data["choice"],
             idempotency_key=form.idempotency_key("item", item.pk),
+            decimal=decimal_separator(),
         )
     except AttemptClosed as error:
         return _closed(request, attempt, error.message)
@@ -232,6 +234,7 @@ def attempt_sheet_save(request: HttpRequest, pk: int) -> HttpResponse:
             answers=form.answers(),
             idempotency_key=form.idempotency_key("sheet"),
             others_ignored=True,
+            decimal=decimal_separator(),
         )
         if form.cleaned_data["action"] == "submit":
             closing.attempt_submit(attempt=attempt)

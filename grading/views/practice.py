@@ -14,6 +14,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from courses.models import Problem
 from grading import policy, scores, selectors
 from grading.forms import PracticeAnswerForm, submission_token
+from grading.locale_numbers import decimal_separator
 from grading.models import PracticeStreak
 from grading.services.errors import PracticeRefused, ServiceError
 from grading.services.practice import (
@@ -69,6 +70,7 @@ def practice(request: HttpRequest, slug: str) -> HttpResponse:
             variant=variant,
             text=form.cleaned_data["answer"],
             idempotency_key=form.idempotency_key("practice"),
+            decimal=decimal_separator(),
         )
     except PracticeRefused:
         # Nothing was recorded; the practice page says why, and until when.

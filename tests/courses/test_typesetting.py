@@ -72,3 +72,24 @@ def test_the_adjusted_mathml_survives_the_sanitizer():
     assert f"<mi>softmax</mi>{APPLY}" in html
     assert UNARY_MINUS in html
     assert '<mspace width="0.1667em">' in html or '<mspace width="0.1667em" />' in html
+
+
+@pytest.mark.parametrize(
+    ("latex", "numbers"),
+    [
+        (r"c = 0{,}5", ["0,5"]),
+        (r"-1{,}25 + 3", ["1,25", "3"]),
+        (r"(0{,}3;\ -1{,}2;\ 0{,}8)", ["0,3", "1,2", "0,8"]),
+        (r"\begin{pmatrix} 0{,}1 & 2 \\ 3 & 0{,}4 \end{pmatrix}", ["0,1", "2", "3", "0,4"]),
+    ],
+)
+def test_a_decimal_comma_written_the_tex_way_is_one_number(latex, numbers):
+    mathml = latex_to_html(latex)
+    assert [f"<mn>{n}</mn>" in mathml for n in numbers] == [True] * len(numbers), mathml
+    assert "<mrow><mo>,</mo></mrow>" not in mathml
+    assert "<mi>;</mi>" not in mathml  # a semicolon between entries is punctuation
+
+
+def test_a_comma_between_entries_stays_punctuation():
+    mathml = latex_to_html(r"(0.3, -1.2)")
+    assert "<mn>0.3</mn><mo>,</mo>" in mathml

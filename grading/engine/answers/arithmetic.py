@@ -14,6 +14,7 @@ from collections.abc import Callable
 from simpleeval import SimpleEval
 
 from grading.engine.answers.errors import ParseError
+from grading.engine.i18n import gettext as _
 
 LARGEST_POWER_DIGITS = 308  # log10 of the largest finite float64
 
@@ -35,28 +36,28 @@ def _mul(a: float, b: float) -> float:
 
 def _div(a: float, b: float) -> float:
     if float(b) == 0.0:
-        raise ParseError("division by zero")
+        raise ParseError(_("division by zero"))
     return float(a) / float(b)
 
 
 def _power(a: float, b: float) -> float:
     base, exponent = float(a), float(b)
     if base == 0.0 and exponent < 0:
-        raise ParseError("division by zero (0 to a negative power)")
+        raise ParseError(_("division by zero (0 to a negative power)"))
     if base < 0 and not exponent.is_integer():
-        raise ParseError("a negative number to a fractional power is not a real number")
+        raise ParseError(_("a negative number to a fractional power is not a real number"))
     magnitude = abs(base)
     if magnitude not in (0.0, 1.0):
         digits = abs(exponent) * abs(math.log10(magnitude))
         # Decide from the size of the result before computing it, so 9^9^9 costs nothing.
         if digits > LARGEST_POWER_DIGITS:
             if (magnitude > 1) == (exponent > 0):
-                raise ParseError("that power is too large to compute")
+                raise ParseError(_("that power is too large to compute"))
             return 0.0
     try:
         return math.pow(base, exponent)
     except OverflowError:
-        raise ParseError("that power is too large to compute") from None
+        raise ParseError(_("that power is too large to compute")) from None
 
 
 def _neg(a: float) -> float:
@@ -70,7 +71,7 @@ def _pos(a: float) -> float:
 def _sqrt(x: float) -> float:
     value = float(x)
     if value < 0:
-        raise ParseError("the square root of a negative number is not a real number")
+        raise ParseError(_("the square root of a negative number is not a real number"))
     return math.sqrt(value)
 
 
@@ -78,13 +79,13 @@ def _exp(x: float) -> float:
     try:
         return math.exp(float(x))
     except OverflowError:
-        raise ParseError("exp of that number is too large") from None
+        raise ParseError(_("exp of that number is too large")) from None
 
 
 def _ln(x: float) -> float:
     value = float(x)
     if value <= 0:
-        raise ParseError("the logarithm of zero or a negative number is undefined")
+        raise ParseError(_("the logarithm of zero or a negative number is undefined"))
     return math.log(value)
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 
 from grading.engine.answers.errors import ParseError
+from grading.engine.i18n import gettext as _
+from grading.engine.i18n import ngettext
 
 _DECIMAL_COMMA = re.compile(r"^\s*-?\d+,\d+\s*$")
 
@@ -83,7 +85,7 @@ def _row_entries(row: str, spaces_separate: bool) -> list[str]:
         if not parts[-1].strip():
             parts.pop()  # a trailing comma is harmless
         if any(not part.strip() for part in parts):
-            raise ParseError("a number is missing between two commas")
+            raise ParseError(_("a number is missing between two commas"))
         return [part.strip() for part in parts]
     if spaces_separate:
         return _split_spaces(row.strip())
@@ -105,20 +107,19 @@ def layout(text: str, spaces_separate: bool) -> list[list[str]]:
     return [_row_entries(row, spaces_separate) for row in rows]
 
 
-def _plural(count: int, one: str, many: str) -> str:
-    """'1 entry', '2 entries': both forms written out, as English plurals are not all '+s'."""
-    return f"{count} {one if count == 1 else many}"
-
-
 def arrange(rows: list[list[str]], shape: tuple[int, ...], text: str) -> list[str]:
     """Check the layout against the expected shape; return entries in row-major order."""
     if not shape:
         entries = [entry for row in rows for entry in row]
         if len(entries) != 1:
-            hint = ""
             if _DECIMAL_COMMA.match(text):
-                hint = " (write decimals with a point, e.g. 1.5, and no thousands separators)"
-            raise ParseError(f"expected a single number, got {len(entries)}{hint}")
+                message = _(
+                    "expected a single number, got %(count)s (write decimals with a point, e.g. "
+                    "1.5, and no thousands separators)"
+                )
+            else:
+                message = _("expected a single number, got %(count)s")
+            raise ParseError(message % {"count": len(entries)})
         return entries
     if len(shape) == 1:
         (size,) = shape
@@ -127,17 +128,39 @@ def arrange(rows: list[list[str]], shape: tuple[int, ...], text: str) -> list[st
         elif all(len(row) == 1 for row in rows):
             entries = [row[0] for row in rows]  # one number per line reads as a column
         else:
-            raise ParseError(f"expected {size} numbers in a single list, got {len(rows)} rows")
+            raise ParseError(
+                _("expected %(size)s numbers in a single list, got %(count)s rows")
+                % {"size": size, "count": len(rows)}
+            )
         if len(entries) != size:
-            raise ParseError(f"expected {size} numbers, got {len(entries)}")
+            raise ParseError(
+                ngettext(
+                    "expected %(size)s numbers, got %(count)s",
+                    "expected %(size)s numbers, got %(count)s",
+                    size,
+                )
+                % {"size": size, "count": len(entries)}
+            )
         return entries
     n_rows, n_cols = shape
-    label = f"a {n_rows}×{n_cols} matrix"
+    fields = {"rows": n_rows, "columns": n_cols, "count": len(rows)}
     if len(rows) != n_rows:
-        raise ParseError(f"expected {label}, got {_plural(len(rows), 'row', 'rows')}")
+        raise ParseError(
+            ngettext(
+                "expected a %(rows)s×%(columns)s matrix, got %(count)s row",
+                "expected a %(rows)s×%(columns)s matrix, got %(count)s rows",
+                len(rows),
+            )
+            % fields
+        )
     for index, row in enumerate(rows, start=1):
         if len(row) != n_cols:
             raise ParseError(
-                f"expected {label}, but row {index} has {_plural(len(row), 'entry', 'entries')}"
+                ngettext(
+                    "expected a %(rows)s×%(columns)s matrix, but row %(row)s has %(count)s entry",
+                    "expected a %(rows)s×%(columns)s matrix, but row %(row)s has %(count)s entries",
+                    len(row),
+                )
+                % {**fields, "row": index, "count": len(row)}
             )
     return [entry for row in rows for entry in row]

@@ -34,8 +34,11 @@ import numpy.typing as npt
 from grading.engine.answers.arithmetic import CONSTANTS, FUNCTIONS, OPERATORS
 from grading.engine.answers.errors import ParseError
 from grading.engine.answers.expressions import MAX_TREE_DEPTH
+from grading.engine.answers.formatting import format_count
 from grading.engine.answers.text import MAX_LENGTH, check_brackets, normalise
 from grading.engine.checks import Tolerance
+from grading.engine.i18n import gettext as _
+from grading.engine.i18n import gettext_noop
 
 ANSWER = "x"
 Shape = tuple[int, ...]
@@ -43,9 +46,13 @@ Value = float | npt.NDArray[np.float64]
 
 # name → (what it needs, what it gives); every element-wise function keeps its operand's shape.
 REDUCERS = ("sum", "min", "max")
-SHAPED = {"rowsums": "a matrix", "colsums": "a matrix", "diag": "a square matrix"}
+SHAPED = {
+    "rowsums": gettext_noop("a matrix"),
+    "colsums": gettext_noop("a matrix"),
+    "diag": gettext_noop("a square matrix"),
+}
 ELEMENTWISE = ("abs", *FUNCTIONS)
-PREDICATES = {"symmetric": "a square matrix"}
+PREDICATES = {"symmetric": gettext_noop("a square matrix")}
 CHECK_FUNCTIONS = frozenset((*REDUCERS, *SHAPED, *ELEMENTWISE, *PREDICATES))
 _COMPARISON = re.compile(r"<=|>=|!=|==|≤|≥|≠|=|<|>")
 _SYMBOLS = {"≤": "<=", "≥": ">=", "≠": "!=", "==": "="}
@@ -56,16 +63,16 @@ def _describe(shape: Shape) -> str:
     if not shape:
         return "a number"
     if len(shape) == 1:
-        return f"a vector of {shape[0]}"
-    return f"a {shape[0]} × {shape[1]} matrix"
+        return _("a vector of %(size)s") % {"size": shape[0]}
+    return _("a %(rows)s × %(columns)s matrix") % {"rows": shape[0], "columns": shape[1]}
 
 
 def _hint(variables: frozenset[str]) -> str:
-    listed = ", ".join(sorted(variables)) or "none"
-    return (
-        f"x is the answer, the variables are {listed}; the functions are "
-        f"{', '.join(sorted(CHECK_FUNCTIONS))}"
-    )
+    listed = ", ".join(sorted(variables)) or _("none")
+    return _("x is the answer, the variables are %(listed)s; the functions are %(functions)s") % {
+        "listed": listed,
+        "functions": ", ".join(sorted(CHECK_FUNCTIONS)),
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +96,7 @@ class _Shapes:
         if kind is ast.Constant:
             value = node.value  # type: ignore[attr-defined]
             if type(value) not in (int, float) or not math.isfinite(float(value)):
-                raise ParseError(f"only numbers are allowed; {self.hint}")
+                raise ParseError(_("only numbers are allowed; %(hint)s") % {"hint": self.hint})
             return ()
         if kind is ast.Name:
             name = node.id  # type: ignore[attr-defined]
@@ -98,54 +105,76 @@ class _Shapes:
             if name in self.variables or name in CONSTANTS:
                 return ()
             if name in CHECK_FUNCTIONS:
-                raise ParseError(f"{name} needs brackets, e.g. {name}(x)")
-            raise ParseError(f"unknown name '{name}'; {self.hint}")
+                raise ParseError(_("%(name)s needs brackets, e.g. %(name)s(x)") % {"name": name})
+            raise ParseError(
+                _("unknown name '%(name)s'; %(hint)s") % {"name": name, "hint": self.hint}
+            )
         if kind is ast.BinOp:
             if type(node.op) not in OPERATORS:  # type: ignore[attr-defined]
-                raise ParseError(f"that operator is not allowed; {self.hint}")
+                raise ParseError(_("that operator is not allowed; %(hint)s") % {"hint": self.hint})
             return self._together(self.of(node.left), self.of(node.right))  # type: ignore[attr-defined]
         if kind is ast.UnaryOp:
             if type(node.op) not in OPERATORS:  # type: ignore[attr-defined]
-                raise ParseError(f"that operator is not allowed; {self.hint}")
+                raise ParseError(_("that operator is not allowed; %(hint)s") % {"hint": self.hint})
             return self.of(node.operand)  # type: ignore[attr-defined]
         if kind is ast.Call:
             return self._call(node, top)  # type: ignore[arg-type]
         if kind is ast.Subscript:
             return self._index(node)  # type: ignore[arg-type]
         if kind in (ast.List, ast.Tuple):
-            raise ParseError("a list is not allowed here; compare entries with x[1], x[2]")
-        raise ParseError(f"that kind of expression is not allowed; {self.hint}")
+            raise ParseError(_("a list is not allowed here; compare entries with x[1], x[2]"))
+        raise ParseError(
+            _("that kind of expression is not allowed; %(hint)s") % {"hint": self.hint}
+        )
 
     def _together(self, left: Shape, right: Shape) -> Shape:
         if left and right and left != right:
-            raise ParseError(f"cannot combine {_describe(left)} with {_describe(right)}")
+            raise ParseError(
+                _("cannot combine %(left)s with %(right)s")
+                % {"left": _describe(left), "right": _describe(right)}
+            )
         return left or right
 
     def _call(self, node: ast.Call, top: bool) -> Shape:
         func = node.func
         if type(func) is not ast.Name:
-            raise ParseError(f"only the check's functions can be called; {self.hint}")
+            raise ParseError(
+                _("only the check's functions can be called; %(hint)s") % {"hint": self.hint}
+            )
         if func.id not in CHECK_FUNCTIONS:
-            raise ParseError(f"unknown function '{func.id}'; {self.hint}")
+            raise ParseError(
+                _("unknown function '%(id)s'; %(hint)s") % {"id": func.id, "hint": self.hint}
+            )
         name = func.id
         if node.keywords or not node.args or any(type(a) is ast.Starred for a in node.args):
-            raise ParseError(f"{name} takes what it applies to in brackets, e.g. {name}(x)")
+            raise ParseError(
+                _("%(name)s takes what it applies to in brackets, e.g. %(name)s(x)")
+                % {"name": name}
+            )
         if name in REDUCERS:
             for arg in node.args:
                 self.of(arg)
             return ()
         if len(node.args) != 1:
-            raise ParseError(f"{name} takes exactly one argument, e.g. {name}(x)")
+            raise ParseError(
+                _("%(name)s takes exactly one argument, e.g. %(name)s(x)") % {"name": name}
+            )
         shape = self.of(node.args[0])
         if name in ELEMENTWISE:
             return shape
         needs = SHAPED.get(name) or PREDICATES[name]
         square = "square" in needs
         if len(shape) != 2 or (square and shape[0] != shape[1]):
-            raise ParseError(f"{name} needs {needs}, not {_describe(shape)}")
+            raise ParseError(
+                _("%(name)s needs %(needs)s, not %(shape)s")
+                % {"name": name, "needs": _(needs), "shape": _describe(shape)}
+            )
         if name in PREDICATES:
             if not top:
-                raise ParseError(f"{name}(...) is a yes-or-no check: write it as the whole check")
+                raise ParseError(
+                    _("%(name)s(...) is a yes-or-no check: write it as the whole check")
+                    % {"name": name}
+                )
             return ()
         return (shape[1],) if name == "colsums" else (shape[0],)
 
@@ -153,18 +182,24 @@ class _Shapes:
         shape = self.of(node.value)
         indices = list(node.slice.elts) if type(node.slice) is ast.Tuple else [node.slice]
         if not shape:
-            raise ParseError("a number has no entries to index: [...] needs a vector or a matrix")
+            raise ParseError(
+                _("a number has no entries to index: [...] needs a vector or a matrix")
+            )
         if len(indices) != len(shape):
             wanted = "[i]" if len(shape) == 1 else "[i, j]"
-            raise ParseError(f"index {_describe(shape)} as {wanted}, counting from 1")
+            raise ParseError(
+                _("index %(shape)s as %(wanted)s, counting from 1")
+                % {"shape": _describe(shape), "wanted": wanted}
+            )
         for index, size in zip(indices, shape, strict=True):
             if type(index) is ast.Slice or self.of(index):
-                raise ParseError("an index is one whole number, counting from 1, e.g. x[2]")
+                raise ParseError(_("an index is one whole number, counting from 1, e.g. x[2]"))
             if type(index) is ast.Constant and not (
                 float(index.value).is_integer() and 1 <= index.value <= size
             ):
                 raise ParseError(
-                    f"index {index.value} is out of range for {_describe(shape)}: use 1 to {size}"
+                    _("index %(index)s is out of range for %(shape)s: use 1 to %(size)s")
+                    % {"index": index.value, "shape": _describe(shape), "size": size}
                 )
         return ()
 
@@ -180,7 +215,7 @@ def _elementwise(function: Callable[..., float], *operands: Value) -> Value:
 
 def _finite(value: Value) -> Value:
     if not np.isfinite(value).all():
-        raise ParseError("the result is too large to work with")
+        raise ParseError(_("the result is too large to work with"))
     return value
 
 
@@ -217,7 +252,10 @@ class _Values:
         for index, size in zip(indices, array.shape, strict=True):
             number = float(self.of(index))
             if not number.is_integer() or not 1 <= number <= size:
-                raise ParseError(f"index {number:g} is out of range: use 1 to {size}")
+                raise ParseError(
+                    _("index %(index)s is out of range: use 1 to %(size)s")
+                    % {"index": f"{number:g}", "size": size}
+                )
             place.append(int(number) - 1)
         return float(array[tuple(place)])
 
@@ -294,23 +332,31 @@ def _split(text: str) -> tuple[list[str], list[str]]:
 
 
 def _parse_side(text: str, number: int, count: int) -> ast.expr:
-    where = "" if count == 1 else f" (side {number})"
+    where = "" if count == 1 else _(" (side %(number)s)") % {"number": number}
     side = normalise(text).strip()
     if not side:
-        raise ParseError(f"a comparison needs something on each side{where}")
+        raise ParseError(_("a comparison needs something on each side%(where)s") % {"where": where})
     bad = _ALLOWED_CHARACTERS.search(side)
     if bad is not None:
-        raise ParseError(f"the character {bad.group()!r} is not allowed in a check{where}")
+        raise ParseError(
+            _("the character %(char)s is not allowed in a check%(where)s")
+            % {"char": repr(bad.group()), "where": where}
+        )
     check_brackets(side)
     try:
         tree = ast.parse(side, mode="eval").body
     except (SyntaxError, RecursionError, MemoryError, ValueError):
-        raise ParseError(f"could not read '{side[:40]}'{where} as an expression") from None
+        raise ParseError(
+            _("could not read '%(text)s'%(where)s as an expression")
+            % {"text": side[:40], "where": where}
+        ) from None
     stack: list[tuple[ast.AST, int]] = [(tree, 1)]
     while stack:  # the walkers below recurse: keep hostile nesting cheap, as for formulas
         node, depth = stack.pop()
         if depth > MAX_TREE_DEPTH:
-            raise ParseError(f"the check is nested too deeply{where}; simplify it")
+            raise ParseError(
+                _("the check is nested too deeply%(where)s; simplify it") % {"where": where}
+            )
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
     return tree
 
@@ -319,11 +365,14 @@ def compile_check(text: object, variables: frozenset[str], answer: Shape) -> Pro
     """Parse and check a property check for an answer of this shape, e.g.
     compile_check('sum(x) = 1', frozenset(), (3,)); ParseError says what is wrong."""
     if not isinstance(text, str) or not text.strip():
-        raise ParseError("write the check, e.g. sum(x) = 1 or x >= 0")
+        raise ParseError(_("write the check, e.g. sum(x) = 1 or x >= 0"))
     if len(text) > MAX_LENGTH:
-        raise ParseError(f"the check is too long (at most {MAX_LENGTH:,} characters)")
+        raise ParseError(
+            _("the check is too long (at most %(count)s characters)")
+            % {"count": format_count(MAX_LENGTH)}
+        )
     if ANSWER in variables:
-        raise ParseError("a variable is named x, which in a check is the answer: rename it")
+        raise ParseError(_("a variable is named x, which in a check is the answer: rename it"))
     check_brackets(normalise(text))
     sides, operators = _split(text)
     shapes = _Shapes(answer, variables)
@@ -340,6 +389,7 @@ def compile_check(text: object, variables: frozenset[str], answer: Shape) -> Pro
     for left, right in itertools.pairwise(parts):
         if left.shape and right.shape and left.shape != right.shape:
             raise ParseError(
-                f"cannot compare {_describe(left.shape)} with {_describe(right.shape)}"
+                _("cannot compare %(left)s with %(right)s")
+                % {"left": _describe(left.shape), "right": _describe(right.shape)}
             )
     return PropertyCheck(text, tuple(parts), tuple(operators))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from grading.engine.answers.errors import ALLOWED, ParseError
+from grading.engine.i18n import gettext as _
 
 MAX_LENGTH = 1000
 # Bounds that keep hostile input cheap: the Python parser costs about a microsecond per token.
@@ -41,7 +42,7 @@ def normalise(text: str) -> str:
         text = _ROOT_BRACKET.sub("sqrt(", text)
         text = _ROOT_ATOM.sub(r"sqrt(\1)", text)
         if "√" in text:
-            raise ParseError("put what √ applies to right after it, e.g. √2 or √(2/3)")
+            raise ParseError(_("put what √ applies to right after it, e.g. √2 or √(2/3)"))
     return text
 
 
@@ -51,8 +52,11 @@ def check_characters(text: str) -> None:
         return
     char = bad.group()
     if char in "'\"`":
-        raise ParseError(f"text in quotes is not allowed; {ALLOWED}")
-    raise ParseError(f"the character {char!r} is not allowed; {ALLOWED}")
+        raise ParseError(_("text in quotes is not allowed; %(allowed)s") % {"allowed": ALLOWED})
+    raise ParseError(
+        _("the character %(char)s is not allowed; %(allowed)s")
+        % {"char": repr(char), "allowed": ALLOWED}
+    )
 
 
 def check_brackets(text: str) -> None:
@@ -61,13 +65,24 @@ def check_brackets(text: str) -> None:
         if char in "([":
             stack.append(char)
             if len(stack) > MAX_BRACKET_DEPTH:
-                raise ParseError(f"too many nested brackets (at most {MAX_BRACKET_DEPTH} levels)")
+                raise ParseError(
+                    _("too many nested brackets (at most %(depth)s levels)")
+                    % {"depth": MAX_BRACKET_DEPTH}
+                )
         elif char in ")]":
             if not stack:
                 opening = _CLOSING[char]
-                raise ParseError(f"unbalanced brackets: '{char}' has no matching '{opening}'")
+                raise ParseError(
+                    _("unbalanced brackets: '%(closing)s' has no matching '%(opening)s'")
+                    % {"closing": char, "opening": opening}
+                )
             opened = stack.pop()
             if opened != _CLOSING[char]:
-                raise ParseError(f"unbalanced brackets: '{opened}' is closed by '{char}'")
+                raise ParseError(
+                    _("unbalanced brackets: '%(opening)s' is closed by '%(closing)s'")
+                    % {"opening": opened, "closing": char}
+                )
     if stack:
-        raise ParseError(f"unbalanced brackets: '{stack[-1]}' is never closed")
+        raise ParseError(
+            _("unbalanced brackets: '%(opening)s' is never closed") % {"opening": stack[-1]}
+        )

@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from grading.engine.checks import Tolerance, within_tolerance
+from grading.engine.i18n import gettext as _
 
 ParamKind = Literal["int", "float", "int_list", "float_list"]
 FloatArray = npt.NDArray[np.float64]
@@ -96,39 +97,41 @@ def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _sentence(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
 def _clean_one(spec: ParamSpec, value: object) -> tuple[Any, str | None]:
     """Coerce one value to the spec's kind; return (value, None) or (None, message)."""
     whole = spec.kind.startswith("int")
     if spec.kind.endswith("_list"):
         if not isinstance(value, list | tuple):
-            return None, "Must be a list of numbers"
+            return None, _("Must be a list of numbers.")
         if not value:
-            return None, "Must not be empty"
+            return None, _("Must not be empty.")
         if len(value) > MAX_LIST_LENGTH:
-            return None, f"Must have at most {MAX_LIST_LENGTH} entries"
+            return None, _("Must have at most %(count)s entries.") % {"count": MAX_LIST_LENGTH}
         items = list(value)
     else:
         items = [value]
     cleaned: list[int | float] = []
+    listed = spec.kind.endswith("_list")
     for position, item in enumerate(items, start=1):
-        where = f"entry {position} " if spec.kind.endswith("_list") else ""
-        if not _is_number(item) or not math.isfinite(item):
-            kind = "a whole number" if whole else "a number"
-            return None, _sentence(f"{where}must be {kind}")
-        if whole:
-            if float(item) != int(item):
-                return None, _sentence(f"{where}must be a whole number")
-            number: int | float = int(item)
-        else:
-            number = float(item)
+        fields = {"entry": position}
+        if not _is_number(item) or not math.isfinite(item) or (whole and float(item) != int(item)):
+            if whole:
+                message = _("Entry %(entry)s must be a whole number.") if listed else None
+                return None, message % fields if message else _("Must be a whole number.")
+            if listed:
+                return None, _("Entry %(entry)s must be a number.") % fields
+            return None, _("Must be a number.")
+        number: int | float = int(item) if whole else float(item)
         if spec.min is not None and number < spec.min:
-            return None, _sentence(f"{where}must be at least {spec.min:g}")
+            fields["bound"] = f"{spec.min:g}"
+            if listed:
+                return None, _("Entry %(entry)s must be at least %(bound)s.") % fields
+            return None, _("Must be at least %(bound)s.") % fields
         if spec.max is not None and number > spec.max:
-            return None, _sentence(f"{where}must be at most {spec.max:g}")
+            fields["bound"] = f"{spec.max:g}"
+            if listed:
+                return None, _("Entry %(entry)s must be at most %(bound)s.") % fields
+            return None, _("Must be at most %(bound)s.") % fields
         cleaned.append(number)
     return (cleaned if spec.kind.endswith("_list") else cleaned[0]), None
 
@@ -140,20 +143,22 @@ def clean_with_specs(
     if params is None:
         params = {}
     if not isinstance(params, Mapping):
-        return {}, {"params": "Parameters must be an object mapping names to values."}
+        return {}, {"params": _("Parameters must be an object mapping names to values.")}
     known = {spec.name for spec in specs}
     errors: dict[str, str] = {}
     for name in params:
         if name not in known:
-            listed = ", ".join(sorted(known)) or "none"
-            errors[str(name)] = f"Unknown parameter; the known parameters are: {listed}."
+            listed = ", ".join(sorted(known)) or _("none")
+            errors[str(name)] = _("Unknown parameter; the known parameters are: %(listed)s.") % {
+                "listed": listed
+            }
     cleaned: dict[str, Any] = {}
     for spec in specs:
         value, message = _clean_one(spec, params.get(spec.name, spec.default))
         if message is None:
             cleaned[spec.name] = value
         else:
-            errors[spec.name] = f"{message}."
+            errors[spec.name] = message
     return cleaned, errors
 
 
@@ -189,7 +194,7 @@ class Family(ABC):
         discriminate."""
         cleaned = self.clean_params(params)
         drawn = self.split(self.draw(rng, cleaned))
-        for _ in range(MAX_DRAWS - 1):
+        for _draw in range(MAX_DRAWS - 1):
             if self.discriminates(drawn.givens, drawn.grading_key):
                 break
             drawn = self.split(self.draw(rng, cleaned))
@@ -232,8 +237,10 @@ class Family(ABC):
     ) -> tuple[str, str | None]:
         """The misconception a mistake names, and the sentence for it (None: no own sentence).
 
-        A built-in family's mistake codes are misconception codes, each with its sentence."""
-        return code, self.mistakes.get(code)
+        A built-in family's mistake codes are misconception codes, each with its sentence (kept
+        in English, marked for translation, and translated here)."""
+        sentence = self.mistakes.get(code)
+        return code, _(sentence) if sentence else None
 
     def authored_findings(
         self,
@@ -262,8 +269,9 @@ class Family(ABC):
         """() for a number, (n,) for a vector, (n, m) for a matrix."""
 
     @abstractmethod
-    def prompt(self, givens: Mapping[str, Any]) -> str:
-        """Markdown with LaTeX stating the problem with these givens."""
+    def prompt(self, givens: Mapping[str, Any], decimal: str = ".") -> str:
+        """Markdown with LaTeX stating the problem with these givens, in the active language,
+        numbers written with the page's decimal separator ("," writes 0,5 and 0{,}5 in math)."""
 
 
 def validate_params(family: Family, params: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -361,7 +369,7 @@ def pick(rng: np.random.Generator, choices: list[Any]) -> Any:
 def check_length_range(params: Mapping[str, Any]) -> dict[str, str]:
     """min_length must not exceed max_length."""
     if params["min_length"] > params["max_length"]:
-        return {"max_length": "Must be at least min_length."}
+        return {"max_length": _("Must be at least min_length.")}
     return {}
 
 

@@ -43,7 +43,10 @@ from grading.engine.answers import (
     ParseError,
     compile_expression,
 )
+from grading.engine.answers.formatting import format_count
 from grading.engine.checks import Tolerance
+from grading.engine.i18n import gettext as _
+from grading.engine.i18n import gettext_noop
 from grading.engine.problems.base import (
     NO_KEY,
     Drawn,
@@ -64,6 +67,7 @@ from grading.engine.problems.formula_properties import clean_properties, first_f
 from grading.engine.problems.formula_shape import (
     SHAPES,
     ShapedFormula,
+    answer_request,
     dimensions,
     entries,
     map_entries,
@@ -97,39 +101,41 @@ def _is_number(value: object) -> bool:
 
 def _clean_variable(name: object, spec: object) -> tuple[dict[str, Any] | None, str | None]:
     if not isinstance(name, str) or not _NAME.match(name):
-        return None, "A variable name must start with a letter and use letters, digits or _."
+        return None, _("A variable name must start with a letter and use letters, digits or _.")
     if name in RESERVED_NAMES or keyword.iskeyword(name):
-        return None, f"'{name}' is reserved; choose another variable name."
+        return None, _("'%(name)s' is reserved; choose another variable name.") % {"name": name}
     if not isinstance(spec, Mapping):
-        return None, 'Give {"choices": [...]} or {"min": a, "max": b, "step": s}.'
+        return None, _('Give {"choices": [...]} or {"min": a, "max": b, "step": s}.')
     shown: dict[str, int] = {}
     if "decimals" in spec:
         decimals = spec["decimals"]
         if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 10:
-            return None, "decimals (how the prompt shows the value) is a whole number 0 to 10."
+            return None, _("decimals (how the prompt shows the value) is a whole number 0 to 10.")
         shown = {"decimals": decimals}
         spec = {key: value for key, value in spec.items() if key != "decimals"}
     if set(spec) == {"choices"}:
         choices = spec["choices"]
         if not isinstance(choices, list | tuple) or not choices:
-            return None, "choices must be a non-empty list of numbers."
+            return None, _("choices must be a non-empty list of numbers.")
         if len(choices) > MAX_CHOICES:
-            return None, f"choices may list at most {MAX_CHOICES} numbers."
+            return None, _("choices may list at most %(count)s numbers.") % {"count": MAX_CHOICES}
         if not all(_is_number(c) for c in choices):
-            return None, "every choice must be a finite number."
+            return None, _("every choice must be a finite number.")
         return {"choices": list(choices), **shown}, None
     if set(spec) == {"min", "max", "step"}:
         low, high, step = spec["min"], spec["max"], spec["step"]
         if not all(_is_number(v) for v in (low, high, step)):
-            return None, "min, max and step must be finite numbers."
+            return None, _("min, max and step must be finite numbers.")
         if step <= 0:
-            return None, "step must be positive."
+            return None, _("step must be positive.")
         if low > high:
-            return None, "min must not exceed max."
+            return None, _("min must not exceed max.")
         if (high - low) / step > MAX_STEPS:
-            return None, f"the range may hold at most {MAX_STEPS:,} steps."
+            return None, _("the range may hold at most %(count)s steps.") % {
+                "count": format_count(MAX_STEPS)
+            }
         return {"min": low, "max": high, "step": step, **shown}, None
-    return None, 'Give either {"choices": [...]} or {"min": a, "max": b, "step": s}.'
+    return None, _('Give either {"choices": [...]} or {"min": a, "max": b, "step": s}.')
 
 
 def _draw_value(rng: np.random.Generator, spec: Mapping[str, Any]) -> int | float:
@@ -152,7 +158,7 @@ class FormulaFamily(Family):
 
     key = FORMULA_FAMILY
     version = 1
-    title = "Instructor formula"
+    title = gettext_noop("Instructor formula")
     param_specs = ()
     default_tolerance = Tolerance(atol=0.0, rtol=0.01)
     # Codes and their explanations belong to the lesson's misconceptions, not to the engine.
@@ -161,19 +167,21 @@ class FormulaFamily(Family):
     def clean_params(self, params: Mapping[str, Any] | None) -> dict[str, Any]:
         """Check structure, variable specs and every formula; raise ParamError per field."""
         if not isinstance(params, Mapping):
-            raise ParamError({"params": "Parameters must be an object."})
+            raise ParamError({"params": _("Parameters must be an object.")})
         errors: dict[str, str] = {}
         for name in params:
             if name not in _KEYS:
-                errors[str(name)] = f"Unknown parameter; use {', '.join(sorted(_KEYS))}."
+                errors[str(name)] = _("Unknown parameter; use %(keys)s.") % {
+                    "keys": ", ".join(sorted(_KEYS))
+                }
         variables: dict[str, dict[str, Any]] = {}
         raw_variables = params.get("variables")
         # No variables is allowed: a numerical question brought from another system has one
         # fixed answer, and grading it as a formula keeps every answer graded in one place.
         if not isinstance(raw_variables, Mapping):
-            errors["variables"] = "Give the variables as an object ({} for a fixed answer)."
+            errors["variables"] = _("Give the variables as an object ({} for a fixed answer).")
         elif len(raw_variables) > MAX_VARIABLES:
-            errors["variables"] = f"Use at most {MAX_VARIABLES} variables."
+            errors["variables"] = _("Use at most %(count)s variables.") % {"count": MAX_VARIABLES}
         else:
             for name, spec in raw_variables.items():
                 cleaned, message = _clean_variable(name, spec)
@@ -184,32 +192,35 @@ class FormulaFamily(Family):
         names = frozenset(variables)
         shape = params.get("shape", "number")
         if shape not in SHAPES:
-            errors["shape"] = f"The shape is one of {', '.join(SHAPES)}."
+            errors["shape"] = _("The shape is one of %(shapes)s.") % {"shapes": ", ".join(SHAPES)}
             shape = "number"
         answer = params.get("answer")
-        if (message := shape_error(answer, shape)) is not None:
+        message = shape_error(answer, shape)
+        if message is None and "variables" not in errors:
+            message = _formula_error(answer, names)
+        if message is not None:
             errors["answer"] = message
-        elif "variables" not in errors and (message := _formula_error(answer, names)):
-            errors["answer"] = f"In the answer formula{message}."
         mistakes = params.get("mistakes", {})
         if not isinstance(mistakes, Mapping):
-            errors["mistakes"] = "Give mistakes as an object mapping codes to formulas."
+            errors["mistakes"] = _("Give mistakes as an object mapping codes to formulas.")
             mistakes = {}
         for code, entry in mistakes.items():
             field = f"mistakes.{code}"
             formula = mistake_formula(entry)
             if not isinstance(code, str) or not _CODE.match(code):
-                errors[field] = "A mistake code uses lowercase letters, digits and hyphens."
+                errors[field] = _("A mistake code uses lowercase letters, digits and hyphens.")
             elif isinstance(entry, Mapping) and (entry_errors := mistake_entry_errors(entry)):
                 errors.update({f"{field}.{key}": text for key, text in entry_errors.items()})
             elif not isinstance(formula, str | list):
-                errors[field] = "Give the mistake as a formula."
+                errors[field] = _("Give the mistake as a formula.")
             elif shape_error(formula, shape) is not None or (
                 "answer" not in errors and dimensions(formula) != dimensions(answer)
             ):
-                errors[field] = f"Give the mistake in the answer's shape ({shape})."
-            elif "variables" not in errors and (message := _formula_error(formula, names)):
-                errors[field] = f"In mistake '{code}'{message}."
+                errors[field] = _("Give the mistake in the answer's shape (%(shape)s).") % {
+                    "shape": shape
+                }
+            elif "variables" not in errors and (message := _formula_error(formula, names, code)):
+                errors[field] = message
         properties, found_errors = clean_properties(
             params.get("properties", []),
             None if "variables" in errors else names,
@@ -218,9 +229,11 @@ class FormulaFamily(Family):
         errors.update(found_errors)
         prompt = params.get("prompt")
         if not isinstance(prompt, str) or not prompt.strip():
-            errors["prompt"] = "Give the prompt text; {@name@} shows a variable's value."
+            errors["prompt"] = _("Give the prompt text; {@name@} shows a variable's value.")
         elif len(prompt) > MAX_PROMPT_LENGTH:
-            errors["prompt"] = f"The prompt may be at most {MAX_PROMPT_LENGTH:,} characters."
+            errors["prompt"] = _("The prompt may be at most %(count)s characters.") % {
+                "count": format_count(MAX_PROMPT_LENGTH)
+            }
         elif "variables" not in errors and (found := placeholder_errors(prompt, names)):
             errors["prompt"] = " ".join(found)
         solution = params.get("solution", [])
@@ -230,14 +243,13 @@ class FormulaFamily(Family):
             or len(solution) > MAX_SOLUTION_STEPS
             or sum(len(step) for step in solution) > MAX_PROMPT_LENGTH
         ):
-            errors["solution"] = (
-                f"Give the worked solution as a list of at most {MAX_SOLUTION_STEPS} steps of "
-                f"text, {MAX_PROMPT_LENGTH:,} characters in all; {{@name@}} shows a variable's "
-                "value."
-            )
+            errors["solution"] = _(
+                "Give the worked solution as a list of at most %(steps)s steps of text, "
+                "%(count)s characters in all; {@name@} shows a variable's value."
+            ) % {"steps": MAX_SOLUTION_STEPS, "count": format_count(MAX_PROMPT_LENGTH)}
         elif "variables" not in errors:
             found = [
-                f"Step {number}: {message}"
+                _("Step %(number)s: %(message)s") % {"number": number, "message": message}
                 for number, step in enumerate(solution, start=1)
                 for message in placeholder_errors(step, names)
             ]
@@ -245,7 +257,7 @@ class FormulaFamily(Family):
                 errors["solution"] = " ".join(found)
         version = params.get("version", 1)
         if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-            errors["version"] = "The version must be a whole number of at least 1."
+            errors["version"] = _("The version must be a whole number of at least 1.")
         if errors:
             raise ParamError(errors)
         cleaned = {
@@ -317,7 +329,7 @@ class FormulaFamily(Family):
 
     def solve(self, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY) -> Solution:
         """Evaluate the formulas; one that cannot be evaluated gives NaN (never offered)."""
-        results, _ = self.evaluate(givens, grading_key)
+        results, _failures = self.evaluate(givens, grading_key)
         unknown = np.full(self.answer_shape(givens), math.nan)
         answer = np.array(results.get("", unknown), dtype=np.float64)
         # In code order: a value that fits two mistakes is named by the first (offered_mistakes),
@@ -359,33 +371,41 @@ class FormulaFamily(Family):
         """() for a number; a vector's or matrix's dimensions, which its givens state."""
         return tuple(givens.get("shape", ()))
 
-    def prompt(self, givens: Mapping[str, Any]) -> str:
-        """The instructor's text with {@name@} replaced by the drawn value (braces stay),
-        and for a vector or matrix the dimensions the answer takes."""
-        text = substitute_placeholders(givens["prompt"], givens["values"], givens.get("decimals"))
+    def prompt(self, givens: Mapping[str, Any], decimal: str = ".") -> str:
+        """The instructor's text with {@name@} replaced by the drawn value (braces stay, the
+        value written with the page's decimal separator), and for a vector or matrix the
+        dimensions the answer takes. The instructor's own words are never translated."""
+        text = substitute_placeholders(
+            givens["prompt"], givens["values"], givens.get("decimals"), decimal
+        )
         shape = givens.get("shape")
         if not shape:
             return text
         # Every given shows: the dimensions are said in words as well as by the input grid.
-        wanted = (
-            f"a vector of {shape[0]} numbers"
-            if len(shape) == 1
-            else f"a {shape[0]} × {shape[1]} matrix"
-        )
-        return f"{text}\n\nGive your answer as {wanted}."
+        return f"{text}\n\n{answer_request(shape)}"
 
 
 FORMULA = FormulaFamily()
 
 
-def _formula_error(formula: ShapedFormula, names: frozenset[str]) -> str:
-    """'' when every entry compiles, else ' (entry 2): why' for the first that does not."""
+def _formula_error(
+    formula: ShapedFormula, names: frozenset[str], code: str | None = None
+) -> str | None:
+    """None when every entry compiles, else a sentence saying which formula (the answer's, or
+    mistake `code`'s), where in it ('entry 2') and why the first entry that does not fails."""
     for where, text in entries(formula):
         try:
             _compiled(text, names)
         except ParseError as error:
-            return f"{f', {where}' if where else ''}: {error.message}"
-    return ""
+            fields = {"code": code, "where": where, "message": error.message}
+            if code is None and where:
+                return _("In the answer formula, %(where)s: %(message)s.") % fields
+            if code is None:
+                return _("In the answer formula: %(message)s.") % fields
+            if where:
+                return _("In mistake '%(code)s', %(where)s: %(message)s.") % fields
+            return _("In mistake '%(code)s': %(message)s.") % fields
+    return None
 
 
 def shown_names(prompt: str, names: Iterable[str]) -> set[str]:

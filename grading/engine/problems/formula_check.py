@@ -18,6 +18,7 @@ import numpy as np
 
 from grading.engine.answers import format_number
 from grading.engine.checks import Tolerance, within_tolerance
+from grading.engine.i18n import gettext as _
 from grading.engine.problems.base import ParamError
 from grading.engine.problems.formula import FORMULA
 from grading.engine.problems.formula_properties import right_answer_failure
@@ -50,31 +51,42 @@ def check_formula(params: Mapping[str, Any], tolerance: Tolerance | None = None)
     for seed in range(VALIDATION_SEEDS):
         drawn = FORMULA.generate(np.random.default_rng(seed), cleaned)
         values = {**drawn.givens["values"], **drawn.grading_key.get("hidden_values", {})}
-        where = f"seed {seed}"
+        where = _("seed %(seed)s") % {"seed": seed}
         if values:
-            where += f" ({_describe_values(dict(sorted(values.items())))})"
+            where = _("seed %(seed)s (%(values)s)") % {
+                "seed": seed,
+                "values": _describe_values(dict(sorted(values.items()))),
+            }
         results, failures = FORMULA.evaluate(drawn.givens, drawn.grading_key)
         answer = None
         if "" in failures:
             errors.setdefault(
-                "answer", f"the answer is not a finite number for {where}: {failures['']}"
+                "answer",
+                _("the answer is not a finite number for %(where)s: %(why)s")
+                % {"where": where, "why": failures[""]},
             )
         else:
             answer = np.asarray(results[""], dtype=np.float64)
             if within_tolerance(np.zeros_like(answer), answer, tol).all():
                 errors.setdefault(
                     "answer",
-                    f"the answer is 0 (within tolerance) for {where}, so typing 0 would pass",
+                    _("the answer is 0 (within tolerance) for %(where)s, so typing 0 would pass")
+                    % {"where": where},
                 )
             properties = cleaned.get("properties", [])
             if failed := right_answer_failure(properties, answer, values, tol):
                 number, why = failed
-                errors.setdefault(f"properties.{number}.check", f"check {number} {why} for {where}")
+                errors.setdefault(
+                    f"properties.{number}.check",
+                    _("check %(number)s %(why)s for %(where)s")
+                    % {"number": number, "why": why, "where": where},
+                )
         for code in codes:
             if code in failures:
                 errors.setdefault(
                     f"mistakes.{code}",
-                    f"mistake '{code}' is not a finite number for {where}: {failures[code]}",
+                    _("mistake '%(code)s' is not a finite number for %(where)s: %(why)s")
+                    % {"code": code, "where": where, "why": failures[code]},
                 )
             elif (
                 answer is not None
@@ -86,8 +98,11 @@ def check_formula(params: Mapping[str, Any], tolerance: Tolerance | None = None)
         if count == VALIDATION_SEEDS:
             errors.setdefault(
                 f"mistakes.{code}",
-                f"mistake '{code}' equals the answer for every one of {VALIDATION_SEEDS} seeds "
-                f"(first {first_equal[code]}), so it could never be told apart",
+                _(
+                    "mistake '%(code)s' equals the answer for every one of %(seeds)s seeds "
+                    "(first %(first)s), so it could never be told apart"
+                )
+                % {"code": code, "seeds": VALIDATION_SEEDS, "first": first_equal[code]},
             )
     if errors:
         raise ParamError(errors)

@@ -12,6 +12,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from grading.engine.answers.formatting import format_count
+from grading.engine.i18n import gettext as _
+
 MAX_FEEDBACK_LENGTH = 2_000
 _MISTAKE_KEYS = {"formula", "misconception", "feedback"}
 _CODE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -40,19 +43,22 @@ def mistake_entry_errors(entry: Mapping[str, Any]) -> dict[str, str]:
     errors: dict[str, str] = {}
     extra = set(entry) - _MISTAKE_KEYS
     if extra:
-        errors["formula"] = (
-            f"Unknown key {sorted(map(str, extra))[0]!r}; use {', '.join(sorted(_MISTAKE_KEYS))}."
-        )
+        errors["formula"] = _("Unknown key %(key)s; use %(keys)s.") % {
+            "key": repr(sorted(map(str, extra))[0]),
+            "keys": ", ".join(sorted(_MISTAKE_KEYS)),
+        }
     if not isinstance(entry.get("formula"), str | list):
-        errors["formula"] = "Give the mistake as a formula."
+        errors["formula"] = _("Give the mistake as a formula.")
     misconception = entry.get("misconception")
     if misconception is not None and (
         not isinstance(misconception, str) or not _CODE.match(misconception)
     ):
-        errors["misconception"] = "A misconception code uses lowercase letters, digits, hyphens."
+        errors["misconception"] = _("A misconception code uses lowercase letters, digits, hyphens.")
     feedback = entry.get("feedback")
     if feedback is not None and (
         not isinstance(feedback, str) or len(feedback) > MAX_FEEDBACK_LENGTH
     ):
-        errors["feedback"] = f"Feedback is text of at most {MAX_FEEDBACK_LENGTH:,} characters."
+        errors["feedback"] = _("Feedback is text of at most %(count)s characters.") % {
+            "count": format_count(MAX_FEEDBACK_LENGTH)
+        }
     return errors

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from grading.engine.answers import format_number
+from grading.engine.i18n import gettext as _
 
 PLACEHOLDER = re.compile(r"\{@([A-Za-z][A-Za-z0-9_]*)@\}")
 # The old syntax, and anything that looks like a new placeholder but is not one ({@ d_k @}).
@@ -43,18 +44,28 @@ def placeholder_names(text: str) -> list[str]:
 
 
 def substitute_placeholders(
-    text: str, values: Mapping[str, Any], decimals: Mapping[str, int] | None = None
+    text: str,
+    values: Mapping[str, Any],
+    decimals: Mapping[str, int] | None = None,
+    decimal: str = ".",
 ) -> str:
     """text with each {@name@} of a variable replaced by its value (with the variable's fixed
-    decimals if it has them, e.g. 0.50); everything else, braces included, stays."""
+    decimals if it has them, e.g. 0.50); everything else, braces included, stays. decimal: the
+    page's separator, e.g. 0,50, written 0{,}50 inside $math$ (TeX's decimal comma)."""
+    ranges = _math_ranges(text) if decimal != "." else []
 
     def _substitute(match: re.Match[str]) -> str:
         name = match.group(1)
         if name not in values:
             return match.group(0)
         if decimals and name in decimals:
-            return f"{values[name]:.{decimals[name]}f}"
-        return format_number(values[name])
+            written = f"{values[name]:.{decimals[name]}f}"
+        else:
+            written = format_number(values[name])
+        if decimal == ".":
+            return written
+        in_math = any(start <= match.start() < end for start, end in ranges)
+        return written.replace(".", "{" + decimal + "}" if in_math else decimal)
 
     return PLACEHOLDER.sub(_substitute, text)
 
@@ -117,24 +128,36 @@ def placeholder_errors(text: str, names: Iterable[str]) -> list[str]:
 
     for name in placeholder_names(text):
         if name not in names:
-            known = ", ".join(sorted(names)) or "none"
-            add(f"{placeholder_syntax(name)} names no variable (the variables: {known}).")
+            known = ", ".join(sorted(names)) or _("none")
+            add(
+                _("%(placeholder)s names no variable (the variables: %(known)s).")
+                % {"placeholder": placeholder_syntax(name), "known": known}
+            )
     for match in _MALFORMED.finditer(text):
         if not PLACEHOLDER.fullmatch(match.group(0)):
             add(
-                f"{match.group(0)} is not a placeholder: write {{@name@}} with a variable's "
-                "name and no spaces."
+                _(
+                    "%(text)s is not a placeholder: write {@name@} with a variable's name and "
+                    "no spaces."
+                )
+                % {"text": match.group(0)}
             )
     for old in old_placeholders(text, names):
         new = placeholder_syntax(old.name)
         if old.in_math:
             add(
-                f"{{{old.name}}} inside $…$ is a LaTeX group that shows the letters "
-                f"{old.name}, not the value: write {new} to show the value, or drop the braces."
+                _(
+                    "{%(name)s} inside $…$ is a LaTeX group that shows the letters %(name)s, not "
+                    "the value: write %(new)s to show the value, or drop the braces."
+                )
+                % {"name": old.name, "new": new}
             )
         else:
             add(
-                f"{{{old.name}}} shows the text {{{old.name}}}: placeholders are written "
-                f"{new} (so a LaTeX group such as \\sqrt{{{old.name}}} stays LaTeX)."
+                _(
+                    "{%(name)s} shows the text {%(name)s}: placeholders are written %(new)s (so a "
+                    "LaTeX group such as \\sqrt{%(name)s} stays LaTeX)."
+                )
+                % {"name": old.name, "new": new}
             )
     return problems

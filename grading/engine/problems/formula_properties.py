@@ -22,8 +22,10 @@ import numpy as np
 import numpy.typing as npt
 
 from grading.engine.answers import ParseError
+from grading.engine.answers.formatting import format_count
 from grading.engine.answers.property_checks import PropertyCheck, compile_check
 from grading.engine.checks import Tolerance
+from grading.engine.i18n import gettext as _
 from grading.engine.problems.base import Finding
 from grading.engine.problems.formula_mistakes import MAX_FEEDBACK_LENGTH
 
@@ -51,38 +53,46 @@ def clean_properties(
     is None when the variables or the answer have errors of their own: the check text is then
     not compiled (its message would blame the check for them)."""
     if not isinstance(raw, list | tuple):
-        return [], {"properties": "Give the property checks as a list of {check, feedback}."}
+        return [], {"properties": _("Give the property checks as a list of {check, feedback}.")}
     if len(raw) > MAX_PROPERTIES:
-        return [], {"properties": f"Write at most {MAX_PROPERTIES} property checks."}
+        return [], {
+            "properties": _("Write at most %(count)s property checks.") % {"count": MAX_PROPERTIES}
+        }
     cleaned: list[dict[str, Any]] = []
     errors: dict[str, str] = {}
     for number, entry in enumerate(raw, start=1):
         field = f"properties.{number}"
         if not isinstance(entry, Mapping):
-            errors[field] = 'Give each check as {"check": ..., "feedback": ...}.'
+            errors[field] = _('Give each check as {"check": ..., "feedback": ...}.')
             continue
         if extra := sorted(map(str, set(entry) - _KEYS)):
-            errors[f"{field}.check"] = f"Unknown key {extra[0]!r}; use {', '.join(sorted(_KEYS))}."
+            errors[f"{field}.check"] = _("Unknown key %(key)s; use %(keys)s.") % {
+                "key": repr(extra[0]),
+                "keys": ", ".join(sorted(_KEYS)),
+            }
         text = entry.get("check")
         if not isinstance(text, str) or not text.strip():
-            errors[f"{field}.check"] = "Write the check, e.g. sum(x) = 1 or x >= 0."
+            errors[f"{field}.check"] = _("Write the check, e.g. sum(x) = 1 or x >= 0.")
         elif variables is not None and shape is not None:
             try:
                 compiled_check(text, variables, shape)
             except ParseError as error:
-                errors[f"{field}.check"] = f"In check {number}: {error.message}."
+                errors[f"{field}.check"] = _("In check %(number)s: %(message)s.") % {
+                    "number": number,
+                    "message": error.message,
+                }
         feedback = entry.get("feedback")
         if not isinstance(feedback, str) or not feedback.strip():
-            errors[f"{field}.feedback"] = "Write the feedback a learner reads when this fails."
+            errors[f"{field}.feedback"] = _("Write the feedback a learner reads when this fails.")
         elif len(feedback) > MAX_FEEDBACK_LENGTH:
-            errors[f"{field}.feedback"] = (
-                f"Feedback is text of at most {MAX_FEEDBACK_LENGTH:,} characters."
-            )
+            errors[f"{field}.feedback"] = _("Feedback is text of at most %(count)s characters.") % {
+                "count": format_count(MAX_FEEDBACK_LENGTH)
+            }
         misconception = entry.get("misconception")
         if misconception not in (None, "") and (
             not isinstance(misconception, str) or not _CODE.match(misconception)
         ):
-            errors[f"{field}.misconception"] = (
+            errors[f"{field}.misconception"] = _(
                 "A misconception code uses lowercase letters, digits, hyphens."
             )
         if isinstance(text, str):
@@ -149,9 +159,17 @@ def right_answer_results(
         try:
             holds = check.holds(float(answer) if not shape else answer, values, tolerance)
         except ParseError as error:
-            results.append((False, f"cannot be evaluated for the right answer: {error.message}"))
+            results.append(
+                (
+                    False,
+                    _("cannot be evaluated for the right answer: %(message)s")
+                    % {"message": error.message},
+                )
+            )
             continue
-        results.append((holds, f"{'holds' if holds else 'fails'} for the right answer"))
+        results.append(
+            (holds, _("holds for the right answer") if holds else _("fails for the right answer"))
+        )
     return results
 
 

@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from grading.engine.answers.layout import split_top
+from grading.engine.i18n import gettext as _
+from grading.engine.i18n import ngettext
 
 SHAPES = ("number", "vector", "matrix")
 MAX_ENTRIES = 100
@@ -20,7 +22,9 @@ ShapedFormula = str | list[str] | list[list[str]]
 def shape_error(formula: object, shape: str) -> str | None:
     """Why formula is not written in the given shape, or None when it is."""
     if shape == "number":
-        return None if isinstance(formula, str) else "Give the answer as a formula, e.g. d_k * s^2."
+        if isinstance(formula, str):
+            return None
+        return _("Give the answer as a formula, e.g. d_k * s^2.")
     if shape == "vector":
         if (
             isinstance(formula, list)
@@ -28,7 +32,9 @@ def shape_error(formula: object, shape: str) -> str | None:
             and all(isinstance(entry, str) for entry in formula)
         ):
             return None
-        return f"Give a vector as a list of 1 to {MAX_ENTRIES} formulas, e.g. [a + b, a - b]."
+        return _("Give a vector as a list of 1 to %(count)s formulas, e.g. [a + b, a - b].") % {
+            "count": MAX_ENTRIES
+        }
     if (
         isinstance(formula, list)
         and formula
@@ -38,10 +44,25 @@ def shape_error(formula: object, shape: str) -> str | None:
         and all(isinstance(entry, str) for row in formula for entry in row)
     ):
         return None
-    return (
-        "Give a matrix as rows of formulas, each row as long, at most "
-        f"{MAX_ENTRIES} entries, e.g. [[a, 0], [0, b]]."
-    )
+    return _(
+        "Give a matrix as rows of formulas, each row as long, at most %(count)s entries, e.g. "
+        "[[a, 0], [0, b]]."
+    ) % {"count": MAX_ENTRIES}
+
+
+def answer_request(shape: Sequence[int]) -> str:
+    """The sentence under a vector or matrix problem's prompt, e.g. 'Give your answer as a
+    vector of 3 numbers.'"""
+    if len(shape) == 1:
+        return ngettext(
+            "Give your answer as a vector of %(size)s number.",
+            "Give your answer as a vector of %(size)s numbers.",
+            shape[0],
+        ) % {"size": shape[0]}
+    return _("Give your answer as a %(rows)s × %(columns)s matrix.") % {
+        "rows": shape[0],
+        "columns": shape[1],
+    }
 
 
 def dimensions(formula: ShapedFormula) -> tuple[int, ...]:
@@ -59,11 +80,14 @@ def entries(formula: ShapedFormula) -> list[tuple[str, str]]:
         return [("", formula)]
     if formula and isinstance(formula[0], list):
         return [
-            (f"row {i}, entry {j}", entry)
+            (_("row %(row)s, entry %(entry)s") % {"row": i, "entry": j}, entry)
             for i, row in enumerate(formula, start=1)
             for j, entry in enumerate(row, start=1)
         ]
-    return [(f"entry {i}", entry) for i, entry in enumerate(formula, start=1)]  # type: ignore[misc]
+    return [
+        (_("entry %(entry)s") % {"entry": i}, entry)
+        for i, entry in enumerate(formula, start=1)  # type: ignore[misc]
+    ]
 
 
 def map_entries(formula: ShapedFormula, evaluate: Callable[[str], Any]) -> Any:

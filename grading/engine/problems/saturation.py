@@ -7,8 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from grading.engine.answers import format_number as fmt
+from grading.engine.answers.formatting import format_tex
 from grading.engine.checks import Tolerance
+from grading.engine.i18n import gettext as _
+from grading.engine.i18n import gettext_noop
 from grading.engine.problems.base import (
     NO_KEY,
     Family,
@@ -27,18 +29,18 @@ def _scale_spec(default: tuple[float, ...]) -> ParamSpec:
         "c_choices",
         "float_list",
         default,
-        "Factors c that multiply the logits, like the √dₖ growth of unscaled scores.",
+        gettext_noop("Factors c that multiply the logits, like the √dₖ growth of unscaled scores."),
         min=0.01,
         max=1000.0,
     )
 
 
-def _scaled_setting(givens: Mapping[str, Any]) -> str:
-    return (
-        f"The logits $$z = {vector_tex(givens['z'])}$$ are multiplied by "
-        f"$c = {fmt(givens['c'])}$, as happens to raw scores of a wide head that are not "
-        "divided by $\\sqrt{d_k}$. Let $p = \\operatorname{softmax}(c\\,z)$."
-    )
+def _scaled_setting(givens: Mapping[str, Any], decimal: str) -> str:
+    return _(
+        "The logits $$z = %(z)s$$ are multiplied by $c = %(c)s$, as happens to raw scores of a "
+        "wide head that are not divided by $\\sqrt{d_k}$. Let "
+        "$p = \\operatorname{softmax}(c\\,z)$."
+    ) % {"z": vector_tex(givens["z"], decimal), "c": format_tex(givens["c"], decimal=decimal)}
 
 
 # A near tie for the largest logit keeps softmax(c z) split between two keys however large c
@@ -75,17 +77,21 @@ class SaturationMaxProb(_ScaledLogits):
     key = "saturation-max-prob"
     answer_kind = "largest-probability"
     version = 2
-    title = "Largest probability after rescaling"
+    title = gettext_noop("Largest probability after rescaling")
     param_specs = (*logit_specs(3, 5, 2.0), _scale_spec((2.0, 4.0, 8.0, 16.0)))
     default_tolerance = Tolerance(atol=0.002, rtol=0.002)
     mistakes = {
         "scale-ignored": (
-            "That is the largest probability of softmax(z): multiplying the logits by c "
-            "changes the softmax and pushes it towards one-hot."
+            gettext_noop(
+                "That is the largest probability of softmax(z): multiplying the logits by c "
+                "changes the softmax and pushes it towards one-hot."
+            )
         ),
         "scale-direction": (
-            "That is the largest probability of softmax(z / c): the logits are multiplied "
-            "by c, not divided, which sharpens the softmax instead of flattening it."
+            gettext_noop(
+                "That is the largest probability of softmax(z / c): the logits are multiplied "
+                "by c, not divided, which sharpens the softmax instead of flattening it."
+            )
         ),
     }
 
@@ -101,9 +107,10 @@ class SaturationMaxProb(_ScaledLogits):
             },
         )
 
-    def prompt(self, givens: Mapping[str, Any]) -> str:
+    def prompt(self, givens: Mapping[str, Any], decimal: str = ".") -> str:
         """Ask for the largest entry of p."""
-        return f"{_scaled_setting(givens)}\n\nWhat is the largest entry of $p$?"
+        question = _("What is the largest entry of $p$?")
+        return f"{_scaled_setting(givens, decimal)}\n\n{question}"
 
 
 class SaturatedSlope(_ScaledLogits):
@@ -112,18 +119,22 @@ class SaturatedSlope(_ScaledLogits):
     key = "saturated-slope"
     answer_kind = "largest-slope"
     version = 2
-    title = "Slope of a saturated softmax"
+    title = gettext_noop("Slope of a saturated softmax")
     param_specs = (*logit_specs(3, 5, 2.0), _scale_spec((2.0, 4.0, 8.0)))
     # Saturated slopes are tiny; an absolute floor of 1e-6 still tells them apart from 0.
     default_tolerance = Tolerance(atol=1e-6, rtol=0.01)
     mistakes = {
         "scale-ignored": (
-            "That is the largest slope of softmax(z): compute the Jacobian of softmax(c·z), "
-            "with the scaled logits."
+            gettext_noop(
+                "That is the largest slope of softmax(z): compute the Jacobian of softmax(c·z), "
+                "with the scaled logits."
+            )
         ),
         "probability-not-slope": (
-            "That is the largest probability of softmax(c·z), not a slope: the slopes are "
-            "the entries pᵢ(δᵢⱼ − pⱼ) of its Jacobian."
+            gettext_noop(
+                "That is the largest probability of softmax(c·z), not a slope: the slopes are "
+                "the entries pᵢ(δᵢⱼ − pⱼ) of its Jacobian."
+            )
         ),
     }
 
@@ -140,10 +151,11 @@ class SaturatedSlope(_ScaledLogits):
             },
         )
 
-    def prompt(self, givens: Mapping[str, Any]) -> str:
+    def prompt(self, givens: Mapping[str, Any], decimal: str = ".") -> str:
         """Ask for the largest slope magnitude."""
-        return (
-            f"{_scaled_setting(givens)}\n\nWhat is the largest magnitude "
+        question = _(
+            "What is the largest magnitude "
             "$\\max_{i,j} \\left|\\dfrac{\\partial p_i}{\\partial (c z)_j}\\right|$ among the "
             "entries of the softmax Jacobian $\\operatorname{diag}(p) - p p^{\\top}$?"
         )
+        return f"{_scaled_setting(givens, decimal)}\n\n{question}"

@@ -8,8 +8,10 @@ from typing import Any
 
 import numpy as np
 
-from grading.engine.answers import format_number as fmt
+from grading.engine.answers.formatting import entry_separator, format_tex
 from grading.engine.checks import Tolerance
+from grading.engine.i18n import gettext as _
+from grading.engine.i18n import gettext_noop
 from grading.engine.problems.base import (
     NO_KEY,
     Family,
@@ -21,9 +23,11 @@ from grading.engine.problems.base import (
 from grading.engine.problems.variance import scalar
 
 
-def vector_tex(values: list[float]) -> str:
-    """A vector written out for the prompt, e.g. (0.3, -1.2, 0.8)."""
-    return "(" + ", ".join(fmt(x) for x in values) + ")"
+def vector_tex(values: list[float], decimal: str = ".") -> str:
+    """A vector written out for the prompt's LaTeX, e.g. (0.3, -1.2, 0.8), or with a decimal
+    comma (0{,}3; -1{,}2; 0{,}8)."""
+    between = entry_separator(decimal) + " "
+    return "(" + between.join(format_tex(x, decimal=decimal) for x in values) + ")"
 
 
 class ScaledDot(Family):
@@ -32,24 +36,30 @@ class ScaledDot(Family):
     key = "scaled-dot"
     answer_kind = "scaled-score"
     version = 2
-    title = "Computing a scaled score"
+    title = gettext_noop("Computing a scaled score")
     param_specs = (
-        ParamSpec("min_length", "int", 4, "Fewest entries in q and k (dₖ).", min=2, max=64),
-        ParamSpec("max_length", "int", 16, "Most entries in q and k (dₖ).", min=2, max=64),
+        ParamSpec(
+            "min_length", "int", 4, gettext_noop("Fewest entries in q and k (dₖ)."), min=2, max=64
+        ),
+        ParamSpec(
+            "max_length", "int", 16, gettext_noop("Most entries in q and k (dₖ)."), min=2, max=64
+        ),
         ParamSpec(
             "entry_max",
             "float",
             2.0,
-            "Entries are drawn from [-entry_max, entry_max] and rounded to one decimal.",
+            gettext_noop(
+                "Entries are drawn from [-entry_max, entry_max] and rounded to one decimal."
+            ),
             min=0.1,
             max=10.0,
         ),
     )
     default_tolerance = Tolerance(atol=0.01, rtol=0.01)
     mistakes = {
-        "unscaled": "That is the raw dot product q·k: divide it by √dₖ.",
-        "divided-by-width": "You divided by dₖ; the scaling divides q·k by √dₖ.",
-        "scale-direction": "You multiplied by √dₖ; the scaling divides q·k by √dₖ.",
+        "unscaled": gettext_noop("That is the raw dot product q·k: divide it by √dₖ."),
+        "divided-by-width": gettext_noop("You divided by dₖ; the scaling divides q·k by √dₖ."),
+        "scale-direction": gettext_noop("You multiplied by √dₖ; the scaling divides q·k by √dₖ."),
     }
 
     def check_params(self, params: dict[str, Any]) -> dict[str, str]:
@@ -84,10 +94,13 @@ class ScaledDot(Family):
         """A single number."""
         return ()
 
-    def prompt(self, givens: Mapping[str, Any]) -> str:
+    def prompt(self, givens: Mapping[str, Any], decimal: str = ".") -> str:
         """Show q and k written out and ask for the scaled score."""
-        return (
-            f"A head of width $d_k = {len(givens['q'])}$ compares the query and key\n\n"
-            f"$$q = {vector_tex(givens['q'])}$$\n\n$$k = {vector_tex(givens['k'])}$$\n\n"
-            "What is the scaled score $\\frac{q \\cdot k}{\\sqrt{d_k}}$?"
-        )
+        return _(
+            "A head of width $d_k = %(d_k)s$ compares the query and key\n\n$$q = %(q)s$$\n\n"
+            "$$k = %(k)s$$\n\nWhat is the scaled score $\\frac{q \\cdot k}{\\sqrt{d_k}}$?"
+        ) % {
+            "d_k": len(givens["q"]),
+            "q": vector_tex(givens["q"], decimal),
+            "k": vector_tex(givens["k"], decimal),
+        }

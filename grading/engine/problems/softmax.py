@@ -8,7 +8,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from grading.engine.answers.formatting import format_answer
 from grading.engine.checks import Tolerance
+from grading.engine.i18n import gettext as _
+from grading.engine.i18n import gettext_noop
 from grading.engine.problems.base import (
     NO_KEY,
     Family,
@@ -39,13 +42,19 @@ def jacobian(p: FloatArray) -> FloatArray:
 def logit_specs(min_length: int, max_length: int, logit_max: float) -> tuple[ParamSpec, ...]:
     """Parameters shared by the families that draw a logit vector z."""
     return (
-        ParamSpec("min_length", "int", min_length, "Fewest logits in z.", min=2, max=12),
-        ParamSpec("max_length", "int", max_length, "Most logits in z.", min=2, max=12),
+        ParamSpec(
+            "min_length", "int", min_length, gettext_noop("Fewest logits in z."), min=2, max=12
+        ),
+        ParamSpec(
+            "max_length", "int", max_length, gettext_noop("Most logits in z."), min=2, max=12
+        ),
         ParamSpec(
             "logit_max",
             "float",
             logit_max,
-            "Logits are drawn from [-logit_max, logit_max] and rounded to one decimal.",
+            gettext_noop(
+                "Logits are drawn from [-logit_max, logit_max] and rounded to one decimal."
+            ),
             min=0.1,
             max=20.0,
         ),
@@ -73,17 +82,21 @@ class Softmax(_Logits):
     key = "softmax"
     answer_kind = "probabilities"
     version = 1
-    title = "Softmax probabilities"
+    title = gettext_noop("Softmax probabilities")
     param_specs = logit_specs(3, 6, 3.0)
     default_tolerance = Tolerance(atol=0.002, rtol=0.01)
     mistakes = {
         "no-normalisation": (
-            "Those are exp(zᵢ) before normalising: divide each by the sum of the "
-            "exponentials so that the probabilities add up to 1."
+            gettext_noop(
+                "Those are exp(zᵢ) before normalising: divide each by the sum of the "
+                "exponentials so that the probabilities add up to 1."
+            )
         ),
         "linear-normalisation": (
-            "You divided the logits by their sum; softmax exponentiates first, then divides "
-            "by the sum of the exponentials."
+            gettext_noop(
+                "You divided the logits by their sum; softmax exponentiates first, then divides "
+                "by the sum of the exponentials."
+            )
         ),
     }
 
@@ -106,14 +119,17 @@ class Softmax(_Logits):
         """One probability per logit."""
         return (len(givens["z"]),)
 
-    def prompt(self, givens: Mapping[str, Any]) -> str:
+    def prompt(self, givens: Mapping[str, Any], decimal: str = ".") -> str:
         """Show z and ask for every probability."""
         n = len(givens["z"])
-        return (
-            f"The logits are $$z = {vector_tex(givens['z'])}$$\n\n"
-            f"Compute $p = \\operatorname{{softmax}}(z)$, all {n} entries, as a list such as "
-            "`[0.1, 0.2, 0.7]`."
-        )
+        return _(
+            "The logits are $$z = %(z)s$$\n\nCompute $p = \\operatorname{softmax}(z)$, all "
+            "%(n)s entries, as a list such as `%(example)s`."
+        ) % {
+            "z": vector_tex(givens["z"], decimal),
+            "n": n,
+            "example": format_answer([0.1, 0.2, 0.7], decimal=decimal),
+        }
 
 
 class SoftmaxSlope(_Logits):
@@ -122,14 +138,14 @@ class SoftmaxSlope(_Logits):
     key = "softmax-slope"
     answer_kind = "slope"
     version = 1
-    title = "Slope of one softmax output"
+    title = gettext_noop("Slope of one softmax output")
     param_specs = (
         *logit_specs(3, 5, 2.0),
         ParamSpec(
             "same_index_probability",
             "float",
             0.5,
-            "Chance that the question asks for a diagonal slope (i = j).",
+            gettext_noop("Chance that the question asks for a diagonal slope (i = j)."),
             min=0.0,
             max=1.0,
         ),
@@ -137,11 +153,17 @@ class SoftmaxSlope(_Logits):
     default_tolerance = SLOPE_TOLERANCE
     mistakes = {
         "kronecker-dropped": (
-            "You dropped the Kronecker delta: for i = j the slope is pᵢ(1 − pᵢ), not −pᵢ pⱼ."
+            gettext_noop(
+                "You dropped the Kronecker delta: for i = j the slope is pᵢ(1 − pᵢ), not −pᵢ pⱼ."
+            )
         ),
-        "sign-flipped": "The sign is flipped: ∂pᵢ/∂zⱼ = pᵢ(δᵢⱼ − pⱼ).",
-        "diagonal-formula": ("pᵢ(1 − pᵢ) is the slope only for i = j; for i ≠ j it is −pᵢ pⱼ."),
-        "probability-not-slope": ("That is the probability pᵢ itself, not its slope ∂pᵢ/∂zⱼ."),
+        "sign-flipped": gettext_noop("The sign is flipped: ∂pᵢ/∂zⱼ = pᵢ(δᵢⱼ − pⱼ)."),
+        "diagonal-formula": (
+            gettext_noop("pᵢ(1 − pᵢ) is the slope only for i = j; for i ≠ j it is −pᵢ pⱼ.")
+        ),
+        "probability-not-slope": (
+            gettext_noop("That is the probability pᵢ itself, not its slope ∂pᵢ/∂zⱼ.")
+        ),
     }
 
     def draw(self, rng: np.random.Generator, params: dict[str, Any]) -> dict[str, Any]:
@@ -177,14 +199,13 @@ class SoftmaxSlope(_Logits):
         """A single number."""
         return ()
 
-    def prompt(self, givens: Mapping[str, Any]) -> str:
+    def prompt(self, givens: Mapping[str, Any], decimal: str = ".") -> str:
         """Show z and ask for one slope, with 1-based indices."""
         i, j = int(givens["i"]) + 1, int(givens["j"]) + 1
-        return (
-            f"The logits are $$z = {vector_tex(givens['z'])}$$ and "
-            "$p = \\operatorname{softmax}(z)$, with entries counted from 1.\n\n"
-            f"What is $\\dfrac{{\\partial p_{{{i}}}}}{{\\partial z_{{{j}}}}}$?"
-        )
+        return _(
+            "The logits are $$z = %(z)s$$ and $p = \\operatorname{softmax}(z)$, with entries "
+            "counted from 1.\n\nWhat is $\\dfrac{\\partial p_{%(i)s}}{\\partial z_{%(j)s}}$?"
+        ) % {"z": vector_tex(givens["z"], decimal), "i": i, "j": j}
 
 
 class SoftmaxJacobian(_Logits):
@@ -193,29 +214,39 @@ class SoftmaxJacobian(_Logits):
     key = "softmax-jacobian"
     answer_kind = "jacobian"
     version = 2
-    title = "The softmax Jacobian"
+    title = gettext_noop("The softmax Jacobian")
     param_specs = logit_specs(3, 4, 2.0)
     default_tolerance = SLOPE_TOLERANCE
     mistakes = {
         "diagonal-dropped": (
-            "You left out diag(p): the Jacobian is diag(p) − p pᵀ, so each diagonal entry "
-            "is pᵢ(1 − pᵢ)."
+            gettext_noop(
+                "You left out diag(p): the Jacobian is diag(p) − p pᵀ, so each diagonal entry "
+                "is pᵢ(1 − pᵢ)."
+            )
         ),
         "sign-flipped": (
-            "The signs are flipped: the Jacobian is diag(p) − p pᵀ, positive on the diagonal "
-            "and negative off it."
+            gettext_noop(
+                "The signs are flipped: the Jacobian is diag(p) − p pᵀ, positive on the diagonal "
+                "and negative off it."
+            )
         ),
         "off-diagonal-sign": (
-            "The diagonal is right, but the off-diagonal signs are flipped: raising zⱼ takes "
-            "probability away from every other entry, so ∂pᵢ/∂zⱼ = −pᵢ pⱼ < 0 for i ≠ j."
+            gettext_noop(
+                "The diagonal is right, but the off-diagonal signs are flipped: raising zⱼ takes "
+                "probability away from every other entry, so ∂pᵢ/∂zⱼ = −pᵢ pⱼ < 0 for i ≠ j."
+            )
         ),
         "cross-slopes-ignored": (
-            "The off-diagonal slopes are not 0: every pᵢ shares the normalising sum with "
-            "all the logits, so it moves when any zⱼ moves, with slope −pᵢ pⱼ."
+            gettext_noop(
+                "The off-diagonal slopes are not 0: every pᵢ shares the normalising sum with "
+                "all the logits, so it moves when any zⱼ moves, with slope −pᵢ pⱼ."
+            )
         ),
         "kronecker-dropped": (
-            "Off the diagonal the entries are −pᵢ pⱼ: the Kronecker delta in "
-            "pᵢ(δᵢⱼ − pⱼ) is 1 only for i = j."
+            gettext_noop(
+                "Off the diagonal the entries are −pᵢ pⱼ: the Kronecker delta in "
+                "pᵢ(δᵢⱼ − pⱼ) is 1 only for i = j."
+            )
         ),
     }
 
@@ -247,13 +278,27 @@ class SoftmaxJacobian(_Logits):
         n = len(givens["z"])
         return (n, n)
 
-    def prompt(self, givens: Mapping[str, Any]) -> str:
+    def prompt(self, givens: Mapping[str, Any], decimal: str = ".") -> str:
         """Show z and ask for the whole Jacobian, explaining how to type a matrix."""
         n = len(givens["z"])
+        fields = {"z": vector_tex(givens["z"], decimal), "n": n}
+        if decimal == ".":
+            return (
+                _(
+                    "The logits are $$z = %(z)s$$ and $p = \\operatorname{softmax}(z)$.\n\n"
+                    "Compute the %(n)s×%(n)s Jacobian $J$ with entries "
+                    "$J_{ij} = \\dfrac{\\partial p_i}{\\partial z_j}$. Type it row by row, "
+                    "e.g. `[[a, b], [c, d]]`, or with rows separated by `;` or new lines."
+                )
+                % fields
+            )
+        # With a decimal comma, ; separates entries (answers/separators.py): rows go on lines.
         return (
-            f"The logits are $$z = {vector_tex(givens['z'])}$$ and "
-            "$p = \\operatorname{softmax}(z)$.\n\n"
-            f"Compute the {n}×{n} Jacobian $J$ with entries "
-            "$J_{ij} = \\dfrac{\\partial p_i}{\\partial z_j}$. Type it row by row, "
-            "e.g. `[[a, b], [c, d]]`, or with rows separated by `;` or new lines."
+            _(
+                "The logits are $$z = %(z)s$$ and $p = \\operatorname{softmax}(z)$.\n\n"
+                "Compute the %(n)s×%(n)s Jacobian $J$ with entries "
+                "$J_{ij} = \\dfrac{\\partial p_i}{\\partial z_j}$. Type it row by row, "
+                "e.g. `[[a; b]; [c; d]]`, or one row per line with `;` between its entries."
+            )
+            % fields
         )

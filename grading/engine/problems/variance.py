@@ -8,15 +8,17 @@ from typing import Any
 
 import numpy as np
 
-from grading.engine.answers import format_number as fmt
+from grading.engine.answers.formatting import format_number, format_tex
 from grading.engine.checks import Tolerance
+from grading.engine.i18n import gettext as _
+from grading.engine.i18n import gettext_noop
 from grading.engine.problems.base import NO_KEY, Family, ParamSpec, Solution, pick
 
 D_K_CHOICES = ParamSpec(
     "d_k_choices",
     "int_list",
     (16, 32, 64, 128, 256, 512),
-    "Head widths dₖ to draw from.",
+    gettext_noop("Head widths dₖ to draw from."),
     min=1,
     max=1_000_000,
 )
@@ -24,7 +26,7 @@ SIGMA_CHOICES = ParamSpec(
     "sigma_choices",
     "float_list",
     (0.5, 1.0, 1.5, 2.0, 3.0),
-    "Standard deviations to draw σ_q and σ_k from (each drawn on its own).",
+    gettext_noop("Standard deviations to draw σ_q and σ_k from (each drawn on its own)."),
     min=0.01,
     max=100.0,
 )
@@ -36,13 +38,17 @@ def scalar(value: float) -> np.ndarray:
     return np.array(float(value), dtype=np.float64)
 
 
-def _setting(givens: Mapping[str, Any]) -> str:
-    return (
-        f"A query $q$ and a key $k$ in $\\mathbb{{R}}^{{d_k}}$ with $d_k = {givens['d_k']}$ "
-        "have independent components with mean 0. Each component of $q$ has standard "
-        f"deviation $\\sigma_q = {fmt(givens['sigma_q'])}$ and each component of $k$ has "
-        f"standard deviation $\\sigma_k = {fmt(givens['sigma_k'])}$."
-    )
+def _setting(givens: Mapping[str, Any], decimal: str) -> str:
+    return _(
+        "A query $q$ and a key $k$ in $\\mathbb{R}^{d_k}$ with $d_k = %(d_k)s$ have independent "
+        "components with mean 0. Each component of $q$ has standard deviation "
+        "$\\sigma_q = %(sigma_q)s$ and each component of $k$ has standard deviation "
+        "$\\sigma_k = %(sigma_k)s$."
+    ) % {
+        "d_k": givens["d_k"],
+        "sigma_q": format_tex(givens["sigma_q"], decimal=decimal),
+        "sigma_k": format_tex(givens["sigma_k"], decimal=decimal),
+    }
 
 
 class _WidthAndSigmas(Family):
@@ -70,32 +76,46 @@ class DotVariance(_WidthAndSigmas):
     key = "dot-variance"
     answer_kind = "variance"
     version = 2
-    title = "Variance of a dot product"
+    title = gettext_noop("Variance of a dot product")
     mistakes = {
-        "std-for-variance": "That is the standard deviation of q·k, not its variance: square it.",
+        "std-for-variance": gettext_noop(
+            "That is the standard deviation of q·k, not its variance: square it."
+        ),
         "width-ignored": (
-            "That is the variance of one product qᵢkᵢ: q·k adds up dₖ of them, "
-            "and the variances of independent terms add."
+            gettext_noop(
+                "That is the variance of one product qᵢkᵢ: q·k adds up dₖ of them, "
+                "and the variances of independent terms add."
+            )
         ),
         "width-squared": (
-            "The variances of the dₖ independent terms add, giving a factor dₖ, not dₖ²."
+            gettext_noop(
+                "The variances of the dₖ independent terms add, giving a factor dₖ, not dₖ²."
+            )
         ),
         "variances-added": (
-            "The variance of a product of independent zero-mean factors is the product "
-            "of their variances, σq²σk², not their sum."
+            gettext_noop(
+                "The variance of a product of independent zero-mean factors is the product "
+                "of their variances, σq²σk², not their sum."
+            )
         ),
         "sigma-not-squared": (
-            "Each σ is a standard deviation: the variance of a component is σ², so every "
-            "product qᵢkᵢ has variance σq²σk², not σqσk."
+            gettext_noop(
+                "Each σ is a standard deviation: the variance of a component is σ², so every "
+                "product qᵢkᵢ has variance σq²σk², not σqσk."
+            )
         ),
         "unit-variance-assumed": (
-            "That would be the variance if every component had variance 1; here the "
-            "components have the standard deviations σq and σk, and they enter squared."
+            gettext_noop(
+                "That would be the variance if every component had variance 1; here the "
+                "components have the standard deviations σq and σk, and they enter squared."
+            )
         ),
         "root-width-for-width": (
-            "√dₖ is how the standard deviation of q·k grows when the components have "
-            "variance 1; the variance grows like dₖ itself, and with these scales it is "
-            "dₖ σq²σk²."
+            gettext_noop(
+                "√dₖ is how the standard deviation of q·k grows when the components have "
+                "variance 1; the variance grows like dₖ itself, and with these scales it is "
+                "dₖ σq²σk²."
+            )
         ),
     }
 
@@ -116,9 +136,10 @@ class DotVariance(_WidthAndSigmas):
             mistakes["root-width-for-width"] = scalar(math.sqrt(d_k))
         return Solution(answer=scalar(d_k * sq**2 * sk**2), mistakes=mistakes)
 
-    def prompt(self, givens: Mapping[str, Any]) -> str:
+    def prompt(self, givens: Mapping[str, Any], decimal: str = ".") -> str:
         """Ask for Var(q·k)."""
-        return f"{_setting(givens)}\n\nWhat is $\\operatorname{{Var}}(q \\cdot k)$?"
+        question = _("What is $\\operatorname{Var}(q \\cdot k)$?")
+        return f"{_setting(givens, decimal)}\n\n{question}"
 
 
 class DotStd(_WidthAndSigmas):
@@ -127,26 +148,36 @@ class DotStd(_WidthAndSigmas):
     key = "dot-std"
     answer_kind = "standard-deviation"
     version = 2
-    title = "Standard deviation of a dot product"
+    title = gettext_noop("Standard deviation of a dot product")
     mistakes = {
         "variance-for-std": (
-            "That is the variance of q·k, not its standard deviation: take the square root."
+            gettext_noop(
+                "That is the variance of q·k, not its standard deviation: take the square root."
+            )
         ),
         "width-ignored": (
-            "That is the standard deviation of one product qᵢkᵢ: q·k adds up dₖ of them, "
-            "so its standard deviation carries a factor √dₖ."
+            gettext_noop(
+                "That is the standard deviation of one product qᵢkᵢ: q·k adds up dₖ of them, "
+                "so its standard deviation carries a factor √dₖ."
+            )
         ),
         "width-for-root-width": (
-            "The variance of q·k grows like dₖ, so its standard deviation grows like √dₖ: "
-            "the factor for the width is √dₖ, not dₖ."
+            gettext_noop(
+                "The variance of q·k grows like dₖ, so its standard deviation grows like √dₖ: "
+                "the factor for the width is √dₖ, not dₖ."
+            )
         ),
         "unit-variance-assumed": (
-            "√dₖ is the standard deviation only when every component has variance 1; "
-            "here it is scaled by σq and σk."
+            gettext_noop(
+                "√dₖ is the standard deviation only when every component has variance 1; "
+                "here it is scaled by σq and σk."
+            )
         ),
         "sigma-squared-in-std": (
-            "The standard deviation of one product qᵢkᵢ is σqσk: the squares belong "
-            "in its variance, not in its standard deviation."
+            gettext_noop(
+                "The standard deviation of one product qᵢkᵢ is σqσk: the squares belong "
+                "in its variance, not in its standard deviation."
+            )
         ),
     }
 
@@ -165,9 +196,10 @@ class DotStd(_WidthAndSigmas):
             mistakes["sigma-squared-in-std"] = scalar(math.sqrt(d_k) * sq**2 * sk**2)
         return Solution(answer=scalar(math.sqrt(d_k) * sq * sk), mistakes=mistakes)
 
-    def prompt(self, givens: Mapping[str, Any]) -> str:
+    def prompt(self, givens: Mapping[str, Any], decimal: str = ".") -> str:
         """Ask for the standard deviation of q·k."""
-        return f"{_setting(givens)}\n\nWhat is the standard deviation of $q \\cdot k$?"
+        question = _("What is the standard deviation of $q \\cdot k$?")
+        return f"{_setting(givens, decimal)}\n\n{question}"
 
 
 class ScaleForUnitVariance(_WidthAndSigmas):
@@ -176,18 +208,22 @@ class ScaleForUnitVariance(_WidthAndSigmas):
     key = "scale-for-unit-variance"
     answer_kind = "divisor"
     version = 2
-    title = "A divisor for unit variance"
+    title = gettext_noop("A divisor for unit variance")
     mistakes = {
         "variance-as-divisor": (
-            "Dividing by the variance overshoots: dividing by s divides the variance by s², "
-            "so s must be the standard deviation √dₖ σq σk."
+            gettext_noop(
+                "Dividing by the variance overshoots: dividing by s divides the variance by s², "
+                "so s must be the standard deviation √dₖ σq σk."
+            )
         ),
         "width-only": (
-            "√dₖ is the right divisor only when the components have variance 1; "
-            "here the standard deviation of q·k is √dₖ σq σk."
+            gettext_noop(
+                "√dₖ is the right divisor only when the components have variance 1; "
+                "here the standard deviation of q·k is √dₖ σq σk."
+            )
         ),
         "width-for-root-width": (
-            "The spread of q·k grows like √dₖ, not dₖ: the divisor is √dₖ σq σk."
+            gettext_noop("The spread of q·k grows like √dₖ, not dₖ: the divisor is √dₖ σq σk.")
         ),
     }
 
@@ -203,12 +239,13 @@ class ScaleForUnitVariance(_WidthAndSigmas):
             mistakes["width-for-root-width"] = scalar(d_k * sq * sk)
         return Solution(answer=scalar(math.sqrt(d_k) * sq * sk), mistakes=mistakes)
 
-    def prompt(self, givens: Mapping[str, Any]) -> str:
+    def prompt(self, givens: Mapping[str, Any], decimal: str = ".") -> str:
         """Ask for the positive divisor s that gives the scaled score variance 1."""
-        return (
-            f"{_setting(givens)}\n\nThe score is divided by a positive number $s$. "
-            "Which $s$ makes $\\operatorname{Var}\\left(\\frac{q \\cdot k}{s}\\right) = 1$?"
+        question = _(
+            "The score is divided by a positive number $s$. Which $s$ makes "
+            "$\\operatorname{Var}\\left(\\frac{q \\cdot k}{s}\\right) = 1$?"
         )
+        return f"{_setting(givens, decimal)}\n\n{question}"
 
 
 class ScaledVariance(Family):
@@ -217,13 +254,13 @@ class ScaledVariance(Family):
     key = "scaled-variance"
     answer_kind = "variance"
     version = 2
-    title = "Variance after scaling"
+    title = gettext_noop("Variance after scaling")
     param_specs = (
         ParamSpec(
             "d_k_choices",
             "int_list",
             (16, 64, 256, 1024),
-            "Head widths dₖ to draw from.",
+            gettext_noop("Head widths dₖ to draw from."),
             min=1,
             max=1_000_000,
         ),
@@ -231,20 +268,26 @@ class ScaledVariance(Family):
             "divisor_choices",
             "float_list",
             (2.0, 4.0, 8.0, 16.0, 32.0),
-            "Divisors s to draw from.",
+            gettext_noop("Divisors s to draw from."),
             min=0.01,
             max=1_000_000.0,
         ),
     )
     default_tolerance = RELATIVE_1_PERCENT
     mistakes = {
-        "divisor-not-squared": "Dividing a score by s divides its variance by s², not by s.",
+        "divisor-not-squared": gettext_noop(
+            "Dividing a score by s divides its variance by s², not by s."
+        ),
         "std-for-variance": (
-            "That is the standard deviation of the scaled score, √dₖ / s: the question asks "
-            "for its variance, the square of that."
+            gettext_noop(
+                "That is the standard deviation of the scaled score, √dₖ / s: the question asks "
+                "for its variance, the square of that."
+            )
         ),
         "divisor-ignored": (
-            "That is the variance of the raw score q·k; dividing the score by s changes it."
+            gettext_noop(
+                "That is the variance of the raw score q·k; dividing the score by s changes it."
+            )
         ),
     }
 
@@ -271,14 +314,14 @@ class ScaledVariance(Family):
         """A single number."""
         return ()
 
-    def prompt(self, givens: Mapping[str, Any]) -> str:
+    def prompt(self, givens: Mapping[str, Any], decimal: str = ".") -> str:
         """Ask for the variance of the score after division."""
-        return (
-            f"A query $q$ and a key $k$ in $\\mathbb{{R}}^{{d_k}}$ with $d_k = {givens['d_k']}$ "
-            "have independent components with mean 0 and variance 1. The score is divided "
-            f"by $s = {fmt(givens['divisor'])}$.\n\n"
+        return _(
+            "A query $q$ and a key $k$ in $\\mathbb{R}^{d_k}$ with $d_k = %(d_k)s$ have "
+            "independent components with mean 0 and variance 1. The score is divided by "
+            "$s = %(s)s$.\n\n"
             "What is $\\operatorname{Var}\\left(\\frac{q \\cdot k}{s}\\right)$?"
-        )
+        ) % {"d_k": givens["d_k"], "s": format_tex(givens["divisor"], decimal=decimal)}
 
 
 class WidthForStd(Family):
@@ -286,13 +329,13 @@ class WidthForStd(Family):
 
     key = "width-for-std"
     version = 2
-    title = "Head width from a target spread"
+    title = gettext_noop("Head width from a target spread")
     param_specs = (
         ParamSpec(
             "target_std_choices",
             "float_list",
             (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 16.0),
-            "Target standard deviations of q·k to draw from.",
+            gettext_noop("Target standard deviations of q·k to draw from."),
             min=0.01,
             max=1000.0,
         ),
@@ -300,12 +343,16 @@ class WidthForStd(Family):
     default_tolerance = RELATIVE_1_PERCENT
     mistakes = {
         "std-for-variance": (
-            "The standard deviation of q·k is √dₖ, so dₖ is the square of the target "
-            "standard deviation, not the target itself."
+            gettext_noop(
+                "The standard deviation of q·k is √dₖ, so dₖ is the square of the target "
+                "standard deviation, not the target itself."
+            )
         ),
         "doubled-not-squared": (
-            "dₖ is the square of the target standard deviation, the target times itself, "
-            "not twice the target."
+            gettext_noop(
+                "dₖ is the square of the target standard deviation, the target times itself, "
+                "not twice the target."
+            )
         ),
     }
 
@@ -326,10 +373,10 @@ class WidthForStd(Family):
         """A single number."""
         return ()
 
-    def prompt(self, givens: Mapping[str, Any]) -> str:
+    def prompt(self, givens: Mapping[str, Any], decimal: str = ".") -> str:
         """Ask for the head width that gives the target spread."""
-        return (
+        return _(
             "A query $q$ and a key $k$ in $\\mathbb{R}^{d_k}$ have independent components "
             "with mean 0 and variance 1.\n\nFor which head width $d_k$ does the raw score "
-            f"$q \\cdot k$ have standard deviation {fmt(givens['target_std'])}?"
-        )
+            "$q \\cdot k$ have standard deviation %(target)s?"
+        ) % {"target": format_number(givens["target_std"], decimal=decimal)}

@@ -31,7 +31,7 @@ from grading.engine.solutions.variance import (
 
 Steps = tuple[str, ...]
 
-_FROM_GIVENS: dict[str, Callable[[Mapping[str, Any]], Steps]] = {
+_FROM_GIVENS: dict[str, Callable[[Mapping[str, Any], str], Steps]] = {
     "dot-variance": dot_variance,
     "dot-std": dot_std,
     "scaled-variance": scaled_variance,
@@ -49,15 +49,20 @@ SOLVED_FAMILIES = frozenset({*_FROM_GIVENS, FORMULA_FAMILY})
 
 
 def worked_solution(
-    family_key: str, givens: Mapping[str, Any], grading_key: Mapping[str, Any] = NO_KEY
+    family_key: str,
+    givens: Mapping[str, Any],
+    grading_key: Mapping[str, Any] = NO_KEY,
+    decimal: str = ".",
 ) -> Steps:
     """The ordered steps of a variant's solution, e.g. worked_solution('dot-variance',
     {'d_k': 32, 'sigma_q': 2.0, 'sigma_k': 0.5}) ends with '… = 32 \\cdot 1 = 32$.'.
 
-    Raises KeyError for a family without a writer (tests check every family has one)."""
+    The steps are in the active language, their numbers written with the page's decimal
+    separator (decimal). Raises KeyError for a family without a writer (tests check every family
+    has one)."""
     if family_key == FORMULA_FAMILY:
-        return formula_solution(givens, grading_key)
-    return _FROM_GIVENS[family_key](givens)
+        return formula_solution(givens, grading_key, decimal)
+    return _FROM_GIVENS[family_key](givens, decimal)
 
 
 __all__ = ["SOLVED_FAMILIES", "Steps", "worked_solution"]

@@ -67,6 +67,7 @@ lint: $(STAMP) messages
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(PY) manage.py makemigrations --check --dry-run
+	bin/check-translations $(COMPLETE_LANGUAGES)
 
 format: $(STAMP)
 	$(PY) -m ruff check --fix .

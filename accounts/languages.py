@@ -101,8 +101,10 @@ def request_language(request) -> PersonLanguage:
 
 
 def language_choices() -> list[tuple[str, str]]:
-    """The languages a person can choose, each named in its own language."""
-    return [(code, name) for code, name in settings.LANGUAGES]
+    """The languages a person can choose, each named in its own language ("Deutsch")."""
+    return [
+        (code, translation.get_language_info(code)["name_local"]) for code, _ in settings.LANGUAGES
+    ]
 
 
 def is_right_to_left(code: str) -> bool:

@@ -51,7 +51,7 @@ from grading.models import Attempt, AttemptSheet, Response
 # Part of every key: raise it with any change to the sheet's templates (grading/_sheet_items.html,
 # _item_prompt.html, _item_inputs.html) or to the slots, so no attempt is served a sheet made the
 # old way.
-SHEET_FORMAT = 1
+SHEET_FORMAT = 2
 
 SLOT = re.compile(r"<!--slot:([a-z0-9-]+)-->")
 # Lazy: each request fills them in its own language.

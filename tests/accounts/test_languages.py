@@ -92,7 +92,9 @@ def test_the_selector_is_on_every_page_with_the_current_language_chosen(client):
     html = client.get("/login/", HTTP_ACCEPT_LANGUAGE="de").content.decode()
     assert 'action="/account/language/"' in html
     assert '<option value="de" lang="de" selected>Deutsch</option>' in html
-    assert '<option value="ar" lang="ar">العربية</option>' in html
+    assert '<option value="ar" lang="ar">العربيّة</option>' in html
+    # Each language keeps its own name, whatever the page's language.
+    assert '<option value="en" lang="en">English</option>' in html
     assert 'name="next" value="/login/"' in html
     assert 'name="csrfmiddlewaretoken"' in html
 

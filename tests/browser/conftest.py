@@ -152,7 +152,27 @@ BROWSER_TIME_ZONE = "Pacific/Auckland"
 def page(browser, watch):
     """A desktop-sized page; the test fails on any console error, CSP violation or other host."""
     context, page = _watched_page(
-        browser, watch, viewport={"width": 1280, "height": 900}, timezone_id=BROWSER_TIME_ZONE
+        browser,
+        watch,
+        viewport={"width": 1280, "height": 900},
+        timezone_id=BROWSER_TIME_ZONE,
+        locale="en-US",
+    )
+    yield page
+    _check(context.pages, watch)
+    context.close()
+
+
+@pytest.fixture
+def german_page(browser, watch):
+    """A desktop-sized page whose browser asks for German (Accept-Language: de-DE), watched like
+    `page`."""
+    context, page = _watched_page(
+        browser,
+        watch,
+        viewport={"width": 1280, "height": 900},
+        timezone_id="Europe/Berlin",
+        locale="de-DE",
     )
     yield page
     _check(context.pages, watch)
@@ -169,6 +189,7 @@ def phone_page(browser, watch):
         device_scale_factor=2,
         is_mobile=True,
         timezone_id=BROWSER_TIME_ZONE,
+        locale="en-US",
     )
     yield page
     _check(context.pages, watch)

@@ -15,7 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Prefetch
+from django.utils import translation
 
 from courses.models import Choice, Problem, Question, QuizItem
 from grading.engine import Verdict
@@ -28,7 +30,8 @@ from grading.services.verdicts import question_grade, variant_grade
 # ids, ascending; for a problem the variant's family, givens and grading key (as the database's
 # text of them), the typed text and the decimal separator it was typed with (the page's, kept in
 # the verdict's detail when it is a comma); for a pool item either, after the question or
-# problem answered ("question", id, …) or ("problem", id, …).
+# problem answered ("question", id, …) or ("problem", id, …). Every key ends with the language
+# its feedback was written in (the learner's page's), which its regrade writes it in again.
 AnswerKey = tuple
 
 # What a problem's key reads of an answer's row, besides its text.
@@ -51,6 +54,29 @@ def decimal_of(detail: Any) -> str:
     """The decimal separator an answer was read with: "," when its verdict says so (a
     decimal-comma page), else "." (every answer from the API, and every older one)."""
     return detail.get("decimal", ".") if isinstance(detail, dict) else "."
+
+
+def language_of(detail: Any) -> str:
+    """The language an answer's feedback was written in: its verdict's detail says so when it
+    was not the default (grading.services.verdicts.verdict_fields)."""
+    language = detail.get("language") if isinstance(detail, dict) else None
+    return language if isinstance(language, str) and language else settings.LANGUAGE_CODE
+
+
+def key_language(key: AnswerKey) -> str:
+    """The language a key's verdict is written in: every key ends with it."""
+    return key[-1]
+
+
+def _in_language(grade: Callable[[AnswerKey], Verdict]) -> Callable[[AnswerKey], Verdict]:
+    """`grade` of a key whose last part is a language, run in that language (grading.regrades
+    also writes the verdict's columns in it)."""
+
+    def graded(key: AnswerKey) -> Verdict:
+        with translation.override(key_language(key)):
+            return grade(key[:-1])
+
+    return graded
 
 
 def _variant_grade(problem: Problem, key: AnswerKey) -> Verdict:
@@ -81,8 +107,9 @@ def item_grader(item: QuizItem, content: FixedContent) -> Grader:
                 row.grading_key,
                 row.text,
                 decimal_of(row.detail),
+                language_of(row.detail),
             ),
-            grade=lambda key: _variant_grade(problem, key),
+            grade=_in_language(lambda key: _variant_grade(problem, key)),
             tolerance=(tolerance.atol, tolerance.rtol),
             fields=PROBLEM_FIELDS,
             picks=False,
@@ -90,10 +117,14 @@ def item_grader(item: QuizItem, content: FixedContent) -> Grader:
     question = content.question
 
     def grade_question(key: AnswerKey) -> Verdict:
-        return question_grade(question=question, choice_ids=key)
+        return question_grade(question=question, choice_ids=key[0])
 
     return Grader(
-        key=lambda row, picked: picked, grade=grade_question, tolerance=None, fields=(), picks=True
+        key=lambda row, picked: (picked, language_of(row.detail)),
+        grade=_in_language(grade_question),
+        tolerance=None,
+        fields=(),
+        picks=True,
     )
 
 
@@ -113,7 +144,7 @@ def _pool_grader(item: QuizItem) -> Grader:
 
     def key(row: Any, picked: tuple[int, ...]) -> AnswerKey:
         if row.question_id:
-            return ("question", row.question_id, picked)
+            return ("question", row.question_id, picked, language_of(row.detail))
         return (
             "problem",
             row.drawn_problem,
@@ -122,6 +153,7 @@ def _pool_grader(item: QuizItem) -> Grader:
             row.grading_key,
             row.text,
             decimal_of(row.detail),
+            language_of(row.detail),
         )
 
     def grade(key: AnswerKey) -> Verdict:
@@ -131,7 +163,7 @@ def _pool_grader(item: QuizItem) -> Grader:
 
     return Grader(
         key=key,
-        grade=grade,
+        grade=_in_language(grade),
         tolerance=None,
         fields=("question_id", "drawn_problem", *PROBLEM_FIELDS),
         picks=True,

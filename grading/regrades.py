@@ -33,13 +33,20 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import F, TextField
 from django.db.models.functions import Cast
+from django.utils import translation
 
 from courses.content_versions import content_changed
 from courses.models import QuizItem
 from grading.models import Attempt, Regrade, Response, ScoreChange, Variant
 from grading.overrides import score_change_authorize
 from grading.regrade_fixes import ItemFix, fixed_content
-from grading.regrade_graders import AnswerKey, Grader, item_grader, store_pool_tolerances
+from grading.regrade_graders import (
+    AnswerKey,
+    Grader,
+    item_grader,
+    key_language,
+    store_pool_tolerances,
+)
 from grading.scores import attempt_points, item_scores, quiz_item_overrides
 from grading.services.closing import attempt_rescore
 from grading.services.errors import ServiceError
@@ -199,10 +206,11 @@ def _regraded(
     for row, picked in _answers(item, grader, attempt_ids):
         key = grader.key(row, picked)
         if key not in verdicts:
-            # Through JSON, as stored: a tuple in the engine's detail is the list read back.
-            verdicts[key] = json.loads(
-                json.dumps(verdict_fields(grader.grade(key), quiz=item.quiz))
-            )
+            # Through JSON, as stored: a tuple in the engine's detail is the list read back. In
+            # the language the answer's feedback was written in, the learner's.
+            with translation.override(key_language(key)):
+                fields = verdict_fields(grader.grade(key), quiz=item.quiz)
+            verdicts[key] = json.loads(json.dumps(fields))
         old = {name: getattr(row, name) for name in VERDICT_FIELDS}
         if verdicts[key] != old:
             changed[row.attempt_id].append(ResponseRegrade(row.id, old, verdicts[key]))

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.utils.translation import gettext, ngettext
+from django.conf import settings
+from django.utils.translation import get_language, gettext, ngettext
 
 from courses.models import Question, Quiz
 from grading import engine, scores
@@ -69,12 +70,20 @@ def question_grade(*, question: Question, choice_ids: Iterable[int]) -> engine.V
 
 def verdict_fields(graded: engine.Verdict, *, quiz: Quiz | None) -> dict:
     """A Response's verdict columns for an answer in a quiz (None: practice); invalid input is
-    kept but never counts as a try, nor a near miss the quiz gives back (scores.try_counts)."""
+    kept but never counts as a try, nor a near miss the quiz gives back (scores.try_counts).
+
+    The feedback is written in the active language (the learner's page's); a verdict written
+    in another language than the default says which in its detail, so a regrade writes it
+    again in the learner's language, not the instructor's (grading.regrade_graders)."""
+    detail = graded.detail
+    language = get_language() or settings.LANGUAGE_CODE
+    if language != settings.LANGUAGE_CODE and isinstance(detail, dict):
+        detail = {**detail, "language": language}
     return {
         "status": graded.status,
         "score": graded.score,
         "counts_as_try": scores.try_counts(verdict=graded, quiz=quiz),
         "misconception": graded.misconception or "",
         "feedback": graded.feedback,
-        "detail": graded.detail,
+        "detail": detail,
     }

@@ -22,13 +22,21 @@ class Pool(models.Model):
     no attempt already started.
     """
 
-    lesson = models.ForeignKey("courses.Lesson", on_delete=models.CASCADE, related_name="pools")
-    slug = models.SlugField(max_length=80, unique=True)
-    title = models.CharField(max_length=200)
-    questions = models.ManyToManyField("courses.Question", blank=True, related_name="pools")
-    problems = models.ManyToManyField("courses.Problem", blank=True, related_name="pools")
+    lesson = models.ForeignKey(
+        "courses.Lesson", on_delete=models.CASCADE, related_name="pools", verbose_name=_("lesson")
+    )
+    slug = models.SlugField(max_length=80, unique=True, verbose_name=_("slug"))
+    title = models.CharField(max_length=200, verbose_name=_("title"))
+    questions = models.ManyToManyField(
+        "courses.Question", blank=True, related_name="pools", verbose_name=_("questions")
+    )
+    problems = models.ManyToManyField(
+        "courses.Problem", blank=True, related_name="pools", verbose_name=_("problems")
+    )
 
     class Meta:
+        verbose_name = _("pool")
+        verbose_name_plural = _("pools")
         ordering = ["lesson", "title"]
 
     def __str__(self) -> str:
@@ -40,14 +48,17 @@ class Pool(models.Model):
 
 
 class QuizItem(models.Model):
-    quiz = models.ForeignKey("courses.Quiz", on_delete=models.CASCADE, related_name="items")
-    order = models.PositiveIntegerField(default=0)
+    quiz = models.ForeignKey(
+        "courses.Quiz", on_delete=models.CASCADE, related_name="items", verbose_name=_("quiz")
+    )
+    order = models.PositiveIntegerField(default=0, verbose_name=_("order"))
     question = models.ForeignKey(
         "courses.Question",
         on_delete=models.PROTECT,
         null=True,
         blank=True,
         related_name="quiz_items",
+        verbose_name=_("question"),
     )
     problem = models.ForeignKey(
         "courses.Problem",
@@ -55,6 +66,7 @@ class QuizItem(models.Model):
         null=True,
         blank=True,
         related_name="quiz_items",
+        verbose_name=_("problem"),
     )
     # PROTECT: an attempt's draws name the item; a pool in use is emptied, not deleted.
     pool = models.ForeignKey(
@@ -67,10 +79,15 @@ class QuizItem(models.Model):
             "Each attempt draws one member of the pool here, a different one for every "
             "item of the quiz that names the same pool."
         ),
+        verbose_name=_("pool"),
     )
-    points = models.PositiveIntegerField(default=1, validators=[MinValueValidator(1)])
+    points = models.PositiveIntegerField(
+        default=1, validators=[MinValueValidator(1)], verbose_name=_("points")
+    )
 
     class Meta:
+        verbose_name = _("quiz item")
+        verbose_name_plural = _("quiz items")
         ordering = ["quiz", "order", "id"]
         constraints = [
             models.CheckConstraint(

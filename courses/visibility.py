@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 
 def learner_visible(path: str = "") -> Q:
@@ -26,8 +27,11 @@ def published_field() -> models.BooleanField:
     # New content starts unpublished: an instructor decides when learners see it.
     return models.BooleanField(
         default=False,
-        help_text="Learners see it only once it is published. A published quiz holds only "
-        "published questions and problems.",
+        help_text=_(
+            "Learners see it only once it is published. A published quiz holds only "
+            "published questions and problems."
+        ),
+        verbose_name=_("published"),
     )
 
 

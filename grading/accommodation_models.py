@@ -19,15 +19,24 @@ REASON_MAX_LENGTH = 2000
 
 
 class QuizAccommodation(models.Model):
-    quiz = models.ForeignKey(Quiz, on_delete=models.CASCADE, related_name="accommodations")
+    quiz = models.ForeignKey(
+        Quiz, on_delete=models.CASCADE, related_name="accommodations", verbose_name=_("quiz")
+    )
     learner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="accommodations"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="accommodations",
+        verbose_name=_("learner"),
     )
     extra_minutes = models.PositiveIntegerField(
-        default=0, help_text=_("Added to the quiz's time limit for this learner.")
+        default=0,
+        help_text=_("Added to the quiz's time limit for this learner."),
+        verbose_name=_("extra minutes"),
     )
     extra_attempts = models.PositiveIntegerField(
-        default=0, help_text=_("Added to the quiz's attempt limit for this learner.")
+        default=0,
+        help_text=_("Added to the quiz's attempt limit for this learner."),
+        verbose_name=_("extra attempts"),
     )
     closes_at = models.DateTimeField(
         null=True,
@@ -35,17 +44,27 @@ class QuizAccommodation(models.Model):
         help_text=_(
             "This learner's own due date, in place of the quiz's closing time. Empty: the quiz's."
         ),
+        verbose_name=_("closes at"),
     )
-    reason = models.TextField(max_length=REASON_MAX_LENGTH, blank=True)
+    reason = models.TextField(max_length=REASON_MAX_LENGTH, blank=True, verbose_name=_("reason"))
     # Who set it last: the user row may go one day, the name stays.
     set_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("set by"),
     )
-    set_by_username = models.CharField(max_length=150, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    set_by_username = models.CharField(
+        max_length=150, blank=True, verbose_name=_("set by username")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("quiz accommodation")
+        verbose_name_plural = _("quiz accommodations")
         ordering = ["quiz", "learner__username"]
         constraints = [
             models.UniqueConstraint(

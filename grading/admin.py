@@ -275,7 +275,7 @@ class StartedStatusFilter(admin.SimpleListFilter):
     """The statuses an attempt in this list can have: a prepared one is in no list (the default
     manager leaves it out, grading.models.started_attempt), so it is not offered either."""
 
-    title = "status"
+    title = gettext_lazy("status")
     parameter_name = "status__exact"  # as the field's own filter named it: links keep working
 
     def lookups(self, request, model_admin) -> list[tuple[str, str]]:

@@ -16,9 +16,13 @@ class AuditRow(models.Model):
 
     # Who acted: the user row may go one day, the name stays.
     by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+        verbose_name=_("by"),
     )
-    by_username = models.CharField(max_length=150)
+    by_username = models.CharField(max_length=150, verbose_name=_("by username"))
 
     class Meta:
         abstract = True
@@ -36,19 +40,23 @@ class AuditRow(models.Model):
 class Regrade(AuditRow):
     """An instructor re-graded every response to one quiz item after fixing the item."""
 
-    quiz_item = models.ForeignKey(QuizItem, on_delete=models.PROTECT, related_name="regrades")
+    quiz_item = models.ForeignKey(
+        QuizItem, on_delete=models.PROTECT, related_name="regrades", verbose_name=_("quiz item")
+    )
     # A problem's tolerance the stored variants were graded with from now on; empty for a question.
-    atol = models.FloatField(null=True, blank=True)
-    rtol = models.FloatField(null=True, blank=True)
+    atol = models.FloatField(null=True, blank=True, verbose_name=_("atol"))
+    rtol = models.FloatField(null=True, blank=True, verbose_name=_("rtol"))
     # What the regrade's own fix changed of the question's choices or the problem's tolerance,
     # before and after (grading.regrade_fixes), or of the item's points ({"points": [2, 4]},
     # grading.quiz_edits); empty when the item was fixed in the admin.
-    fix = models.JSONField(default=list, blank=True)
-    responses_changed = models.PositiveIntegerField()
-    attempts_changed = models.PositiveIntegerField()
-    created_at = models.DateTimeField(auto_now_add=True)
+    fix = models.JSONField(default=list, blank=True, verbose_name=_("fix"))
+    responses_changed = models.PositiveIntegerField(verbose_name=_("responses changed"))
+    attempts_changed = models.PositiveIntegerField(verbose_name=_("attempts changed"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("regrade")
+        verbose_name_plural = _("regrades")
         ordering = ["-created_at", "-id"]
 
     def __str__(self) -> str:
@@ -70,36 +78,61 @@ class ScoreChange(AuditRow):
         OVERRIDE = "override", _("Override")
         REGRADE = "regrade", _("Regrade")
 
-    kind = models.CharField(max_length=16, choices=Kind.choices)
+    kind = models.CharField(max_length=16, choices=Kind.choices, verbose_name=_("kind"))
     attempt = models.ForeignKey(
-        "grading.Attempt", on_delete=models.SET_NULL, null=True, related_name="score_changes"
+        "grading.Attempt",
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="score_changes",
+        verbose_name=_("attempt"),
     )
     # Kept beside the attempt so the row still says whose score it was after a deletion.
     learner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+        verbose_name=_("learner"),
     )
-    quiz_item = models.ForeignKey(QuizItem, on_delete=models.PROTECT, related_name="score_changes")
+    quiz_item = models.ForeignKey(
+        QuizItem,
+        on_delete=models.PROTECT,
+        related_name="score_changes",
+        verbose_name=_("quiz item"),
+    )
     regrade = models.ForeignKey(
-        Regrade, on_delete=models.PROTECT, null=True, blank=True, related_name="changes"
+        Regrade,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="changes",
+        verbose_name=_("regrade"),
     )
-    points = models.PositiveIntegerField(help_text=_("The item's points when the score changed."))
-    old_score = models.FloatField(help_text=_("The item's score in points before the change."))
+    points = models.PositiveIntegerField(
+        help_text=_("The item's points when the score changed."), verbose_name=_("points")
+    )
+    old_score = models.FloatField(
+        help_text=_("The item's score in points before the change."), verbose_name=_("old score")
+    )
     # An override's points stay its meaning when the item's points change later
     # (grading.scores.override_fraction): 1.5 stays 1.5, capped at the item's points.
     new_score = models.FloatField(
         help_text=_(
             "The item's score in points after the change. An override is points, not a "
             "fraction: it keeps them when the item's points change later (capped at them)."
-        )
+        ),
+        verbose_name=_("new score"),
     )
-    old_attempt_score = models.FloatField()
-    new_attempt_score = models.FloatField()
-    reason = models.TextField(blank=True)
+    old_attempt_score = models.FloatField(verbose_name=_("old attempt score"))
+    new_attempt_score = models.FloatField(verbose_name=_("new attempt score"))
+    reason = models.TextField(blank=True, verbose_name=_("reason"))
     # A regrade: per re-graded response, its verdict before and after.
-    responses = models.JSONField(default=list, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    responses = models.JSONField(default=list, blank=True, verbose_name=_("responses"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("score change")
+        verbose_name_plural = _("score changes")
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["attempt", "kind"], name="scorechange_attempt_kind")]
         constraints = [
@@ -120,24 +153,34 @@ class ScoreChange(AuditRow):
 class AttemptDeletion(AuditRow):
     """What a deleted attempt was, who deleted it, when and why: the row outlives the attempt."""
 
-    attempt_id = models.PositiveBigIntegerField()
+    attempt_id = models.PositiveBigIntegerField(verbose_name=_("attempt id"))
     learner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+        verbose_name=_("learner"),
     )
-    learner_username = models.CharField(max_length=150)
-    quiz = models.ForeignKey(Quiz, on_delete=models.SET_NULL, null=True, related_name="+")
-    quiz_slug = models.CharField(max_length=120)
-    number = models.PositiveIntegerField()
-    status = models.CharField(max_length=16)
-    score = models.FloatField()
-    max_score = models.FloatField()
-    started_at = models.DateTimeField()
-    submitted_at = models.DateTimeField(null=True, blank=True)
-    responses = models.PositiveIntegerField(help_text=_("How many responses were deleted with it."))
-    reason = models.TextField(blank=True)
-    deleted_at = models.DateTimeField(auto_now_add=True)
+    learner_username = models.CharField(max_length=150, verbose_name=_("learner username"))
+    quiz = models.ForeignKey(
+        Quiz, on_delete=models.SET_NULL, null=True, related_name="+", verbose_name=_("quiz")
+    )
+    quiz_slug = models.CharField(max_length=120, verbose_name=_("quiz slug"))
+    number = models.PositiveIntegerField(verbose_name=_("number"))
+    status = models.CharField(max_length=16, verbose_name=_("status"))
+    score = models.FloatField(verbose_name=_("score"))
+    max_score = models.FloatField(verbose_name=_("max score"))
+    started_at = models.DateTimeField(verbose_name=_("started at"))
+    submitted_at = models.DateTimeField(null=True, blank=True, verbose_name=_("submitted at"))
+    responses = models.PositiveIntegerField(
+        help_text=_("How many responses were deleted with it."), verbose_name=_("responses")
+    )
+    reason = models.TextField(blank=True, verbose_name=_("reason"))
+    deleted_at = models.DateTimeField(auto_now_add=True, verbose_name=_("deleted at"))
 
     class Meta:
+        verbose_name = _("attempt deletion")
+        verbose_name_plural = _("attempt deletions")
         ordering = ["-deleted_at", "-id"]
 
     def __str__(self) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from courses.models import Problem, Question, QuizItem
 
@@ -21,16 +22,32 @@ class AttemptDraw(models.Model):
     started with, as it keeps its shuffle settings.
     """
 
-    attempt = models.ForeignKey("grading.Attempt", on_delete=models.CASCADE, related_name="draws")
-    quiz_item = models.ForeignKey(QuizItem, on_delete=models.PROTECT, related_name="draws")
+    attempt = models.ForeignKey(
+        "grading.Attempt", on_delete=models.CASCADE, related_name="draws", verbose_name=_("attempt")
+    )
+    quiz_item = models.ForeignKey(
+        QuizItem, on_delete=models.PROTECT, related_name="draws", verbose_name=_("quiz item")
+    )
     question = models.ForeignKey(
-        Question, on_delete=models.PROTECT, null=True, blank=True, related_name="draws"
+        Question,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="draws",
+        verbose_name=_("question"),
     )
     problem = models.ForeignKey(
-        Problem, on_delete=models.PROTECT, null=True, blank=True, related_name="draws"
+        Problem,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="draws",
+        verbose_name=_("problem"),
     )
 
     class Meta:
+        verbose_name = _("attempt draw")
+        verbose_name_plural = _("attempt draws")
         ordering = ["attempt", "quiz_item"]
         constraints = [
             models.UniqueConstraint(

@@ -60,41 +60,54 @@ class Attempt(models.Model):
         on_delete=models.CASCADE,
         related_name="attempts",
         db_index=False,
+        verbose_name=_("user"),
     )
     quiz = models.ForeignKey(
-        Quiz, on_delete=models.PROTECT, related_name="attempts", db_index=False
+        Quiz,
+        on_delete=models.PROTECT,
+        related_name="attempts",
+        db_index=False,
+        verbose_name=_("quiz"),
     )
     number = models.PositiveIntegerField(
-        help_text=_("1 for a learner's first attempt at the quiz.")
+        help_text=_("1 for a learner's first attempt at the quiz."), verbose_name=_("number")
     )
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.IN_PROGRESS)
+    status = models.CharField(
+        max_length=16, choices=Status.choices, default=Status.IN_PROGRESS, verbose_name=_("status")
+    )
     # A prepared attempt's is when it was prepared (the clean-up sweep's age); its start sets it.
-    started_at = models.DateTimeField(auto_now_add=True)
-    deadline = models.DateTimeField(null=True, blank=True, help_text=_("Empty: no time limit."))
-    submitted_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True, verbose_name=_("started at"))
+    deadline = models.DateTimeField(
+        null=True, blank=True, help_text=_("Empty: no time limit."), verbose_name=_("deadline")
+    )
+    submitted_at = models.DateTimeField(null=True, blank=True, verbose_name=_("submitted at"))
     # Set when the server closed the attempt because time ran out before the learner submitted
     # (grading/services/overdue.py): submitted with the answers saved before the deadline, or
     # closed with no score, as the quiz chose. submitted_at is then the deadline.
-    late = models.BooleanField(default=False)
-    score = models.FloatField(default=0.0)
-    max_score = models.FloatField(default=0.0)
+    late = models.BooleanField(default=False, verbose_name=_("late"))
+    score = models.FloatField(default=0.0, verbose_name=_("score"))
+    max_score = models.FloatField(default=0.0, verbose_name=_("max score"))
     # The quiz's shuffle settings when the attempt started: an instructor who changes them later
     # never reorders an attempt a learner is taking or has taken (grading/ordering.py).
-    shuffle_items = models.BooleanField(default=False)
-    shuffle_choices = models.BooleanField(default=False)
-    updated_at = models.DateTimeField(auto_now=True)
+    shuffle_items = models.BooleanField(default=False, verbose_name=_("shuffle items"))
+    shuffle_choices = models.BooleanField(default=False, verbose_name=_("shuffle choices"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
     # An instructor's preview of the quiz as a learner sees it (grading.services.previews): the
     # same pages and policy, but it counts nowhere (counted_attempt) and is numbered in a series
     # of its own, so it never uses up, blocks or renumbers the user's own attempts.
-    preview = models.BooleanField(default=False)
+    preview = models.BooleanField(default=False, verbose_name=_("preview"))
     # A prepared attempt's: what its quiz's items were when it was prepared
     # (grading.services.prepared.items_key); a start that finds them changed discards it.
-    prepared_key = models.CharField(max_length=64, blank=True, editable=False)
+    prepared_key = models.CharField(
+        max_length=64, blank=True, editable=False, verbose_name=_("prepared key")
+    )
 
     objects = StartedAttemptManager()
     prepared = PreparedAttemptManager()
 
     class Meta:
+        verbose_name = _("attempt")
+        verbose_name_plural = _("attempts")
         default_manager_name = "objects"
         ordering = ["-started_at"]
         constraints = [
@@ -154,7 +167,9 @@ class Attempt(models.Model):
 class Variant(models.Model):
     """One generated instance of a problem, for one learner's practice or one attempt's item."""
 
-    problem = models.ForeignKey(Problem, on_delete=models.PROTECT, related_name="variants")
+    problem = models.ForeignKey(
+        Problem, on_delete=models.PROTECT, related_name="variants", verbose_name=_("problem")
+    )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.CASCADE,
@@ -162,32 +177,54 @@ class Variant(models.Model):
         blank=True,
         related_name="variants",
         help_text=_("Empty for an instructor's preview."),
+        verbose_name=_("user"),
     )
     attempt = models.ForeignKey(
-        Attempt, on_delete=models.CASCADE, null=True, blank=True, related_name="variants"
+        Attempt,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="variants",
+        verbose_name=_("attempt"),
     )
     quiz_item = models.ForeignKey(
-        QuizItem, on_delete=models.PROTECT, null=True, blank=True, related_name="variants"
+        QuizItem,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="variants",
+        verbose_name=_("quiz item"),
     )
     counter = models.PositiveIntegerField(
-        null=True, blank=True, help_text=_("The learner's n-th practice variant of this problem.")
+        null=True,
+        blank=True,
+        help_text=_("The learner's n-th practice variant of this problem."),
+        verbose_name=_("counter"),
     )
-    seed = models.BigIntegerField()
-    family = models.CharField(max_length=60)
-    family_version = models.PositiveIntegerField()
-    params = models.JSONField(default=dict)
-    givens = models.JSONField(help_text=_("What the learner is shown: the numbers of the prompt."))
+    seed = models.BigIntegerField(verbose_name=_("seed"))
+    family = models.CharField(max_length=60, verbose_name=_("family"))
+    family_version = models.PositiveIntegerField(verbose_name=_("family version"))
+    params = models.JSONField(default=dict, verbose_name=_("params"))
+    givens = models.JSONField(
+        help_text=_("What the learner is shown: the numbers of the prompt."),
+        verbose_name=_("givens"),
+    )
     # Never in a page or an API response for learners: a formula problem keeps its answer and
     # mistake formulas here, so the variant grades the same way after the problem is edited.
     grading_key = models.JSONField(
-        default=dict, blank=True, help_text=_("What grading needs beyond the givens; never shown.")
+        default=dict,
+        blank=True,
+        help_text=_("What grading needs beyond the givens; never shown."),
+        verbose_name=_("grading key"),
     )
     # The tolerance in force when the variant was made, so a later edit cannot regrade it.
-    atol = models.FloatField()
-    rtol = models.FloatField()
-    created_at = models.DateTimeField(auto_now_add=True)
+    atol = models.FloatField(verbose_name=_("atol"))
+    rtol = models.FloatField(verbose_name=_("rtol"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("variant")
+        verbose_name_plural = _("variants")
         ordering = ["-created_at"]
         constraints = [
             models.UniqueConstraint(
@@ -221,7 +258,10 @@ class Response(models.Model):
         RECORDED = "recorded", _("Recorded (graded on submission)")
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="responses"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="responses",
+        verbose_name=_("user"),
     )
     # No index of its own: response_attempt_item (attempt, quiz_item) leads with it.
     attempt = models.ForeignKey(
@@ -231,27 +271,51 @@ class Response(models.Model):
         blank=True,
         related_name="responses",
         db_index=False,
+        verbose_name=_("attempt"),
     )
     quiz_item = models.ForeignKey(
-        QuizItem, on_delete=models.PROTECT, null=True, blank=True, related_name="responses"
+        QuizItem,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="responses",
+        verbose_name=_("quiz item"),
     )
     variant = models.ForeignKey(
-        Variant, on_delete=models.PROTECT, null=True, blank=True, related_name="responses"
+        Variant,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="responses",
+        verbose_name=_("variant"),
     )
     question = models.ForeignKey(
-        Question, on_delete=models.PROTECT, null=True, blank=True, related_name="responses"
+        Question,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="responses",
+        verbose_name=_("question"),
     )
-    text = models.TextField(blank=True, help_text=_("What the learner typed, as typed."))
-    choices = models.ManyToManyField(Choice, blank=True, related_name="responses")
-    status = models.CharField(max_length=16, choices=Status.choices)
-    score = models.FloatField(default=0.0)
-    counts_as_try = models.BooleanField(default=True)
-    misconception = models.CharField(max_length=80, blank=True)
-    feedback = models.TextField(blank=True)
-    detail = models.JSONField(default=dict, blank=True)
-    idempotency_key = models.CharField(max_length=200, blank=True)
-    request_fingerprint = models.CharField(max_length=64, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    text = models.TextField(
+        blank=True, help_text=_("What the learner typed, as typed."), verbose_name=_("text")
+    )
+    choices = models.ManyToManyField(
+        Choice, blank=True, related_name="responses", verbose_name=_("choices")
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, verbose_name=_("status"))
+    score = models.FloatField(default=0.0, verbose_name=_("score"))
+    counts_as_try = models.BooleanField(default=True, verbose_name=_("counts as try"))
+    misconception = models.CharField(max_length=80, blank=True, verbose_name=_("misconception"))
+    feedback = models.TextField(blank=True, verbose_name=_("feedback"))
+    detail = models.JSONField(default=dict, blank=True, verbose_name=_("detail"))
+    idempotency_key = models.CharField(
+        max_length=200, blank=True, verbose_name=_("idempotency key")
+    )
+    request_fingerprint = models.CharField(
+        max_length=64, blank=True, verbose_name=_("request fingerprint")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     # Not stored: True on an instance a service hands back as what an earlier request recorded
     # (a retry under the same Idempotency-Key, a double submit), so the API answers 200 and
@@ -260,6 +324,8 @@ class Response(models.Model):
     replayed: bool = False
 
     class Meta:
+        verbose_name = _("response")
+        verbose_name_plural = _("responses")
         ordering = ["created_at", "id"]
         constraints = [
             models.CheckConstraint(
@@ -286,17 +352,25 @@ class PracticeStreak(models.Model):
 
     # No index of its own: the unique (user, problem) leads with it.
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="streaks", db_index=False
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="streaks",
+        db_index=False,
+        verbose_name=_("user"),
     )
-    problem = models.ForeignKey(Problem, on_delete=models.CASCADE, related_name="streaks")
-    current = models.PositiveIntegerField(default=0)
-    best = models.PositiveIntegerField(default=0)
-    correct_total = models.PositiveIntegerField(default=0)
-    tries_total = models.PositiveIntegerField(default=0)
-    mastered_at = models.DateTimeField(null=True, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    problem = models.ForeignKey(
+        Problem, on_delete=models.CASCADE, related_name="streaks", verbose_name=_("problem")
+    )
+    current = models.PositiveIntegerField(default=0, verbose_name=_("current"))
+    best = models.PositiveIntegerField(default=0, verbose_name=_("best"))
+    correct_total = models.PositiveIntegerField(default=0, verbose_name=_("correct total"))
+    tries_total = models.PositiveIntegerField(default=0, verbose_name=_("tries total"))
+    mastered_at = models.DateTimeField(null=True, blank=True, verbose_name=_("mastered at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("practice streak")
+        verbose_name_plural = _("practice streaks")
         constraints = [
             models.UniqueConstraint(fields=["user", "problem"], name="streak_one_per_problem"),
         ]
@@ -316,16 +390,21 @@ class SolutionReveal(models.Model):
 
     # The unique variant says who revealed it too; kept for the instructor's and the API's lists.
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="solution_reveals"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="solution_reveals",
+        verbose_name=_("user"),
     )
     variant = models.OneToOneField(
-        Variant, on_delete=models.CASCADE, related_name="solution_reveal"
+        Variant, on_delete=models.CASCADE, related_name="solution_reveal", verbose_name=_("variant")
     )
     # True when the learner gave up before the problem's solution_after_tries wrong tries.
-    gave_up_early = models.BooleanField(default=False)
-    revealed_at = models.DateTimeField(auto_now_add=True)
+    gave_up_early = models.BooleanField(default=False, verbose_name=_("gave up early"))
+    revealed_at = models.DateTimeField(auto_now_add=True, verbose_name=_("revealed at"))
 
     class Meta:
+        verbose_name = _("solution reveal")
+        verbose_name_plural = _("solution reveals")
         ordering = ["-revealed_at", "-id"]
 
     def __str__(self) -> str:

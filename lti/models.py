@@ -22,7 +22,6 @@ from lti_tool.models import LtiDeployment, LtiRegistration, LtiResourceLink, Lti
 
 from accounts.moments import moment_text
 from courses.models import Course, Lesson, Quiz
-from grading.models import Attempt
 
 # A DNS name of dot-separated labels (letters, digits, hyphens), with at least one dot.
 HOST_NAME = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}")
@@ -36,7 +35,10 @@ class PlatformHosts(models.Model):
     """
 
     registration = models.OneToOneField(
-        LtiRegistration, on_delete=models.CASCADE, related_name="softgrade_hosts"
+        LtiRegistration,
+        on_delete=models.CASCADE,
+        related_name="softgrade_hosts",
+        verbose_name=_("registration"),
     )
     extra_hosts = models.TextField(
         blank=True,
@@ -45,6 +47,7 @@ class PlatformHosts(models.Model):
             "*.lms.example.edu allows every host under lms.example.edu. softgrade also calls "
             "the hosts of the registration's issuer, authorization, token and keyset URLs."
         ),
+        verbose_name=_("extra hosts"),
     )
 
     class Meta:
@@ -70,9 +73,14 @@ class CourseGrant(models.Model):
     granted by an administrator: through every deployment, or through the one it names."""
 
     registration = models.ForeignKey(
-        LtiRegistration, on_delete=models.CASCADE, related_name="softgrade_course_grants"
+        LtiRegistration,
+        on_delete=models.CASCADE,
+        related_name="softgrade_course_grants",
+        verbose_name=_("registration"),
     )
-    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="lti_grants")
+    course = models.ForeignKey(
+        Course, on_delete=models.CASCADE, related_name="lti_grants", verbose_name=_("course")
+    )
     deployment = models.ForeignKey(
         LtiDeployment,
         on_delete=models.CASCADE,
@@ -83,8 +91,9 @@ class CourseGrant(models.Model):
             "Only launches through this deployment reach the course; empty for every "
             "deployment of the registration."
         ),
+        verbose_name=_("deployment"),
     )
-    granted_at = models.DateTimeField(default=timezone.now)
+    granted_at = models.DateTimeField(default=timezone.now, verbose_name=_("granted at"))
 
     class Meta:
         verbose_name = _("course granted")
@@ -127,25 +136,36 @@ class RegistrationInvite(models.Model):
     A registration that succeeds uses it up; one that fails leaves it as it was.
     """
 
-    token_hash = models.CharField(max_length=64, unique=True)
+    token_hash = models.CharField(max_length=64, unique=True, verbose_name=_("token hash"))
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+        verbose_name=_("created by"),
     )
-    created_at = models.DateTimeField(default=timezone.now)
-    expires_at = models.DateTimeField()
+    created_at = models.DateTimeField(default=timezone.now, verbose_name=_("created at"))
+    expires_at = models.DateTimeField(verbose_name=_("expires at"))
     # Set while a registration runs and kept once it succeeded; two LMSs can never share a link.
-    used_at = models.DateTimeField(null=True, blank=True)
+    used_at = models.DateTimeField(null=True, blank=True, verbose_name=_("used at"))
     registration = models.ForeignKey(
-        LtiRegistration, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        LtiRegistration,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("registration"),
     )
     courses = models.ManyToManyField(
         Course,
         blank=True,
         related_name="+",
         help_text=_("The courses the registration made through this link is granted."),
+        verbose_name=_("courses"),
     )
 
     class Meta:
+        verbose_name_plural = _("registration links")
         ordering = ["-created_at"]
         verbose_name = _("registration link")
 
@@ -163,14 +183,18 @@ class LaunchNonce(models.Model):
     refused, so a captured id_token cannot be replayed.
     """
 
-    registration = models.ForeignKey(LtiRegistration, on_delete=models.CASCADE, related_name="+")
-    nonce = models.CharField(max_length=64, unique=True)
-    state = models.CharField(max_length=64, unique=True)
-    issued_at = models.DateTimeField(default=timezone.now)
-    expires_at = models.DateTimeField()
-    consumed_at = models.DateTimeField(null=True, blank=True)
+    registration = models.ForeignKey(
+        LtiRegistration, on_delete=models.CASCADE, related_name="+", verbose_name=_("registration")
+    )
+    nonce = models.CharField(max_length=64, unique=True, verbose_name=_("nonce"))
+    state = models.CharField(max_length=64, unique=True, verbose_name=_("state"))
+    issued_at = models.DateTimeField(default=timezone.now, verbose_name=_("issued at"))
+    expires_at = models.DateTimeField(verbose_name=_("expires at"))
+    consumed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("consumed at"))
 
     class Meta:
+        verbose_name = _("launch nonce")
+        verbose_name_plural = _("launch nonces")
         indexes = [models.Index(fields=["expires_at"], name="lti_nonce_expires")]
 
     def __str__(self) -> str:
@@ -191,12 +215,16 @@ class LtiIdentity(models.Model):
         on_delete=models.CASCADE,
         related_name="+",
         db_index=False,  # the unique (registration, sub) index serves it
+        verbose_name=_("registration"),
     )
-    sub = models.CharField(max_length=255)
+    sub = models.CharField(max_length=255, verbose_name=_("sub"))
     user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="lti_identity"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="lti_identity",
+        verbose_name=_("user"),
     )
-    created_at = models.DateTimeField(default=timezone.now)
+    created_at = models.DateTimeField(default=timezone.now, verbose_name=_("created at"))
 
     class Meta:
         verbose_name = _("LTI identity")
@@ -221,11 +249,19 @@ class LinkTarget(models.Model):
         PRACTICE = "practice", _("Practice set")
 
     resource_link = models.OneToOneField(
-        LtiResourceLink, on_delete=models.CASCADE, related_name="softgrade_target"
+        LtiResourceLink,
+        on_delete=models.CASCADE,
+        related_name="softgrade_target",
+        verbose_name=_("resource link"),
     )
-    kind = models.CharField(max_length=16, choices=Kind.choices)
+    kind = models.CharField(max_length=16, choices=Kind.choices, verbose_name=_("kind"))
     quiz = models.ForeignKey(
-        Quiz, on_delete=models.PROTECT, null=True, blank=True, related_name="lti_targets"
+        Quiz,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="lti_targets",
+        verbose_name=_("quiz"),
     )
     lesson = models.ForeignKey(
         Lesson,
@@ -234,15 +270,19 @@ class LinkTarget(models.Model):
         blank=True,
         related_name="lti_targets",
         help_text=_("For a practice set: the lesson whose problems it practises."),
+        verbose_name=_("lesson"),
     )
     mastery_passback = models.BooleanField(
         default=False,
         help_text=_("For a practice set: send problems mastered to the LMS gradebook."),
+        verbose_name=_("mastery passback"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("link target")
+        verbose_name_plural = _("link targets")
         constraints = [
             models.CheckConstraint(
                 condition=(Q(kind="quiz") & Q(quiz__isnull=False) & Q(lesson__isnull=True))
@@ -271,18 +311,29 @@ class LinkLaunch(models.Model):
     or in two courses, gets the learner's score only in the gradebook column they opened.
     """
 
-    target = models.ForeignKey(LinkTarget, on_delete=models.CASCADE, related_name="launches")
-    lti_user = models.ForeignKey(LtiUser, on_delete=models.CASCADE, related_name="+")
+    target = models.ForeignKey(
+        LinkTarget, on_delete=models.CASCADE, related_name="launches", verbose_name=_("target")
+    )
+    lti_user = models.ForeignKey(
+        LtiUser, on_delete=models.CASCADE, related_name="+", verbose_name=_("lti user")
+    )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.CASCADE,
         related_name="lti_link_launches",
         db_index=False,  # the index on (user, target) serves lookups by user
+        verbose_name=_("user"),
     )
-    first_launched_at = models.DateTimeField(default=timezone.now)
-    last_launched_at = models.DateTimeField(default=timezone.now)
+    first_launched_at = models.DateTimeField(
+        default=timezone.now, verbose_name=_("first launched at")
+    )
+    last_launched_at = models.DateTimeField(
+        default=timezone.now, verbose_name=_("last launched at")
+    )
 
     class Meta:
+        verbose_name = _("link launch")
+        verbose_name_plural = _("link launches")
         constraints = [
             models.UniqueConstraint(
                 fields=["target", "lti_user"], name="lti_link_launch_once_per_user"
@@ -294,94 +345,6 @@ class LinkLaunch(models.Model):
         return _("%(user)s launched %(target)s") % {"user": self.lti_user, "target": self.target}
 
 
-class LineItem(models.Model):
-    """The LMS gradebook column a link's scores go to: one per link, never a second one."""
-
-    target = models.OneToOneField(LinkTarget, on_delete=models.CASCADE, related_name="line_item")
-    url = models.URLField(max_length=1000)
-    label = models.CharField(max_length=255, blank=True)
-    score_maximum = models.FloatField(null=True, blank=True)
-    # False when the launch named the column (deep linking made it); True when softgrade made it.
-    created_by_softgrade = models.BooleanField(default=False)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    def __str__(self) -> str:
-        return self.label or self.url
-
-
-class ScorePassback(models.Model):
-    """One score owed to an LMS gradebook, kept until the LMS has accepted it."""
-
-    class Status(models.TextChoices):
-        QUEUED = "queued", _("Queued")
-        SENT = "sent", _("Sent")
-        REFUSED = "refused", _("Refused by the LMS")
-        SUPERSEDED = "superseded", _("Replaced by a newer score")
-
-    class Progress(models.TextChoices):
-        COMPLETED = "Completed", _("Completed")
-        IN_PROGRESS = "InProgress", _("In progress")
-
-    target = models.ForeignKey(LinkTarget, on_delete=models.CASCADE, related_name="passbacks")
-    lti_user = models.ForeignKey(LtiUser, on_delete=models.CASCADE, related_name="+")
-    attempt = models.ForeignKey(
-        Attempt, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
-    score_given = models.FloatField()
-    score_maximum = models.FloatField()
-    activity_progress = models.CharField(
-        max_length=16, choices=Progress.choices, default=Progress.COMPLETED
-    )
-    # The moment the score was earned: every retry sends this same timestamp, so the LMS can
-    # order scores and never lets an older one replace a newer one.
-    scored_at = models.DateTimeField()
-    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
-    try_count = models.PositiveIntegerField(default=0)
-    next_try_at = models.DateTimeField(null=True, blank=True)
-    last_error = models.TextField(blank=True)
-    sent_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        ordering = ["-created_at"]
-        indexes = [
-            models.Index(fields=["status", "next_try_at"], name="lti_passback_due"),
-            models.Index(fields=["target", "lti_user"], name="lti_passback_learner"),
-        ]
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(score_given__gte=0) & Q(score_maximum__gte=0),
-                name="lti_passback_scores_not_negative",
-            ),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.lti_user} · {self.score_given:g}/{self.score_maximum:g} ({self.status})"
-
-
-class PassbackOutcome(models.Model):
-    """What happened on one try to send a score: every try is kept, for instructors to see."""
-
-    class Result(models.TextChoices):
-        SENT = "sent", _("Sent")
-        WILL_RETRY = "will_retry", _("Failed, will retry")
-        REFUSED = "refused", _("Refused by the LMS")
-
-    passback = models.ForeignKey(ScorePassback, on_delete=models.CASCADE, related_name="outcomes")
-    result = models.CharField(max_length=16, choices=Result.choices)
-    http_status = models.PositiveIntegerField(null=True, blank=True)
-    detail = models.TextField(blank=True)
-    created_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        ordering = ["created_at", "id"]
-
-    def __str__(self) -> str:
-        status = self.http_status or _("no answer")
-        return f"{self.get_result_display()} ({status})"
-
-
-# Imported last so Django finds the model (it names nothing of this module's).
+# Imported last so Django finds the models (they name this module's models only by label).
+from lti.passback_models import LineItem, PassbackOutcome, ScorePassback  # noqa: E402, F401
 from lti.roster_models import RosterSync  # noqa: E402, F401

@@ -21,18 +21,27 @@ class RosterSync(models.Model):
         DONE = "done", _("Done")
         FAILED = "failed", _("Failed")
 
-    context = models.ForeignKey(LtiContext, on_delete=models.CASCADE, related_name="+")
-    requested_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    context = models.ForeignKey(
+        LtiContext, on_delete=models.CASCADE, related_name="+", verbose_name=_("context")
     )
-    status = models.CharField(max_length=16, choices=Status.choices)
-    members = models.PositiveIntegerField(default=0)
-    active_members = models.PositiveIntegerField(default=0)
-    detail = models.TextField(blank=True)
-    started_at = models.DateTimeField(default=timezone.now)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("requested by"),
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, verbose_name=_("status"))
+    members = models.PositiveIntegerField(default=0, verbose_name=_("members"))
+    active_members = models.PositiveIntegerField(default=0, verbose_name=_("active members"))
+    detail = models.TextField(blank=True, verbose_name=_("detail"))
+    started_at = models.DateTimeField(default=timezone.now, verbose_name=_("started at"))
+    finished_at = models.DateTimeField(null=True, blank=True, verbose_name=_("finished at"))
 
     class Meta:
+        verbose_name = _("roster sync")
+        verbose_name_plural = _("roster syncs")
         ordering = ["-started_at"]
 
     def __str__(self) -> str:

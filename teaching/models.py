@@ -24,23 +24,33 @@ class CourseRole(models.Model):
 
     # No index of its own: the unique (course, user) leads with it.
     course = models.ForeignKey(
-        Course, on_delete=models.CASCADE, related_name="teaching_roles", db_index=False
+        Course,
+        on_delete=models.CASCADE,
+        related_name="teaching_roles",
+        db_index=False,
+        verbose_name=_("course"),
     )
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="course_roles"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="course_roles",
+        verbose_name=_("user"),
     )
-    role = models.CharField(max_length=32, choices=Role.choices)
+    role = models.CharField(max_length=32, choices=Role.choices, verbose_name=_("role"))
     # A launch never changes a role an administrator set (teaching.services).
     source = models.CharField(
         max_length=16,
         choices=Source.choices,
         default=Source.ADMIN,
         help_text=_("An LMS launch updates only the roles launches gave."),
+        verbose_name=_("source"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("course role")
+        verbose_name_plural = _("course roles")
         ordering = ["course", "role", "user"]
         constraints = [
             models.UniqueConstraint(fields=["course", "user"], name="courserole_one_per_user"),
@@ -64,19 +74,36 @@ class MisconceptionNote(models.Model):
     a built-in family, whose mistakes live in code, this is how a new misconception is recorded."""
 
     problem = models.ForeignKey(
-        Problem, on_delete=models.CASCADE, related_name="misconception_notes"
+        Problem,
+        on_delete=models.CASCADE,
+        related_name="misconception_notes",
+        verbose_name=_("problem"),
     )
-    relation = models.CharField(max_length=120, help_text=_("The relation's code, as discovered."))
-    formula = models.CharField(max_length=500, help_text=_("Over `answer` and the givens' names."))
-    text = models.TextField()
+    relation = models.CharField(
+        max_length=120,
+        help_text=_("The relation's code, as discovered."),
+        verbose_name=_("relation"),
+    )
+    formula = models.CharField(
+        max_length=500,
+        help_text=_("Over `answer` and the givens' names."),
+        verbose_name=_("formula"),
+    )
+    text = models.TextField(verbose_name=_("text"))
     # Who wrote it: the account may go one day, the name stays.
     author = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+        verbose_name=_("author"),
     )
-    author_name = models.CharField(max_length=150)
-    created_at = models.DateTimeField(auto_now_add=True)
+    author_name = models.CharField(max_length=150, verbose_name=_("author name"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("misconception note")
+        verbose_name_plural = _("misconception notes")
         ordering = ["problem", "-created_at", "-id"]
 
     def __str__(self) -> str:

@@ -87,6 +87,15 @@ def person_language(
     return PersonLanguage(supported(settings.LANGUAGE_CODE) or "en", DEFAULT)
 
 
+def browser_language(request) -> PersonLanguage:
+    """`person_language` from what the browser alone sends (its cookie and `Accept-Language`):
+    no database read, so it holds during an outage."""
+    return person_language(
+        cookie_language=request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME),
+        accept_language=request.headers.get("Accept-Language"),
+    )
+
+
 def request_language(request) -> PersonLanguage:
     """`person_language` for a request (its user's profile is fetched with the user)."""
     user = getattr(request, "user", None)

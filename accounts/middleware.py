@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.utils import timezone, translation
 from django.utils.cache import patch_vary_headers
 
-from accounts.languages import request_language
+from accounts.languages import browser_language, request_language
 from accounts.time_zones import BROWSER_ZONE_COOKIE, person_zone
 
 
@@ -43,10 +43,35 @@ class TimeZoneMiddleware:
             timezone.deactivate()
 
 
+class BrowserLanguageMiddleware:
+    """Activates the language the browser alone asks for (the selector's cookie, else
+    `Accept-Language`), reading no database, for the whole response phase: a page that fails
+    before the person is known (an outage's 503) is still in their language. Responses vary by
+    what may choose the language. Listed early; LanguageMiddleware refines it."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        language = browser_language(request)
+        request.LANGUAGE_CODE = language.code
+        request.language_source = language.source
+        translation.activate(language.code)
+        try:
+            response = self.get_response(request)
+        finally:
+            translation.deactivate()
+        patch_vary_headers(response, ("Accept-Language", "Cookie"))
+        response.headers.setdefault("Content-Language", request.LANGUAGE_CODE)
+        return response
+
+
 class LanguageMiddleware:
-    """Activates the person's language (accounts/languages.py decides which; listed after
-    AuthenticationMiddleware) and leaves it on the request as `request.LANGUAGE_CODE`, as
-    Django's own LocaleMiddleware would. Responses vary by what chose it."""
+    """Activates the person's language (accounts/languages.py decides which: their profile and
+    their LMS's locale come in here, once the user and the session are read) and leaves it on
+    the request as `request.LANGUAGE_CODE`, as Django's own LocaleMiddleware would. Innermost
+    beside TimeZoneMiddleware: reading the user may meet an outage, whose 503 then goes out
+    through every middleware above, in the browser's language."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -56,10 +81,4 @@ class LanguageMiddleware:
         request.LANGUAGE_CODE = language.code
         request.language_source = language.source
         translation.activate(language.code)
-        try:
-            response = self.get_response(request)
-        finally:
-            translation.deactivate()
-        patch_vary_headers(response, ("Accept-Language", "Cookie"))
-        response.headers.setdefault("Content-Language", language.code)
-        return response
+        return self.get_response(request)

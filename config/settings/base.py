@@ -49,21 +49,24 @@ MIDDLEWARE = [
     # Lets the LMS's iframe keep an LTI learner's cookies (SameSite=None; Secure over HTTPS).
     "lti.middleware.EmbeddedCookiesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # Every request in its person's language: their choice, else their browser's, else their
+    # LMS's, else English (accounts/languages.py decides). First what the browser says, with no
+    # database read (so even an outage's page is in it); the profile and the LMS's locale
+    # innermost, once the user is known.
+    "accounts.middleware.BrowserLanguageMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    # Every request in its person's language: their choice, else their browser's, else their
-    # LMS's, else English (accounts/languages.py decides). After the user is known, before the
-    # messages and every view.
-    "accounts.middleware.LanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     # Last, so it runs first on the way out: an LTI session's pages may be framed by its LMS.
     "lti.middleware.PlatformFramingMiddleware",
-    # Every request in its person's time zone: their setting, else their browser's, else UTC.
-    # Innermost, after the user is known; reading the user may meet a database outage, whose
-    # 503 then goes out through every middleware above, as a view's would (availability/).
+    # Every request in its person's language and time zone: their setting, else their
+    # browser's, else a default. Innermost, after the user is known; reading the user may meet
+    # a database outage, whose 503 then goes out through every middleware above, as a view's
+    # would (availability/).
+    "accounts.middleware.LanguageMiddleware",
     "accounts.middleware.TimeZoneMiddleware",
 ]
 

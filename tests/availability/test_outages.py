@@ -129,3 +129,13 @@ def test_any_other_error_stays_a_500():
     response = _handled(ValueError("a bug"), "/history/")
     assert response.status_code == 500
     assert "Retry-After" not in response
+
+
+def test_the_outage_page_speaks_the_browser_s_language(learner_client, shipped_bank, database_down):
+    """The person's profile cannot be read during an outage; their browser's language still can."""
+    response = learner_client.get(reverse("history"), HTTP_ACCEPT_LANGUAGE="de-DE")
+    assert response.status_code == 503
+    html = response.content.decode()
+    assert '<html lang="de" dir="ltr">' in html
+    assert "softgrade ist kurz nicht erreichbar" in html
+    assert response["Content-Language"] == "de"

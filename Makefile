@@ -76,9 +76,10 @@ format: $(STAMP)
 check-bank: bank
 	$(PY) manage.py check_bank
 
-bench: $(STAMP)
+bench: $(STAMP) catalogs
 	$(PY) bench/engine_bench.py
 	$(PY) bench/pages_bench.py
+	$(PY) bench/language_bench.py
 	$(PY) bench/discovery_bench.py
 	$(PY) bench/reports_bench.py
 	$(PY) bench/api_bench.py

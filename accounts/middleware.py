@@ -11,7 +11,7 @@ from __future__ import annotations
 from django.utils import timezone, translation
 from django.utils.cache import patch_vary_headers
 
-from accounts.languages import browser_language, request_language
+from accounts.languages import PersonLanguage, browser_language, request_language
 from accounts.time_zones import BROWSER_ZONE_COOKIE, person_zone
 
 
@@ -43,6 +43,14 @@ class TimeZoneMiddleware:
             timezone.deactivate()
 
 
+def _activate(request, language: PersonLanguage) -> None:
+    """Speak `language` for the rest of the request, and say so on it (`request.LANGUAGE_CODE`,
+    as Django's own LocaleMiddleware would, and where it came from)."""
+    request.LANGUAGE_CODE = language.code
+    request.language_source = language.source
+    translation.activate(language.code)
+
+
 class BrowserLanguageMiddleware:
     """Activates the language the browser alone asks for (the selector's cookie, else
     `Accept-Language`), reading no database, for the whole response phase: a page that fails
@@ -53,10 +61,7 @@ class BrowserLanguageMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        language = browser_language(request)
-        request.LANGUAGE_CODE = language.code
-        request.language_source = language.source
-        translation.activate(language.code)
+        _activate(request, browser_language(request))
         try:
             response = self.get_response(request)
         finally:
@@ -77,8 +82,5 @@ class LanguageMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        language = request_language(request)
-        request.LANGUAGE_CODE = language.code
-        request.language_source = language.source
-        translation.activate(language.code)
+        _activate(request, request_language(request))
         return self.get_response(request)

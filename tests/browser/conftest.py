@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from contextlib import contextmanager
 from urllib.parse import urlsplit
 
 import pytest
@@ -143,6 +144,19 @@ def _watched_page(browser, watch, **options):
     return context, page
 
 
+@contextmanager
+def watched_page(browser, watch, *, desktop: bool = True, **options):
+    """A page watched as every fixture's is (the test fails on any console error, CSP
+    violation or other host), desktop-sized unless `desktop` is False, in `options`' context
+    (a locale, a time zone, a viewport)."""
+    if desktop:
+        options = {"viewport": {"width": 1280, "height": 900}, **options}
+    context, page = _watched_page(browser, watch, **options)
+    yield page
+    _check(context.pages, watch)
+    context.close()
+
+
 # Every page's browser lives away from UTC (and, in December, on the next calendar day), so a
 # time shown in UTC, or a date taken from UTC, where a person reads it shows up in any test.
 BROWSER_TIME_ZONE = "Pacific/Auckland"
@@ -151,49 +165,32 @@ BROWSER_TIME_ZONE = "Pacific/Auckland"
 @pytest.fixture
 def page(browser, watch):
     """A desktop-sized page; the test fails on any console error, CSP violation or other host."""
-    context, page = _watched_page(
-        browser,
-        watch,
-        viewport={"width": 1280, "height": 900},
-        timezone_id=BROWSER_TIME_ZONE,
-        locale="en-US",
-    )
-    yield page
-    _check(context.pages, watch)
-    context.close()
+    with watched_page(browser, watch, timezone_id=BROWSER_TIME_ZONE, locale="en-US") as page:
+        yield page
 
 
 @pytest.fixture
 def german_page(browser, watch):
     """A desktop-sized page whose browser asks for German (Accept-Language: de-DE), watched like
     `page`."""
-    context, page = _watched_page(
-        browser,
-        watch,
-        viewport={"width": 1280, "height": 900},
-        timezone_id="Europe/Berlin",
-        locale="de-DE",
-    )
-    yield page
-    _check(context.pages, watch)
-    context.close()
+    with watched_page(browser, watch, timezone_id="Europe/Berlin", locale="de-DE") as page:
+        yield page
 
 
 @pytest.fixture
 def phone_page(browser, watch):
     """A 375 px wide page, as on a phone, watched like `page`."""
-    context, page = _watched_page(
+    with watched_page(
         browser,
         watch,
+        desktop=False,
         viewport={"width": 375, "height": 812},
         device_scale_factor=2,
         is_mobile=True,
         timezone_id=BROWSER_TIME_ZONE,
         locale="en-US",
-    )
-    yield page
-    _check(context.pages, watch)
-    context.close()
+    ) as page:
+        yield page
 
 
 @pytest.fixture

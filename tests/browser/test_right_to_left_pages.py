@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import BROWSER_TIME_ZONE, PASSWORD, _check, _watched_page
+from tests.browser.conftest import BROWSER_TIME_ZONE, PASSWORD, watched_page
 from tests.browser.test_accessibility import serious_violations
 
 pytestmark = pytest.mark.browser
@@ -17,16 +17,8 @@ LESSON = "/lessons/scaled-dot-product-attention/"
 
 @pytest.fixture
 def arabic_page(browser, watch):
-    context, page = _watched_page(
-        browser,
-        watch,
-        viewport={"width": 1280, "height": 900},
-        timezone_id=BROWSER_TIME_ZONE,
-        locale="ar",
-    )
-    yield page
-    _check(context.pages, watch)
-    context.close()
+    with watched_page(browser, watch, timezone_id=BROWSER_TIME_ZONE, locale="ar") as page:
+        yield page
 
 
 def _box(locator) -> dict:

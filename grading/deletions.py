@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from grading.models import Attempt, AttemptDeletion, Response
 from grading.overrides import REASON_MAX_LENGTH
@@ -30,12 +31,17 @@ def attempt_delete(*, attempt: Attempt, by: AbstractBaseUser, reason: str = "") 
     """
     if not may_delete_attempts(user=by):
         raise AttemptDeletionNotAllowed(
-            "Deleting a learner's attempt needs the permission "
-            f"“{DELETE_PERMISSION}”; being staff is not enough."
+            _(
+                "Deleting a learner's attempt needs the permission “%(permission)s”; being "
+                "staff is not enough."
+            )
+            % {"permission": DELETE_PERMISSION}
         )
     reason = (reason or "").strip()
     if len(reason) > REASON_MAX_LENGTH:
-        raise ServiceError(f"Keep the reason under {REASON_MAX_LENGTH} characters.")
+        raise ServiceError(
+            _("Keep the reason under %(count)s characters.") % {"count": REASON_MAX_LENGTH}
+        )
     with transaction.atomic():
         locked = (
             Attempt.objects.select_for_update().select_related("quiz", "user").get(pk=attempt.pk)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Prefetch, Q
+from django.utils.translation import gettext as _
 
 from courses.bank.rules import choice_set_problems
 from courses.models import Choice, Misconception, Problem, Question, Quiz, QuizItem
@@ -127,10 +128,12 @@ def fixed_content(
 
 def _tolerance_fixed(problem: Problem, fix: ItemFix) -> list[dict]:
     if not isinstance(fix, ToleranceFix):
-        raise FixRefused("This item is a problem: its fix is a tolerance.")
+        raise FixRefused(_("This item is a problem: its fix is a tolerance."))
     errors = problem_errors(problem.family, problem.params, fix.atol, fix.rtol)
     if "tolerance" in errors:
-        raise FixRefused(f"That tolerance cannot be used: {errors['tolerance']}.")
+        raise FixRefused(
+            _("That tolerance cannot be used: %(error)s.") % {"error": errors["tolerance"]}
+        )
     if (problem.atol, problem.rtol) == (fix.atol, fix.rtol):
         return []
     change = {"atol": [problem.atol, fix.atol], "rtol": [problem.rtol, fix.rtol]}
@@ -140,7 +143,7 @@ def _tolerance_fixed(problem: Problem, fix: ItemFix) -> list[dict]:
 
 def _choices_fixed(question: Question, fix: ItemFix) -> tuple[list[dict], list[Choice]]:
     if not isinstance(fix, QuestionFix):
-        raise FixRefused("This item is a question: its fix says which choices are correct.")
+        raise FixRefused(_("This item is a question: its fix says which choices are correct."))
     choices = question.choices.all()
     by_id = {choice.pk: choice for choice in choices}
     ids = [entry.choice_id for entry in fix.choices]

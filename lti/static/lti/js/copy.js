@@ -4,6 +4,8 @@
  * selected whole by a click (CSS user-select: all). */
 (function () {
   "use strict";
+  // The page's catalog (Django's JavaScript catalog, loaded by base.html); English without it.
+  var gettext = window.gettext || function (text) { return text; };
   function select(element) {
     var range = document.createRange();
     range.selectNodeContents(element);
@@ -24,14 +26,14 @@
       var text = element.textContent.trim();
       function selected() {
         select(element);
-        say(target, "Selected: press Ctrl+C (⌘C) to copy.");
+        say(target, gettext("Selected: press Ctrl+C (⌘C) to copy."));
       }
       if (!navigator.clipboard || !window.isSecureContext) {
         selected();
         return;
       }
       navigator.clipboard.writeText(text).then(function () {
-        say(target, "Copied.");
+        say(target, gettext("Copied."));
       }, selected);
     });
   });

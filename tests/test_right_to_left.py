@@ -13,7 +13,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 STYLESHEETS = sorted((ROOT / "static" / "css").glob("*.css"))
-SCRIPTS = sorted((ROOT / "static" / "js").glob("*.js"))
+# The site's scripts and the apps' own (the LTI setup page's copy buttons).
+SCRIPTS = sorted([*(ROOT / "static" / "js").glob("*.js"), *ROOT.glob("*/static/*/js/*.js")])
 
 PHYSICAL = re.compile(
     r"(?<![-\w])(?:(?:margin|padding|border)-(?:left|right)\b"
